@@ -1,0 +1,1 @@
+"""Here I Stand procedures (RULES.md §5)."""

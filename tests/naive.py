@@ -1,0 +1,80 @@
+"""Plain-Python twins of the kernels, reading the same random words.
+
+Each twin plays one trial at a time with ordinary Python integers, as a person would read the rules,
+and returns the trial's metric values in the order of the procedure's ``metrics()``. Tests fold the
+twin's values the same way the kernel does and demand equality, not closeness.
+"""
+
+from __future__ import annotations
+
+MASK = (1 << 64) - 1
+GAMMA = 0x9E3779B97F4A7C15
+STRIDE = 4096
+
+
+def mix64(z: int) -> int:
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+    return z ^ (z >> 31)
+
+
+def word(key: int, trial: int, j: int) -> int:
+    """The j-th random word of a trial, as in simulator.rng.word."""
+    return mix64((key + ((trial * STRIDE + j + 1) * GAMMA)) & MASK)
+
+
+def halves(w: int) -> tuple[int, int]:
+    return w & 0xFFFFFFFF, w >> 32
+
+
+def d6(u32: int) -> int:
+    """A d6 face from a 32-bit word: the same multiply-shift as the kernels."""
+    return (u32 * 6 >> 32) + 1
+
+
+class Stream:
+    """A trial's own SplitMix64 stream, as in simulator.rng.trial_state / next_word."""
+
+    def __init__(self, key: int, trial: int) -> None:
+        self.state = mix64(key ^ mix64((trial + 1) & MASK))
+
+    def next(self) -> int:
+        self.state = (self.state + GAMMA) & MASK
+        return mix64(self.state)
+
+
+def dice_of_words(key: int, trial: int, first_word: int, n: int) -> list[int]:
+    """n d6 read two per word from words first_word, first_word+1, ... (low half first)."""
+    faces = []
+    for k in range(n):
+        lo, hi = halves(word(key, trial, first_word + k // 2))
+        faces.append(d6(lo if k % 2 == 0 else hi))
+    return faces
+
+
+def his_field_battle(p: dict, key: int, trial: int) -> list[int]:
+    """One Here I Stand field battle (RULES.md §5.1), returning the kernel's metric values."""
+    att, dfd = p["attacker"], p["defender"]
+    hit_on = p.get("hit_on", 5)
+    a_dice = dice_of_words(key, trial, 0, att["units"] + att.get("leader", 0))
+    d_dice = dice_of_words(
+        key, trial, 2048, dfd["units"] + dfd.get("leader", 0) + p.get("defender_extra_dice", 1)
+    )
+    a_hits = sum(f >= hit_on for f in a_dice)
+    d_hits = sum(f >= hit_on for f in d_dice)
+    a_left = max(att["units"] - d_hits, 0)
+    d_left = max(dfd["units"] - a_hits, 0)
+    if a_hits != d_hits:
+        attacker_wins = a_hits > d_hits
+    else:
+        attacker_wins = p.get("ties_to", "defender") == "attacker"
+    if a_left == 0 and d_left == 0:
+        if attacker_wins:
+            a_left = 1
+        else:
+            d_left = 1
+    return [
+        int(attacker_wins), a_hits, d_hits, a_left, d_left,
+        int(a_left == 0 and att.get("leader", 0) > 0),
+        int(d_left == 0 and dfd.get("leader", 0) > 0),
+    ]
