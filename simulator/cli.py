@@ -9,6 +9,7 @@ import json
 import os
 import sys
 import time
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -29,6 +30,12 @@ EXIT_RUNTIME, EXIT_INVALID, EXIT_REGRESSION, EXIT_INTERRUPTED = 1, 2, 3, 130
 # Piped output (files, CI logs) gets wide tables rather than names cut to fit 80 columns.
 out = Console(width=None if sys.stdout.isatty() else 140)
 err = Console(stderr=True, width=None if sys.stderr.isatty() else 140)
+
+
+class BackendName(StrEnum):
+    threads = "threads"
+    dask = "dask"
+
 
 ScenarioPath = Annotated[Path, typer.Argument(help="scenario YAML file", show_default=False)]
 
@@ -126,8 +133,33 @@ def run(
         typer.Option("--out", help="report folder [default: reports/out/<scenario name>]"),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+    backend: Annotated[
+        BackendName | None,
+        typer.Option(
+            help="where jobs run: threads here, or a Dask cluster (needs the dask extra) "
+            "[default: threads; dask with --scheduler or --workers]; never changes results",
+            show_default=False,
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=1024,
+            help="--backend dask: start a local cluster of this many single-threaded worker "
+            "processes [default: all cores]",
+        ),
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            metavar="tcp://HOST:PORT",
+            help="--backend dask: run on the existing cluster of this scheduler",
+        ),
+    ] = None,
 ) -> None:
     """Run a scenario: print odds with 95% intervals and write reports (CSV, JSON, PNG)."""
+    from simulator.backends import BackendOptionError, BackendUnavailable, open_backend
     from simulator.report import print_tables, write_reports
     from simulator.runner import run_scenario
 
@@ -136,17 +168,27 @@ def run(
         max_trials = 100 * (trials or loaded.trials)
     progress = _Progress(not quiet and sys.stderr.isatty(), loaded.name)
     try:
-        result = run_scenario(
-            loaded,
-            trials=trials,
-            seed=seed,
+        with open_backend(
+            backend.value if backend else None,
+            workers=workers,
+            scheduler=scheduler,
             threads=threads,
-            chunk_size=chunk_size,
-            independent=independent,
-            precision=precision,
-            max_trials=max_trials,
-            on_progress=progress,
-        )
+        ) as runs_on:
+            result = run_scenario(
+                loaded,
+                trials=trials,
+                seed=seed,
+                threads=threads,
+                chunk_size=chunk_size,
+                independent=independent,
+                precision=precision,
+                max_trials=max_trials,
+                on_progress=progress,
+                backend=runs_on,
+            )
+    except (BackendOptionError, BackendUnavailable) as e:
+        err.print(f"sim run: {e}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_INVALID) from e
     finally:
         progress.close()
     target = out_dir or Path("reports") / "out" / loaded.name

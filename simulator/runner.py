@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from simulator import stats
-from simulator.engine import Outcome, Plan, ProgressFn, make_plan, simulate
+from simulator.engine import Backend, Outcome, Plan, ProgressFn, make_plan, simulate
 from simulator.scenario import Scenario, load
 
 _PACKAGES = ("simulator", "numpy", "numba", "pandas", "scipy", "statsmodels", "pydantic")
@@ -82,6 +82,7 @@ class RunResult:
                 "scenario_file": self.scenario.path,
                 "independent_streams": self.plan.independent,
                 "threads": self.outcome.threads,
+                "backend": self.outcome.backend,
                 "elapsed_seconds": round(self.outcome.elapsed, 4),
                 "distributions": _records(self.distributions),
                 "comparisons": _records(self.comparisons),
@@ -112,8 +113,12 @@ def run_scenario(
     precision: float | None = None,
     max_trials: int | None = None,
     on_progress: ProgressFn | None = None,
+    backend: Backend | None = None,
 ) -> RunResult:
-    """Run a scenario (a path or a loaded :class:`Scenario`); options override the file."""
+    """Run a scenario (a path or a loaded :class:`Scenario`); options override the file.
+
+    ``backend`` runs the jobs elsewhere (:func:`simulator.backends.open_backend`, e.g. a Dask
+    cluster); the numbers are the same on every backend."""
     if not isinstance(scenario, Scenario):
         scenario = load(scenario)
     if seed is not None:
@@ -128,6 +133,7 @@ def run_scenario(
         max_trials=max_trials,
         half_width=stats.widest_half_width,
         on_progress=on_progress,
+        backend=backend,
     )
     return RunResult(
         scenario,
