@@ -136,8 +136,8 @@ def run(
     backend: Annotated[
         BackendName | None,
         typer.Option(
-            help="where jobs run: threads here, or a Dask cluster (needs the dask extra) "
-            "[default: threads; dask with --scheduler or --workers]; never changes results",
+            help="where jobs run: threads here, or a Dask cluster (needs the dask extra); "
+            "default threads, dask with --scheduler or --workers; never changes results",
             show_default=False,
         ),
     ] = None,
@@ -147,7 +147,7 @@ def run(
             min=1,
             max=1024,
             help="--backend dask: start a local cluster of this many single-threaded worker "
-            "processes [default: all cores]",
+            "processes (default: one per core)",
         ),
     ] = None,
     scheduler: Annotated[

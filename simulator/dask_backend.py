@@ -24,18 +24,23 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import dask.config
 from distributed import Client, LocalCluster
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from simulator.engine import Backend, Plan, default_threads, warm_up
 
-#: Jobs on a cluster aim for 0.1–0.2 s (power-of-two chunks of up to this): long enough that the
-#: scheduler's few milliseconds per task stay a small fraction (``make bench`` measures it).
-JOB_SECONDS = 0.2
+#: Jobs on a cluster aim for 0.25–0.5 s (power-of-two chunks of up to this; the issue asks for at
+#: least 0.1 s): a worker takes a few milliseconds between two tasks (tens on a loaded machine),
+#: which must stay a small fraction of a job (``make bench`` measures it).
+JOB_SECONDS = 0.5
 #: Seconds to wait for the scheduler to answer and for a first worker to join.
 CONNECT_TIMEOUT = 30
 
 _KERNEL_SUPPORT = ("rng.py", "accumulate.py", "jit.py")
+#: Settings of the workers of a LocalCluster: no statistical profiler (a thread sampling every
+#: task's stack every 10 ms costs CPU next to kernels that keep every core busy).
+LOCAL_WORKER_CONFIG = {"distributed.worker.profile.enabled": False}
 
 
 class BackendError(RuntimeError):
@@ -122,13 +127,14 @@ def connect(scheduler: str | None = None, workers: int | None = None) -> Iterato
     cluster: LocalCluster | None = None
     try:
         if scheduler is None:
-            cluster = LocalCluster(
-                n_workers=workers or default_threads(),
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
+            with dask.config.set(LOCAL_WORKER_CONFIG):  # nannies hand it to their workers
+                cluster = LocalCluster(
+                    n_workers=workers or default_threads(),
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                )
             client = Client(cluster)
         else:
             client = Client(scheduler, timeout=CONNECT_TIMEOUT)
