@@ -55,11 +55,11 @@ def _pinned(backend: Any, address: str) -> Backend:
 def rows(quick: bool) -> list[Row]:
     from distributed import get_task_stream
 
-    from simulator.dask_backend import JOB_SECONDS, connect
+    from simulator.dask_backend import JOB_SECONDS, DaskBackend, connect
 
     name, plan = _workload()
     warm_up(plan)
-    chunk = calibrate_chunk(plan, JOB_SECONDS)
+    chunk = calibrate_chunk(plan, JOB_SECONDS, DaskBackend.max_chunk)
     # Trials for about `seconds` on one thread, a whole number of chunks.
     t0 = time.perf_counter()
     simulate(plan, 2 * chunk, threads=1, chunk_size=chunk)

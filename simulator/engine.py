@@ -157,8 +157,10 @@ class Backend:
     """
 
     name = "threads"
-    #: Wall time a job aims for on this backend (it never changes the result).
+    #: Wall time a job aims for on this backend, and a cap on its trials (neither ever changes
+    #: the result).
     job_seconds = TARGET_JOB_SECONDS
+    max_chunk = MAX_CHUNK
 
     def __init__(self, executor: Executor, slots: int) -> None:
         self.executor = executor
@@ -190,21 +192,23 @@ def warm_up(plan: Plan) -> None:
         run_range(plan, g, 0, 1)
 
 
-def calibrate_chunk(plan: Plan, seconds: float = TARGET_JOB_SECONDS) -> int:
-    """A power-of-two chunk size for jobs of ``seconds / 2 .. seconds`` (it never changes the
-    result)."""
+def calibrate_chunk(
+    plan: Plan, seconds: float = TARGET_JOB_SECONDS, max_chunk: int = MAX_CHUNK
+) -> int:
+    """A power-of-two chunk size for jobs of ``seconds / 2 .. seconds``, at most ``max_chunk``
+    trials (it never changes the result)."""
     n = CALIBRATION_TRIALS
     while True:
         t0 = time.perf_counter()
         run_range(plan, _groups(plan)[0], 0, n)
         elapsed = time.perf_counter() - t0
-        if elapsed >= 0.005 or n >= MAX_CHUNK:
+        if elapsed >= 0.005 or n >= max_chunk:
             break
         n *= 4
     per_trial = max(elapsed, 1e-7) / n
     size = int(seconds / per_trial)
     size = 1 << max(size.bit_length() - 1, 0)
-    return int(min(max(size, MIN_CHUNK), MAX_CHUNK))
+    return int(min(max(size, MIN_CHUNK), max_chunk))
 
 
 def simulate(
@@ -241,7 +245,7 @@ def simulate(
             threads = threads or default_threads()
             backend = Backend(stack.enter_context(ThreadPoolExecutor(max_workers=threads)), threads)
         backend.prepare(plan)
-        chunk = chunk_size or calibrate_chunk(plan, backend.job_seconds)
+        chunk = chunk_size or calibrate_chunk(plan, backend.job_seconds, backend.max_chunk)
         t0 = time.perf_counter()
         while True:
             blocks = [(a, min(chunk, target - a)) for a in range(done, target, chunk)]

@@ -75,7 +75,7 @@ def test_sim_run_on_a_running_scheduler_prints_the_local_json(backend, tmp_path)
 def test_a_worker_killed_mid_run_has_its_jobs_rerun_and_the_result_is_unchanged(backend):
     client = backend.client
     plan = _plan()
-    trials, chunk = 24_000_000, 1_000_000
+    trials, chunk = 8_000_000, 500_000
     pids = client.run(os.getpid)
     killed: list[str] = []
 
