@@ -196,16 +196,21 @@ def calibrate_chunk(
     plan: Plan, seconds: float = TARGET_JOB_SECONDS, max_chunk: int = MAX_CHUNK
 ) -> int:
     """A power-of-two chunk size for jobs of ``seconds / 2 .. seconds``, at most ``max_chunk``
-    trials (it never changes the result)."""
-    n = CALIBRATION_TRIALS
-    while True:
+    trials (it never changes the result).
+
+    Times a run of at least ``seconds / 10`` twice and keeps the faster (a busy machine may
+    pause one of them)."""
+    group = _groups(plan)[0]
+
+    def timed(n: int) -> float:
         t0 = time.perf_counter()
-        run_range(plan, _groups(plan)[0], 0, n)
-        elapsed = time.perf_counter() - t0
-        if elapsed >= 0.005 or n >= max_chunk:
-            break
+        run_range(plan, group, 0, n)
+        return time.perf_counter() - t0
+
+    n = CALIBRATION_TRIALS
+    while (elapsed := timed(n)) < seconds / 10 and n < max_chunk:
         n *= 4
-    per_trial = max(elapsed, 1e-7) / n
+    per_trial = max(min(elapsed, timed(n)), 1e-7) / n
     size = int(seconds / per_trial)
     size = 1 << max(size.bit_length() - 1, 0)
     return int(min(max(size, MIN_CHUNK), max_chunk))
