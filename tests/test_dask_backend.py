@@ -45,12 +45,20 @@ def _document(result) -> str:
 
 @pytest.mark.parametrize("independent", [False, True], ids=["shared", "independent"])
 def test_a_dask_run_gives_exactly_the_json_of_the_local_run(backend, independent):
+    progress: list[tuple[int, int]] = []
     dask = run_scenario(
-        SCENARIO, trials=1_000_003, chunk_size=65_537, independent=independent, backend=backend
+        SCENARIO,
+        trials=1_000_003,
+        chunk_size=65_537,
+        independent=independent,
+        backend=backend,
+        on_progress=lambda done, planned: progress.append((done, planned)),
     )
     local = run_scenario(SCENARIO, trials=1_000_003, independent=independent, threads=2)
     assert dask.outcome.backend == "dask" and dask.outcome.threads == 2
     assert dask.complete
+    assert progress[-1] == (1_000_003, 1_000_003)
+    assert [d for d, _ in progress] == sorted(d for d, _ in progress)
     assert _document(dask) == _document(local)
     np.testing.assert_array_equal(dask.outcome.stats, local.outcome.stats)
 
