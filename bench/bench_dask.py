@@ -75,6 +75,7 @@ def rows(quick: bool) -> list[Row]:
         one = _pinned(two, sorted(two.client.nthreads())[0])
         runs: dict[str, list[float]] = {
             "local": [],
+            "local2": [],
             "one": [],
             "two": [],
             "outside": [],
@@ -99,11 +100,14 @@ def rows(quick: bool) -> list[Row]:
         timed("one", backend=one)  # warm: first jobs on the cluster
         for _ in range(repeat):
             timed("local", threads=1)
+            timed("local2", threads=2)
             timed("one", backend=one)
             timed("two", backend=two)
         runs["one"], runs["outside"] = runs["one"][1:], runs["outside"][1:]
 
-    local, t_one, t_two = (statistics.median(runs[k]) for k in ("local", "one", "two"))
+    local, local2, t_one, t_two = (
+        statistics.median(runs[k]) for k in ("local", "local2", "one", "two")
+    )
     outside = statistics.median(runs["outside"])
     busy = statistics.median(runs["busy"])
     speedup = t_one / t_two
@@ -120,6 +124,13 @@ def rows(quick: bool) -> list[Row]:
             "dask 1 worker",
             "≥ 1.6× one worker",
             speedup >= 1.6,
+        ),
+        Row(
+            "for scale: 2 local threads, same jobs (what two cores give here now)",
+            trials / local2,
+            "trials/s",
+            trials / local,
+            "1 local thread",
         ),
         Row(
             "dask 2 workers: time both spent in jobs (CPU share, not Dask, limits the rest)",
