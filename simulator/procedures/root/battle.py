@@ -17,9 +17,9 @@ The attacker fights ``battles`` battles in a row against one defender in one cle
    damages its other items before its swords). Removing an enemy building or token scores 1 VP; an
    attacking Vagabond battling a hostile faction scores 1 VP more per piece removed.
 
-Control of the clearing afterwards: most warriors + buildings (tokens and the Vagabond's pawn do not
-count); a tie goes to nobody, except that the Eyrie wins ties it is in; a Lizard garden (the Lizards'
-last building to go) gives the Lizards control outright.
+Control of the clearing afterwards: most warriors + buildings (tokens and the Vagabond's pawn do
+not count); a tie goes to nobody, except that the Eyrie wins ties it is in; a Lizard garden (the
+Lizards' last building to go) gives the Lizards control outright.
 """
 
 from __future__ import annotations
@@ -204,10 +204,9 @@ class BattleParams(Params):
 
 
 # Indices of the metric values the kernel writes, in the order of metrics().
-(A_LOST, D_LOST, BUILDINGS, TOKENS, A_VP, CLEARED, AMBUSH_HITS, CONTROL, D_VP, FOUGHT, ACOLYTES) = (
-    range(11)
-)
-N_METRICS = 11
+(A_LOST, D_LOST, BUILDINGS, TOKENS, A_VP, CLEARED, AMBUSH_HITS, CONTROL) = range(8)
+D_VP, FOUGHT, ACOLYTES, A_DAMAGED, D_DAMAGED = range(8, 13)
+N_METRICS = 13
 
 
 def metrics(p: BattleParams) -> list[Metric]:
@@ -257,6 +256,18 @@ def metrics(p: BattleParams) -> list[Metric]:
             "acolytes",
             "mean",
             "Lizard defender warriors removed (they become acolytes)",
+            headline=False,
+        ),
+        Metric(
+            "attacker_items_damaged",
+            "mean",
+            "items (swords included) an attacking Vagabond had damaged",
+            headline=False,
+        ),
+        Metric(
+            "defender_items_damaged",
+            "mean",
+            "items (swords included) a defending Vagabond had damaged",
             headline=False,
         ),
     ]
@@ -464,6 +475,8 @@ def battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
                 values[v, D_VP, i] = d_vp
                 values[v, FOUGHT, i] = fought
                 values[v, ACOLYTES, i] = acolytes
+                values[v, A_DAMAGED, i] = ai0 + as0 - a_items - a_swords
+                values[v, D_DAMAGED, i] = di0 + ds0 - d_items - d_swords
         accumulate_block(stats, values, m, hist_offset, hist_max)
     return stats
 
@@ -495,6 +508,14 @@ def _finish(p: BattleParams, s: dict[str, int]) -> dict[str, int]:
         "defender_vp": s["d_vp"],
         "battles_fought": s["fought"],
         "acolytes": s["acolytes"],
+        "attacker_items_damaged": a.vagabond_items
+        + a.vagabond_swords
+        - s["a_items"]
+        - s["a_swords"],
+        "defender_items_damaged": d.vagabond_items
+        + d.vagabond_swords
+        - s["d_items"]
+        - s["d_swords"],
     }
 
 

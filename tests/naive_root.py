@@ -1,0 +1,141 @@
+"""Plain-Python twins of the Root kernels (RULES.md §2 and §4), reading the same random words.
+
+Each plays one trial the way a person reads the rules and returns the trial's metric values in the
+order of the procedure's ``metrics()``.
+"""
+
+from __future__ import annotations
+
+from tests.naive import halves, word
+
+
+def root_die(u32: int) -> int:
+    """A Root battle die (faces 0,0,0,1,1,1,2,2,2,3,3,3): uniform on 0..3."""
+    return (u32 * 4 >> 32) + 1 - 1
+
+
+class Pieces:
+    """One side's pieces in the clearing."""
+
+    def __init__(self, side: dict, cards: int) -> None:
+        self.faction = side.get("faction", "other")
+        self.warriors = side.get("warriors", 0)
+        self.buildings = side.get("buildings", 0)
+        self.tokens = side.get("tokens", 0)
+        self.swords = side.get("vagabond_swords", 0)
+        self.items = side.get("vagabond_items", 0)
+        self.extra_hits = side.get("extra_hits", 0)
+        self.tokens_first = side.get("removes_first", "tokens") == "tokens"
+        self.ambush_cards = cards
+
+    @property
+    def is_vagabond(self) -> bool:
+        return self.faction == "vagabond"
+
+    def hit_cap(self) -> int:
+        return self.swords if self.is_vagabond else self.warriors
+
+    def defenceless(self) -> bool:
+        return self.hit_cap() == 0
+
+    def rule_strength(self) -> int:
+        return self.warriors + self.buildings
+
+    def take_hits(self, hits: int) -> dict[str, int]:
+        """Warriors first, then buildings/tokens as the owner chooses; a Vagabond damages items,
+        its swords last."""
+        lost = {"warriors": 0, "buildings": 0, "tokens": 0, "items": 0, "swords": 0}
+        order = ["warriors"]
+        order += ["tokens", "buildings"] if self.tokens_first else ["buildings", "tokens"]
+        order += ["items", "swords"]
+        for kind in order:
+            while hits > 0 and getattr(self, kind) > 0:
+                setattr(self, kind, getattr(self, kind) - 1)
+                lost[kind] += 1
+                hits -= 1
+        return lost
+
+
+def root_battle(p: dict, key: int, trial: int) -> list[int]:
+    """A Root battle campaign (RULES.md §4) as the kernel's metric values."""
+    att = Pieces(p["attacker"], p["attacker"].get("counter_ambush", 0))
+    dfd = Pieces(p["defender"], p["defender"].get("ambush", 0))
+    start_a_warriors, start_d = att.warriors, (dfd.warriors, dfd.buildings, dfd.tokens)
+    start_a_items, start_d_items = att.items + att.swords, dfd.items + dfd.swords
+    hostile = p["attacker"].get("hostile", False)
+    plot = p["defender"].get("corvid_plot_face_down", False)
+    a_vp = d_vp = ambush_hits = fought = acolytes = 0
+    for b in range(p.get("battles", 1)):
+        attacker_can_battle = att.swords > 0 if att.is_vagabond else att.warriors > 0
+        anyone_to_battle = dfd.is_vagabond or dfd.warriors + dfd.buildings + dfd.tokens > 0
+        if not (attacker_can_battle and anyone_to_battle):
+            break
+        fought += 1
+        # Ambush!
+        if dfd.ambush_cards > 0:
+            dfd.ambush_cards -= 1
+            if att.ambush_cards > 0:
+                att.ambush_cards -= 1  # counter-ambush: both cards spent, nothing happens
+            else:
+                lost = att.take_hits(2)
+                ambush_hits += sum(lost.values())
+                d_vp += lost["buildings"] + lost["tokens"]
+                if not att.is_vagabond and att.warriors == 0:
+                    break
+        lo, hi = halves(word(key, trial, b))
+        dice = sorted([root_die(lo), root_die(hi)])
+        if dfd.faction == "alliance":
+            a_roll, d_roll = dice[0], dice[1]
+        else:
+            a_roll, d_roll = dice[1], dice[0]
+        a_hits = min(a_roll, att.hit_cap())
+        d_hits = min(d_roll, dfd.hit_cap())
+        if dfd.defenceless():
+            a_hits += 1
+        a_hits += att.extra_hits
+        d_hits += dfd.extra_hits
+        if plot and dfd.tokens > 0:
+            d_hits += 1
+        d_lost = dfd.take_hits(a_hits)
+        a_lost = att.take_hits(d_hits)
+        a_vp += d_lost["buildings"] + d_lost["tokens"]
+        d_vp += a_lost["buildings"] + a_lost["tokens"]
+        if att.is_vagabond and hostile:
+            a_vp += d_lost["warriors"] + d_lost["buildings"] + d_lost["tokens"]
+        if att.is_vagabond and d_lost["warriors"]:
+            hostile = True
+        if dfd.faction == "lizards":
+            acolytes += d_lost["warriors"]
+        if p.get("stop_when_cleared", True) and dfd.defenceless():
+            break
+    garden = p.get("lizard_garden", False)
+    if garden and att.faction == "lizards" and att.buildings:
+        control = 0
+    elif garden and dfd.faction == "lizards" and dfd.buildings:
+        control = 1
+    elif att.rule_strength() > dfd.rule_strength():
+        control = 0
+    elif dfd.rule_strength() > att.rule_strength():
+        control = 1
+    elif att.rule_strength() > 0 and att.faction == "eyrie":
+        control = 0
+    elif dfd.rule_strength() > 0 and dfd.faction == "eyrie":
+        control = 1
+    else:
+        control = 2
+    cleared = not dfd.is_vagabond and dfd.warriors + dfd.buildings + dfd.tokens == 0
+    return [
+        start_a_warriors - att.warriors,
+        start_d[0] - dfd.warriors,
+        start_d[1] - dfd.buildings,
+        start_d[2] - dfd.tokens,
+        a_vp,
+        int(cleared),
+        ambush_hits,
+        control,
+        d_vp,
+        fought,
+        acolytes,
+        start_a_items - att.items - att.swords,
+        start_d_items - dfd.items - dfd.swords,
+    ]
