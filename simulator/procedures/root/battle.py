@@ -33,7 +33,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
 from simulator.procedures.base import Metric, Params, Procedure
-from simulator.rng import die_of, high32, low32, word
+from simulator.rng import block_word, die_of, high32, low32, word_base
 
 Faction = Literal[
     "marquise", "eyrie", "alliance", "vagabond", "lizards", "riverfolk", "duchy", "corvids", "other"
@@ -307,21 +307,48 @@ def pack(p: BattleParams) -> np.ndarray:
 
 @inline
 def _removal(hits, warriors, buildings, tokens, items, swords, tokens_first):
-    """5. Removal of ``hits``: warriors first, then tokens and buildings in the owner's order; a
-    Vagabond (no warriors, buildings or tokens) damages its other items before its swords.
-    Returns the (warriors, buildings, tokens, items, swords) lost."""
+    """5. Removal of ``hits``: warriors first, then tokens and buildings in the owner's order
+    (``tokens_first`` 1 or 0); a Vagabond (no warriors, buildings or tokens) damages its other
+    items before its swords. Returns the (warriors, buildings, tokens, items, swords) lost."""
     lw = min(hits, warriors)
     r = hits - lw
-    if tokens_first:
-        lt = min(r, tokens)
-        lb = min(r - lt, buildings)
-    else:
-        lb = min(r, buildings)
-        lt = min(r - lb, tokens)
-    r -= lb + lt
+    first = tokens_first * tokens + (1 - tokens_first) * buildings
+    l1 = min(r, first)
+    l2 = min(r - l1, tokens + buildings - first)
+    lt = tokens_first * l1 + (1 - tokens_first) * l2
+    lb = l1 + l2 - lt
+    r -= l1 + l2
     li = min(r, items)
     ls = min(r - li, swords)
     return lw, lb, lt, li, ls
+
+
+#: Trials whose campaign state is kept together (state arrays stay in L1).
+SUB = 128
+
+# Rows of the per-trial state array.
+(
+    S_AW,
+    S_AB,
+    S_AT,
+    S_AI,
+    S_AS,
+    S_ACARDS,
+    S_DW,
+    S_DB,
+    S_DT,
+    S_DI,
+    S_DS,
+    S_DCARDS,
+    S_HOSTILE,
+    S_ACTIVE,
+    S_AVP,
+    S_DVP,
+    S_AMBUSH,
+    S_FOUGHT,
+    S_ACOLYTES,
+) = range(19)
+N_STATE = 19
 
 
 @kernel
@@ -329,6 +356,7 @@ def battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
     n_variants = packed.shape[0]
     stats = new_stats(n_variants, n_slots)
     values = np.zeros((n_variants, N_METRICS, BLOCK), dtype=np.int64)
+    st = np.zeros((N_STATE, SUB), dtype=np.int64)
     end = first_trial + n_trials
     for start in range(first_trial, end, BLOCK):
         m = min(BLOCK, end - start)
@@ -341,7 +369,7 @@ def battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
             a_extra = np.int64(row[4])
             as0 = np.int64(row[5])
             ai0 = np.int64(row[6])
-            a_tokens_first = row[7] > 0.5
+            a_tokens_first = np.int64(row[7])
             a_cards0 = np.int64(row[8])
             o = SIDE_WIDTH
             dw0 = np.int64(row[o])
@@ -351,132 +379,178 @@ def battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
             d_extra = np.int64(row[o + 4])
             ds0 = np.int64(row[o + 5])
             di0 = np.int64(row[o + 6])
-            d_tokens_first = row[o + 7] > 0.5
+            d_tokens_first = np.int64(row[o + 7])
             d_cards0 = np.int64(row[o + 8])
-            corvid_plot = np.int64(row[GLOBALS])
-            garden = row[GLOBALS + 1] > 0.5
+            corvid_plot = np.int64(row[GLOBALS] > 0.5)
+            garden = np.int64(row[GLOBALS + 1] > 0.5)
             battles = np.int64(row[GLOBALS + 2])
-            stop_when_cleared = row[GLOBALS + 3] > 0.5
-            hostile0 = row[GLOBALS + 4] > 0.5
-            a_vagabond = a_faction == VAGABOND
-            d_vagabond = d_faction == VAGABOND
+            stop_when_cleared = np.int64(row[GLOBALS + 3] > 0.5)
+            hostile0 = np.int64(row[GLOBALS + 4] > 0.5)
+            a_vagabond = np.int64(a_faction == VAGABOND)
+            d_vagabond = np.int64(d_faction == VAGABOND)
+            d_lizards = np.int64(d_faction == LIZARDS)
             # Guerrilla war: a defending Alliance takes the higher die.
-            guerrilla = d_faction == ALLIANCE
-            for i in range(m):
-                t = start + i
-                aw, ab, at, a_swords, a_items, a_cards = aw0, ab0, at0, as0, ai0, a_cards0
-                dw, db, dt, d_swords, d_items, d_cards = dw0, db0, dt0, ds0, di0, d_cards0
-                hostile = hostile0
-                a_vp = np.int64(0)
-                d_vp = np.int64(0)
-                ambush_hits = np.int64(0)
-                fought = np.int64(0)
-                acolytes = np.int64(0)
+            guerrilla = np.int64(d_faction == ALLIANCE)
+            # Control, afterwards: the Lizards' garden (their last building), then the Eyrie's
+            # tie rule.
+            a_garden = garden * np.int64(a_faction == LIZARDS)
+            d_garden = garden * np.int64(d_faction == LIZARDS)
+            a_eyrie = np.int64(a_faction == EYRIE)
+            d_eyrie = np.int64(d_faction == EYRIE)
+            for s0 in range(0, m, SUB):
+                n = min(SUB, m - s0)
+                for i in range(n):
+                    st[S_AW, i] = aw0
+                    st[S_AB, i] = ab0
+                    st[S_AT, i] = at0
+                    st[S_AI, i] = ai0
+                    st[S_AS, i] = as0
+                    st[S_ACARDS, i] = a_cards0
+                    st[S_DW, i] = dw0
+                    st[S_DB, i] = db0
+                    st[S_DT, i] = dt0
+                    st[S_DI, i] = di0
+                    st[S_DS, i] = ds0
+                    st[S_DCARDS, i] = d_cards0
+                    st[S_HOSTILE, i] = hostile0
+                    st[S_ACTIVE, i] = 1
+                    st[S_AVP, i] = 0
+                    st[S_DVP, i] = 0
+                    st[S_AMBUSH, i] = 0
+                    st[S_FOUGHT, i] = 0
+                    st[S_ACOLYTES, i] = 0
                 for b in range(battles):
-                    attacker_can_fight = (a_swords > 0) if a_vagabond else (aw > 0)
-                    defender_there = d_vagabond or (dw + db + dt > 0)
-                    if not (attacker_can_fight and defender_there):
-                        break
-                    fought += 1
-                    # 1. Ambush, unless the attacker cancels it with its own ambush card.
-                    ambush_dealt = np.int64(0)
-                    if d_cards > 0:
-                        d_cards -= 1
-                        if a_cards > 0:
-                            a_cards -= 1
-                        else:
-                            ambush_dealt = np.int64(2)
-                    amb_w, amb_b, amb_t, amb_i, amb_s = _removal(
-                        ambush_dealt, aw, ab, at, a_items, a_swords, a_tokens_first
+                    base = word_base(key, start + s0, b)
+                    # Branch-free, so that the loop over trials vectorises: a trial whose
+                    # campaign is over runs the same arithmetic with zero hits.
+                    for i in range(n):
+                        aw = st[S_AW, i]
+                        ab = st[S_AB, i]
+                        at = st[S_AT, i]
+                        a_items = st[S_AI, i]
+                        a_swords = st[S_AS, i]
+                        a_cards = st[S_ACARDS, i]
+                        dw = st[S_DW, i]
+                        db = st[S_DB, i]
+                        dt = st[S_DT, i]
+                        d_items = st[S_DI, i]
+                        d_swords = st[S_DS, i]
+                        d_cards = st[S_DCARDS, i]
+                        # A battle needs an attacker able to fight and a defender in the clearing.
+                        a_able = a_vagabond * np.int64(a_swords > 0) + (1 - a_vagabond) * np.int64(
+                            aw > 0
+                        )
+                        d_there = d_vagabond | np.int64(dw + db + dt > 0)
+                        go = st[S_ACTIVE, i] & a_able & d_there
+                        # 1. Ambush (2 hits before the roll), unless the attacker cancels it with
+                        # its own ambush card; both cards are spent.
+                        ambush = go & np.int64(d_cards > 0)
+                        cancelled = ambush & np.int64(a_cards > 0)
+                        d_cards -= ambush
+                        a_cards -= cancelled
+                        amb_w, amb_b, amb_t, amb_i, amb_s = _removal(
+                            2 * (ambush - cancelled), aw, ab, at, a_items, a_swords, a_tokens_first
+                        )
+                        aw -= amb_w
+                        ab -= amb_b
+                        at -= amb_t
+                        a_items -= amb_i
+                        a_swords -= amb_s
+                        # An ambush that leaves the attacker with no warriors ends the battle.
+                        rolls = go & (a_vagabond | np.int64(aw > 0))
+                        # 2. Roll: the higher die to the attacker, the lower to the defender.
+                        x = block_word(base, i)
+                        die1 = die_of(low32(x), 4) - 1
+                        die2 = die_of(high32(x), 4) - 1
+                        high = max(die1, die2)
+                        low = min(die1, die2)
+                        a_roll = guerrilla * low + (1 - guerrilla) * high
+                        d_roll = high + low - a_roll
+                        # 3. Hit caps: warriors in the clearing (a Vagabond: undamaged swords).
+                        a_cap = a_vagabond * a_swords + (1 - a_vagabond) * aw
+                        d_cap = d_vagabond * d_swords + (1 - d_vagabond) * dw
+                        # 4. Extra hits ignore the cap: one to a defenceless defender (no
+                        # warriors; a Vagabond: no undamaged sword), cards, a face-down plot.
+                        defenceless = np.int64(d_cap == 0)
+                        plot = corvid_plot & np.int64(dt > 0)
+                        a_hits = rolls * (min(a_roll, a_cap) + a_extra + defenceless)
+                        d_hits = rolls * (min(d_roll, d_cap) + d_extra + plot)
+                        # 5. Removal, both sides at once.
+                        lw, lb, lt, li, ls = _removal(
+                            a_hits, dw, db, dt, d_items, d_swords, d_tokens_first
+                        )
+                        cw, cb, ct, ci, cs = _removal(
+                            d_hits, aw, ab, at, a_items, a_swords, a_tokens_first
+                        )
+                        dw -= lw
+                        db -= lb
+                        dt -= lt
+                        d_items -= li
+                        d_swords -= ls
+                        aw -= cw
+                        ab -= cb
+                        at -= ct
+                        a_items -= ci
+                        a_swords -= cs
+                        # 1 VP per enemy building or token removed; an attacking Vagabond scores
+                        # 1 more per piece of a hostile faction, and removing one of its warriors
+                        # makes it hostile.
+                        hostile = st[S_HOSTILE, i]
+                        st[S_AVP, i] += lb + lt + a_vagabond * hostile * (lw + lb + lt)
+                        st[S_DVP, i] += amb_b + amb_t + cb + ct
+                        st[S_HOSTILE, i] = hostile | (a_vagabond & np.int64(lw > 0))
+                        st[S_ACOLYTES, i] += d_lizards * lw
+                        st[S_AMBUSH, i] += amb_w + amb_b + amb_t + amb_i + amb_s
+                        st[S_FOUGHT, i] += go
+                        # The campaign stops once the defender is defenceless, if told to.
+                        d_cap = d_vagabond * d_swords + (1 - d_vagabond) * dw
+                        st[S_ACTIVE, i] = rolls & (1 - stop_when_cleared * np.int64(d_cap == 0))
+                        st[S_AW, i] = aw
+                        st[S_AB, i] = ab
+                        st[S_AT, i] = at
+                        st[S_AI, i] = a_items
+                        st[S_AS, i] = a_swords
+                        st[S_ACARDS, i] = a_cards
+                        st[S_DW, i] = dw
+                        st[S_DB, i] = db
+                        st[S_DT, i] = dt
+                        st[S_DI, i] = d_items
+                        st[S_DS, i] = d_swords
+                        st[S_DCARDS, i] = d_cards
+                for i in range(n):
+                    aw = st[S_AW, i]
+                    ab = st[S_AB, i]
+                    dw = st[S_DW, i]
+                    db = st[S_DB, i]
+                    dt = st[S_DT, i]
+                    # Control: most warriors + buildings; a tie goes to nobody unless the Eyrie
+                    # is in it; a standing Lizard garden rules outright.
+                    a_presence = aw + ab
+                    d_presence = dw + db
+                    a_rules = np.int64(a_presence > d_presence) | (
+                        np.int64(a_presence == d_presence) & a_eyrie & np.int64(a_presence > 0)
                     )
-                    aw -= amb_w
-                    ab -= amb_b
-                    at -= amb_t
-                    a_items -= amb_i
-                    a_swords -= amb_s
-                    ambush_hits += amb_w + amb_b + amb_t + amb_i + amb_s
-                    # An ambush that leaves the attacker with no warriors ends the battle.
-                    rolls = a_vagabond or aw > 0
-                    # 2. Roll: the higher die to the attacker, the lower to the defender; a
-                    # defending Alliance takes the higher (guerrilla war).
-                    x = word(key, t, b)
-                    die1 = die_of(low32(x), 4) - 1
-                    die2 = die_of(high32(x), 4) - 1
-                    high = max(die1, die2)
-                    low = min(die1, die2)
-                    a_roll = low if guerrilla else high
-                    d_roll = high if guerrilla else low
-                    # 3. Hit caps: warriors in the clearing (a Vagabond: undamaged swords).
-                    a_hits = min(a_roll, a_swords if a_vagabond else aw)
-                    d_hits = min(d_roll, d_swords if d_vagabond else dw)
-                    # 4. Extra hits ignore the cap: a defenceless defender takes one more (no
-                    # warriors; a Vagabond: no undamaged sword); cards; a face-down Corvid plot.
-                    defenceless = (d_swords == 0) if d_vagabond else (dw == 0)
-                    a_hits += a_extra + np.int64(defenceless)
-                    d_hits += d_extra + np.int64(corvid_plot > 0 and dt > 0)
-                    if not rolls:
-                        a_hits = np.int64(0)
-                        d_hits = np.int64(0)
-                    # 5. Removal, both sides at once.
-                    lw, lb, lt, li, ls = _removal(
-                        a_hits, dw, db, dt, d_items, d_swords, d_tokens_first
+                    d_rules = np.int64(d_presence > a_presence) | (
+                        np.int64(a_presence == d_presence) & d_eyrie & np.int64(d_presence > 0)
                     )
-                    dw -= lw
-                    db -= lb
-                    dt -= lt
-                    d_items -= li
-                    d_swords -= ls
-                    if d_faction == LIZARDS:
-                        acolytes += lw
-                    cw, cb, ct, ci, cs = _removal(
-                        d_hits, aw, ab, at, a_items, a_swords, a_tokens_first
-                    )
-                    aw -= cw
-                    ab -= cb
-                    at -= ct
-                    a_items -= ci
-                    a_swords -= cs
-                    # 1 VP per enemy building or token removed; a Vagabond battling a hostile
-                    # faction scores 1 more per piece, and removing a warrior makes it hostile.
-                    a_vp += lb + lt
-                    d_vp += amb_b + amb_t + cb + ct
-                    if a_vagabond and hostile:
-                        a_vp += lw + lb + lt
-                    if a_vagabond and lw > 0:
-                        hostile = True
-                    if stop_when_cleared and ((d_swords == 0) if d_vagabond else (dw == 0)):
-                        break
-                # Control: most warriors + buildings; the Eyrie wins ties it is in; a Lizard
-                # garden (the Lizards' last building) gives the Lizards the clearing.
-                a_presence = aw + ab
-                d_presence = dw + db
-                if garden and a_faction == LIZARDS and ab > 0:
-                    control = ATTACKER
-                elif garden and d_faction == LIZARDS and db > 0:
-                    control = DEFENDER
-                elif a_presence > d_presence:
-                    control = ATTACKER
-                elif d_presence > a_presence:
-                    control = DEFENDER
-                elif a_presence > 0 and a_faction == EYRIE:
-                    control = ATTACKER
-                elif d_presence > 0 and d_faction == EYRIE:
-                    control = DEFENDER
-                else:
-                    control = NOBODY
-                values[v, A_LOST, i] = aw0 - aw
-                values[v, D_LOST, i] = dw0 - dw
-                values[v, BUILDINGS, i] = db0 - db
-                values[v, TOKENS, i] = dt0 - dt
-                values[v, A_VP, i] = a_vp
-                values[v, CLEARED, i] = (not d_vagabond) and dw + db + dt == 0
-                values[v, AMBUSH_HITS, i] = ambush_hits
-                values[v, CONTROL, i] = control
-                values[v, D_VP, i] = d_vp
-                values[v, FOUGHT, i] = fought
-                values[v, ACOLYTES, i] = acolytes
-                values[v, A_DAMAGED, i] = ai0 + as0 - a_items - a_swords
-                values[v, D_DAMAGED, i] = di0 + ds0 - d_items - d_swords
+                    a_gardened = a_garden & np.int64(ab > 0)
+                    d_gardened = d_garden & np.int64(db > 0)
+                    a_rules = a_gardened | (a_rules & (1 - d_gardened))
+                    d_rules = d_gardened | (d_rules & (1 - a_gardened))
+                    j = s0 + i
+                    values[v, A_LOST, j] = aw0 - aw
+                    values[v, D_LOST, j] = dw0 - dw
+                    values[v, BUILDINGS, j] = db0 - db
+                    values[v, TOKENS, j] = dt0 - dt
+                    values[v, A_VP, j] = st[S_AVP, i]
+                    values[v, CLEARED, j] = (1 - d_vagabond) * np.int64(dw + db + dt == 0)
+                    values[v, AMBUSH_HITS, j] = st[S_AMBUSH, i]
+                    values[v, CONTROL, j] = 2 - 2 * a_rules - d_rules
+                    values[v, D_VP, j] = st[S_DVP, i]
+                    values[v, FOUGHT, j] = st[S_FOUGHT, i]
+                    values[v, ACOLYTES, j] = st[S_ACOLYTES, i]
+                    values[v, A_DAMAGED, j] = ai0 + as0 - st[S_AI, i] - st[S_AS, i]
+                    values[v, D_DAMAGED, j] = di0 + ds0 - st[S_DI, i] - st[S_DS, i]
         accumulate_block(stats, values, m, hist_offset, hist_max)
     return stats
 
