@@ -30,14 +30,18 @@ def params(**kw):
     ],
 )
 def test_kernel_equals_plain_python_twin(raw):
-    variants = {"base": PROC.params_model.model_validate(raw),
-                "other": PROC.params_model.model_validate({**raw, "defender_extra_dice": 2})}
+    variants = {
+        "base": PROC.params_model.model_validate(raw),
+        "other": PROC.params_model.model_validate({**raw, "defender_extra_dice": 2}),
+    }
     plan = make_plan(PROC, variants, seed=99)
     key = int(scenario_key(99))
     first, n = 1000, 700
     got = run_range(plan, -1, first, n)
-    twin = [[naive.his_field_battle(p.model_dump(), key, t) for t in range(first, first + n)]
-            for p in variants.values()]
+    twin = [
+        [naive.his_field_battle(p.model_dump(), key, t) for t in range(first, first + n)]
+        for p in variants.values()
+    ]
     np.testing.assert_array_equal(got, fold(plan, twin))
 
 
@@ -47,12 +51,13 @@ GRID = [(a, al, d, dl) for a in (1, 2, 4) for al in (0, 1) for d in (1, 3) for d
 @pytest.mark.parametrize(("a", "al", "d", "dl"), GRID)
 def test_estimates_within_five_standard_errors_of_exact(a, al, d, dl):
     p = PROC.params_model.model_validate(
-        {"attacker": {"units": a, "leader": al}, "defender": {"units": d, "leader": dl}})
+        {"attacker": {"units": a, "leader": al}, "defender": {"units": d, "leader": dl}}
+    )
     plan = make_plan(PROC, {"base": p}, seed=1517)
     out = simulate(plan, 40_000, threads=1)
     exact = PROC.exact(p)
     for m, metric in enumerate(plan.metrics):
-        n, s, ss = (int(x) for x in out.stats[0, 4 * m: 4 * m + 3])
+        n, s, ss = (int(x) for x in out.stats[0, 4 * m : 4 * m + 3])
         mean = s / n
         var = (n * ss - s * s) / (n * (n - 1))
         se = max(np.sqrt(var / n), 1e-12)

@@ -380,3 +380,14 @@ def test_single_battle_exact_values_enumerate_sixteen_rolls():
         lost[k] = lost.get(k, Fraction(0)) + pr
     assert lost == {k: Fraction(2 * k + 1, 16) for k in range(4)}
     assert [lost[k] for k in range(4)] == list(HIGH.probabilities())
+
+
+@pytest.mark.parametrize("raw", TWIN_CASES[:3])
+def test_numpy_bench_baseline_computes_the_same_statistics(raw):
+    from bench.bench_root_battle import numpy_stats
+
+    p = validate(raw)
+    plan = make_plan(PROC, {"base": p}, seed=11)
+    np.testing.assert_array_equal(
+        run_range(plan, -1, 500, 3000)[0], numpy_stats(p, scenario_key(11), 500, 3000)
+    )
