@@ -139,3 +139,32 @@ def root_battle(p: dict, key: int, trial: int) -> list[int]:
         start_a_items - att.items - att.swords,
         start_d_items - dfd.items - dfd.swords,
     ]
+
+
+DEFAULT_FACES = [
+    {"amount": 0},
+    {"amount": 1},
+    {"amount": 1},
+    {"amount": 1, "behind": 1},
+    {"amount": 2, "behind": 3},
+    {"amount": 3, "behind": 5},
+]
+
+
+def root_influence(p: dict, key: int, trial: int) -> list[int]:
+    """Influence dice at the end of an Evening (RULES.md §2.1) as the kernel's metric values."""
+    faces = p.get("faces") or DEFAULT_FACES
+    players = p.get("players", 4)
+    behind = p.get("behind", 0)
+    lo, hi = halves(word(key, trial, 0))
+    rolled = [faces[lo * len(faces) >> 32], faces[hi * len(faces) >> 32]]
+    if players >= 4:
+        rolled = rolled[:1]
+    qualifying = [f["amount"] for f in rolled if behind >= f.get("behind", 0)]
+    if not qualifying:
+        gained = 0
+    elif players == 2:
+        gained = sum(qualifying)
+    else:
+        gained = max(qualifying)
+    return [gained, int(gained > 0)]
