@@ -168,3 +168,58 @@ def root_influence(p: dict, key: int, trial: int) -> list[int]:
     else:
         gained = max(qualifying)
     return [gained, int(gained > 0)]
+
+
+def root_setup(p: dict, key: int, trial: int) -> list[int]:
+    """The advanced setup draft (RULES.md §2.2) as the kernel's metric values."""
+    from tests.naive import Stream
+
+    stream = Stream(key, trial)
+
+    def uniform(n: int) -> int:
+        return (stream.next() & 0xFFFFFFFF) * n >> 32
+
+    cards = p["factions"]
+    players = p.get("players", 4)
+    reds = [k for k, f in enumerate(cards) if f["colour"] == "red"]
+    pool = [reds[uniform(len(reds))]]
+    rest = [
+        k for k, f in enumerate(cards) if k != pool[0] and (f["colour"] == "red" or players > 2)
+    ]
+    for d in range(players):  # deal one per player from a shuffled deck
+        j = d + uniform(len(rest) - d)
+        rest[d], rest[j] = rest[j], rest[d]
+        pool.append(rest[d])
+    last = len(pool) - 1
+    locked = cards[pool[last]]["colour"] == "white"
+    prefs = list(p.get("preferences", ()))
+    names = [f["name"] for f in cards]
+    rank = sorted(
+        range(len(cards)),
+        key=lambda k: (prefs.index(names[k]) if names[k] in prefs else len(prefs), k),
+    )
+    taken: list[int] = []
+    red_chosen = False
+    for _ in range(players):
+        open_cards = [
+            c
+            for c in range(len(pool))
+            if c not in taken and not (locked and c == last and not red_chosen)
+        ]
+        if p.get("policy", "random") == "preference":
+            c = min(open_cards, key=lambda c: rank.index(pool[c]))
+        else:
+            c = open_cards[uniform(len(open_cards))]
+        taken.append(c)
+        red_chosen = red_chosen or cards[pool[c]]["colour"] == "red"
+    chosen = {pool[c] for c in taken}
+    candidates = [k for k, f in enumerate(cards) if f.get("minor") and k not in chosen]
+    for d in range(3):
+        j = d + uniform(len(candidates) - d)
+        candidates[d], candidates[j] = candidates[j], candidates[d]
+    hired = set(candidates[:3])
+    demoted = {2: 0, 3: 1, 4: 2}.get(players, 3)
+    out = [int(k in chosen) for k in range(len(cards))]
+    out += [int(locked), demoted]
+    out += [int(k in hired) for k, f in enumerate(cards) if f.get("minor")]
+    return out
