@@ -223,3 +223,140 @@ def root_setup(p: dict, key: int, trial: int) -> list[int]:
     out += [int(locked), demoted]
     out += [int(k in hired) for k, f in enumerate(cards) if f.get("minor")]
     return out
+
+
+def root_hirelings(p: dict, key: int, trial: int) -> list[int]:
+    """A game of hirelings (RULES.md §2.1) as the kernel's metric values."""
+    from tests.naive import Stream
+
+    stream = Stream(key, trial)
+
+    def uniform(n: int) -> int:
+        return (stream.next() & 0xFFFFFFFF) * n >> 32
+
+    players, rounds = p.get("players", 3), p.get("rounds", 10)
+    greedy = p.get("policy", "greedy") == "greedy"
+    faces = p.get("faces") or DEFAULT_FACES
+    hires = [
+        {"cost": h.get("cost", 1), "protectable": h.get("protectable", True), "kind": "normal"}
+        for h in p["hirelings"]
+    ]
+    if players == 2:
+        hires.append({"cost": p.get("veteran_cost", 3), "protectable": False, "kind": "veteran"})
+    else:
+        hires += [
+            {"cost": p.get("diplomat_cost", 2), "protectable": False, "kind": "diplomat"}
+            for _ in range(2)
+        ]
+    for h in hires:
+        h.update(holder=None, protected=False, exhausted=False)
+    gains = p["score_gain"]
+    score = [0] * players
+    controlled = [0] * players
+    controlled_rank = [0] * players
+    spent = [0] * players
+    spent_rank = [0] * players
+    changes = protections = catch_up = 0
+
+    def rank(s: int) -> int:
+        return 1 + sum(
+            score[o] > score[s] or (score[o] == score[s] and o < s) for o in range(players)
+        )
+
+    for _ in range(rounds):
+        veteran = [h["holder"] for h in hires if h["kind"] == "veteran" and h["holder"] is not None]
+        order = veteran + [s for s in range(players) if s not in veteran]
+        for s in order:
+            dist = gains[s] if len(gains) > 1 else gains[0]
+            u = uniform(sum(g.get("weight", 1) for g in dist))
+            for g in dist:
+                if u < g.get("weight", 1):
+                    score[s] += g["points"]
+                    break
+                u -= g.get("weight", 1)
+            behind = max(score) - score[s]
+            lo, hi = halves(stream.next())
+            rolled = [faces[lo * len(faces) >> 32], faces[hi * len(faces) >> 32]]
+            amounts = [f["amount"] if behind >= f.get("behind", 0) else 0 for f in rolled]
+            influence = (
+                sum(amounts) if players == 2 else max(amounts) if players == 3 else amounts[0]
+            )
+            my_rank = rank(s)
+            while True:
+                legal = []
+                for k, h in enumerate(hires):
+                    mine, free = h["holder"] == s, h["holder"] is None
+                    can_take = free or (not mine and not h["protected"])
+                    if h["kind"] == "diplomat":
+                        can_take = free
+                    if can_take and not mine and h["cost"] <= influence:
+                        legal.append(("take", k))
+                    if mine and h["protectable"] and not h["protected"] and influence >= 1:
+                        legal.append(("protect", k))
+                    if not mine and not free and h["protected"] and influence >= 1:
+                        legal.append(("unprotect", k))
+                if not legal:
+                    break
+                if greedy:
+                    takes = [a for a in legal if a[0] == "take"]
+                    protects = [a for a in legal if a[0] == "protect"]
+                    if takes:
+
+                        def worth(a):
+                            h = hires[a[1]]
+                            owner = -1 if h["holder"] is None else score[h["holder"]]
+                            return (-h["cost"], owner)
+
+                        best = max(worth(a) for a in takes)
+                        action = next(a for a in takes if worth(a) == best)
+                    elif protects:
+                        action = protects[0]
+                    else:
+                        options = [a for a in legal if influence >= 1 + hires[a[1]]["cost"]]
+                        if not options:
+                            break
+                        best_score = max(score[hires[a[1]]["holder"]] for a in options)
+                        action = next(
+                            a for a in options if score[hires[a[1]]["holder"]] == best_score
+                        )
+                else:
+                    action = legal[uniform(len(legal))]
+                what, k = action
+                h = hires[k]
+                price = h["cost"] if what == "take" else 1
+                influence -= price
+                spent[s] += price
+                spent_rank[my_rank - 1] += price
+                if what == "take":
+                    h["holder"], h["protected"] = s, False
+                    changes += 1
+                    if h["kind"] == "diplomat":
+                        enemies = [o for o in range(players) if o != s]
+                        if greedy:
+                            gift = min(enemies, key=lambda o: (score[o], o))
+                        else:
+                            gift = enemies[uniform(players - 1)]
+                        for other in hires:
+                            if other is not h and other["kind"] == "diplomat":
+                                other["holder"] = gift
+                                changes += 1
+                elif what == "protect":
+                    h["protected"] = True
+                    protections += 1
+                else:
+                    h["protected"] = False
+            diplomats = [h for h in hires if h["kind"] == "diplomat"]
+            for h in diplomats:
+                if h["holder"] == s:
+                    h["exhausted"] = True
+            if diplomats and all(h["exhausted"] for h in diplomats):
+                for h in diplomats:
+                    h["holder"], h["exhausted"] = None, False
+        held = [sum(h["holder"] == o for h in hires) for o in range(players)]
+        for o in range(players):
+            controlled[o] += held[o]
+            controlled_rank[rank(o) - 1] += held[o]
+        last = min(range(players), key=lambda o: (score[o], o))
+        if held[last] > 0 and all(held[last] >= x for x in held):
+            catch_up += 1
+    return [*controlled, *controlled_rank, changes, *spent, *spent_rank, protections, catch_up]
