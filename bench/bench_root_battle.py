@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from bench.harness import Row, engine_rate, median_seconds, plan_for
+from simulator.engine import make_plan
 from simulator.procedures.root.battle import (
     ALLIANCE,
     EYRIE,
@@ -157,7 +158,7 @@ def rows(quick: bool) -> list[Row]:
     plan = plan_for("root.battle", CAMPAIGN)
     p = plan.variant_params[0]
     assert isinstance(p, BattleParams)
-    trials = 1 << 19 if quick else 1 << 23
+    trials = 1 << 22 if quick else 1 << 26
     repeat = 3 if quick else 5
     np_trials = 1 << 17 if quick else 1 << 20
     key = scenario_key(1)
@@ -176,6 +177,30 @@ def rows(quick: bool) -> list[Row]:
                 met=(rate >= TARGET) if threads == 2 else None,
             )
         )
+    # Several variants share random words trial by trial (paired comparisons), so each trial is
+    # played: the die-major, branch-free path. Reported per trial of each variant.
+    proc = plan.procedure
+    paired = make_plan(
+        proc,
+        {
+            "base": p,
+            "ambush": proc.params_model.model_validate(
+                {**CAMPAIGN, "defender": {**CAMPAIGN["defender"], "ambush": 1}}
+            ),
+        },
+        1,
+    )
+    n_paired = 1 << 17 if quick else 1 << 21
+    rate = 2 * engine_rate(paired, n_paired, 2, repeat)
+    out.append(
+        Row(
+            bench="root.battle 3-battle march, 2 paired variants (per-trial path), 2 threads",
+            value=rate,
+            unit="variant-trials/s",
+            baseline=np_rate,
+            baseline_name="numpy vectorised",
+        )
+    )
     return out
 
 

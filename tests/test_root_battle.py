@@ -391,3 +391,15 @@ def test_numpy_bench_baseline_computes_the_same_statistics(raw):
     np.testing.assert_array_equal(
         run_range(plan, -1, 500, 3000)[0], numpy_stats(p, scenario_key(11), 500, 3000)
     )
+
+
+@pytest.mark.parametrize("battles", [1, 3, 4, 5])
+def test_single_variant_runs_equal_the_twin(battles):
+    # One variant with at most 4 battles tallies roll sequences instead of playing each trial.
+    raw = {**TWIN_CASES[1], "battles": battles}
+    p = validate(raw)
+    plan = make_plan(PROC, {"base": p}, seed=13)
+    key = int(scenario_key(13))
+    first, n = 777, 900
+    twin = [[naive_root.root_battle(p.model_dump(), key, t) for t in range(first, first + n)]]
+    np.testing.assert_array_equal(run_range(plan, -1, first, n), fold(plan, twin))

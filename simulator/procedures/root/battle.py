@@ -30,7 +30,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.accumulate import BLOCK, accumulate_block, accumulate_weighted, new_stats
 from simulator.jit import inline, kernel
 from simulator.procedures.base import Metric, Params, Procedure
 from simulator.rng import block_word, die_of, high32, low32, word_base
@@ -350,208 +350,300 @@ SUB = 128
 ) = range(19)
 N_STATE = 19
 
+#: A battle's roll matters only as (high die, low die): 10 outcomes, coded hi*(hi+1)/2 + lo.
+ROLLS = 10
+HIGH_OF = np.array([0, 1, 1, 2, 2, 2, 3, 3, 3, 3], dtype=np.int64)
+LOW_OF = np.array([0, 0, 1, 0, 1, 2, 0, 1, 2, 3], dtype=np.int64)
+#: Single-variant runs of at most this many battles tally the roll sequences (10**battles of
+#: them) and play each distinct sequence once: the result is the same integer statistics.
+TALLY_MAX_BATTLES = 4
+
+
+@inline
+def _start(st, i, row):
+    """A trial's campaign state before the first battle."""
+    o = SIDE_WIDTH
+    st[S_AW, i] = np.int64(row[0])
+    st[S_AB, i] = np.int64(row[1])
+    st[S_AT, i] = np.int64(row[2])
+    st[S_AS, i] = np.int64(row[5])
+    st[S_AI, i] = np.int64(row[6])
+    st[S_ACARDS, i] = np.int64(row[8])
+    st[S_DW, i] = np.int64(row[o])
+    st[S_DB, i] = np.int64(row[o + 1])
+    st[S_DT, i] = np.int64(row[o + 2])
+    st[S_DS, i] = np.int64(row[o + 5])
+    st[S_DI, i] = np.int64(row[o + 6])
+    st[S_DCARDS, i] = np.int64(row[o + 8])
+    st[S_HOSTILE, i] = np.int64(row[GLOBALS + 4] > 0.5)
+    st[S_ACTIVE, i] = 1
+    st[S_AVP, i] = 0
+    st[S_DVP, i] = 0
+    st[S_AMBUSH, i] = 0
+    st[S_FOUGHT, i] = 0
+    st[S_ACOLYTES, i] = 0
+
+
+@inline
+def _battle(
+    st,
+    i,
+    high,
+    low,
+    a_vagabond,
+    d_vagabond,
+    d_lizards,
+    guerrilla,
+    a_extra,
+    d_extra,
+    a_tokens_first,
+    d_tokens_first,
+    corvid_plot,
+    stop_when_cleared,
+):
+    """One battle of trial ``i`` given its two dice; every rule of §4 is here once.
+
+    Branch-free, so that a loop over trials vectorises: a trial whose campaign is over runs the
+    same arithmetic with zero hits.
+    """
+    aw = st[S_AW, i]
+    ab = st[S_AB, i]
+    at = st[S_AT, i]
+    a_items = st[S_AI, i]
+    a_swords = st[S_AS, i]
+    a_cards = st[S_ACARDS, i]
+    dw = st[S_DW, i]
+    db = st[S_DB, i]
+    dt = st[S_DT, i]
+    d_items = st[S_DI, i]
+    d_swords = st[S_DS, i]
+    d_cards = st[S_DCARDS, i]
+    # A battle needs an attacker able to fight and a defender in the clearing.
+    a_able = a_vagabond * np.int64(a_swords > 0) + (1 - a_vagabond) * np.int64(aw > 0)
+    d_there = d_vagabond | np.int64(dw + db + dt > 0)
+    go = st[S_ACTIVE, i] & a_able & d_there
+    # 1. Ambush (2 hits before the roll), unless the attacker cancels it with its own ambush
+    # card; both cards are spent.
+    ambush = go & np.int64(d_cards > 0)
+    cancelled = ambush & np.int64(a_cards > 0)
+    d_cards -= ambush
+    a_cards -= cancelled
+    amb_w, amb_b, amb_t, amb_i, amb_s = _removal(
+        2 * (ambush - cancelled), aw, ab, at, a_items, a_swords, a_tokens_first
+    )
+    aw -= amb_w
+    ab -= amb_b
+    at -= amb_t
+    a_items -= amb_i
+    a_swords -= amb_s
+    # An ambush that leaves the attacker with no warriors ends the battle.
+    rolls = go & (a_vagabond | np.int64(aw > 0))
+    # 2. Roll: the higher die to the attacker, the lower to the defender; a defending Alliance
+    # takes the higher (guerrilla war).
+    a_roll = guerrilla * low + (1 - guerrilla) * high
+    d_roll = high + low - a_roll
+    # 3. Hit caps: warriors in the clearing (a Vagabond: undamaged swords).
+    a_cap = a_vagabond * a_swords + (1 - a_vagabond) * aw
+    d_cap = d_vagabond * d_swords + (1 - d_vagabond) * dw
+    # 4. Extra hits ignore the cap: one to a defenceless defender (no warriors; a Vagabond: no
+    # undamaged sword), cards, a face-down Corvid plot.
+    defenceless = np.int64(d_cap == 0)
+    plot = corvid_plot & np.int64(dt > 0)
+    a_hits = rolls * (min(a_roll, a_cap) + a_extra + defenceless)
+    d_hits = rolls * (min(d_roll, d_cap) + d_extra + plot)
+    # 5. Removal, both sides at once.
+    lw, lb, lt, li, ls = _removal(a_hits, dw, db, dt, d_items, d_swords, d_tokens_first)
+    cw, cb, ct, ci, cs = _removal(d_hits, aw, ab, at, a_items, a_swords, a_tokens_first)
+    dw -= lw
+    db -= lb
+    dt -= lt
+    d_items -= li
+    d_swords -= ls
+    aw -= cw
+    ab -= cb
+    at -= ct
+    a_items -= ci
+    a_swords -= cs
+    # 1 VP per enemy building or token removed; an attacking Vagabond scores 1 more per piece of
+    # a hostile faction, and removing one of its warriors makes it hostile.
+    hostile = st[S_HOSTILE, i]
+    st[S_AVP, i] += lb + lt + a_vagabond * hostile * (lw + lb + lt)
+    st[S_DVP, i] += amb_b + amb_t + cb + ct
+    st[S_HOSTILE, i] = hostile | (a_vagabond & np.int64(lw > 0))
+    st[S_ACOLYTES, i] += d_lizards * lw
+    st[S_AMBUSH, i] += amb_w + amb_b + amb_t + amb_i + amb_s
+    st[S_FOUGHT, i] += go
+    # The campaign stops once the defender is defenceless, if told to.
+    d_cap = d_vagabond * d_swords + (1 - d_vagabond) * dw
+    st[S_ACTIVE, i] = rolls & (1 - stop_when_cleared * np.int64(d_cap == 0))
+    st[S_AW, i] = aw
+    st[S_AB, i] = ab
+    st[S_AT, i] = at
+    st[S_AI, i] = a_items
+    st[S_AS, i] = a_swords
+    st[S_ACARDS, i] = a_cards
+    st[S_DW, i] = dw
+    st[S_DB, i] = db
+    st[S_DT, i] = dt
+    st[S_DI, i] = d_items
+    st[S_DS, i] = d_swords
+    st[S_DCARDS, i] = d_cards
+
+
+@inline
+def _outcome(st, i, row, dst, j):
+    """The metric values of trial ``i``'s finished campaign, into ``dst[:, j]``."""
+    o = SIDE_WIDTH
+    a_faction = np.int64(row[3])
+    d_faction = np.int64(row[o + 3])
+    garden = np.int64(row[GLOBALS + 1] > 0.5)
+    d_vagabond = np.int64(d_faction == VAGABOND)
+    aw = st[S_AW, i]
+    ab = st[S_AB, i]
+    dw = st[S_DW, i]
+    db = st[S_DB, i]
+    dt = st[S_DT, i]
+    # Control: most warriors + buildings; a tie goes to nobody unless the Eyrie is in it; a
+    # standing Lizard garden (the Lizards' last building) rules outright.
+    a_presence = aw + ab
+    d_presence = dw + db
+    tie = np.int64(a_presence == d_presence)
+    a_rules = np.int64(a_presence > d_presence) | (
+        tie & np.int64(a_faction == EYRIE) & np.int64(a_presence > 0)
+    )
+    d_rules = np.int64(d_presence > a_presence) | (
+        tie & np.int64(d_faction == EYRIE) & np.int64(d_presence > 0)
+    )
+    a_gardened = garden & np.int64(a_faction == LIZARDS) & np.int64(ab > 0)
+    d_gardened = garden & np.int64(d_faction == LIZARDS) & np.int64(db > 0)
+    a_rules = a_gardened | (a_rules & (1 - d_gardened))
+    d_rules = d_gardened | (d_rules & (1 - a_gardened))
+    dst[A_LOST, j] = np.int64(row[0]) - aw
+    dst[D_LOST, j] = np.int64(row[o]) - dw
+    dst[BUILDINGS, j] = np.int64(row[o + 1]) - db
+    dst[TOKENS, j] = np.int64(row[o + 2]) - dt
+    dst[A_VP, j] = st[S_AVP, i]
+    dst[CLEARED, j] = (1 - d_vagabond) * np.int64(dw + db + dt == 0)
+    dst[AMBUSH_HITS, j] = st[S_AMBUSH, i]
+    dst[CONTROL, j] = 2 - 2 * a_rules - d_rules
+    dst[D_VP, j] = st[S_DVP, i]
+    dst[FOUGHT, j] = st[S_FOUGHT, i]
+    dst[ACOLYTES, j] = st[S_ACOLYTES, i]
+    dst[A_DAMAGED, j] = np.int64(row[5]) + np.int64(row[6]) - st[S_AI, i] - st[S_AS, i]
+    dst[D_DAMAGED, j] = np.int64(row[o + 5]) + np.int64(row[o + 6]) - st[S_DI, i] - st[S_DS, i]
+
+
+@inline
+def _roll(x):
+    """The (high, low) of a battle's two Root dice, each uniform on 0..3, from one word."""
+    die1 = die_of(low32(x), 4) - 1
+    die2 = die_of(high32(x), 4) - 1
+    return max(die1, die2), min(die1, die2)
+
 
 @kernel
 def battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
     n_variants = packed.shape[0]
     stats = new_stats(n_variants, n_slots)
-    values = np.zeros((n_variants, N_METRICS, BLOCK), dtype=np.int64)
     st = np.zeros((N_STATE, SUB), dtype=np.int64)
     end = first_trial + n_trials
+    battles0 = np.int64(packed[0, GLOBALS + 2])
+    tally_rolls = n_variants == 1 and battles0 <= TALLY_MAX_BATTLES
+    n_seq = ROLLS**battles0 if tally_rolls else 1
+    tally = np.zeros(n_seq, dtype=np.int64)
+    seq = np.zeros(BLOCK, dtype=np.int64)
+    values = np.zeros((n_variants, N_METRICS, BLOCK), dtype=np.int64)
     for start in range(first_trial, end, BLOCK):
         m = min(BLOCK, end - start)
+        if tally_rolls:
+            # One variant: count each sequence of rolls; the campaigns are played below.
+            for i in range(m):
+                seq[i] = 0
+            for b in range(battles0):
+                base = word_base(key, start, b)
+                for i in range(m):
+                    high, low = _roll(block_word(base, i))
+                    seq[i] = seq[i] * ROLLS + (high * (high + 1)) // 2 + low
+            for i in range(m):
+                tally[seq[i]] += 1
+            continue
         for v in range(n_variants):
             row = packed[v]
-            aw0 = np.int64(row[0])
-            ab0 = np.int64(row[1])
-            at0 = np.int64(row[2])
             a_faction = np.int64(row[3])
-            a_extra = np.int64(row[4])
-            as0 = np.int64(row[5])
-            ai0 = np.int64(row[6])
-            a_tokens_first = np.int64(row[7])
-            a_cards0 = np.int64(row[8])
-            o = SIDE_WIDTH
-            dw0 = np.int64(row[o])
-            db0 = np.int64(row[o + 1])
-            dt0 = np.int64(row[o + 2])
-            d_faction = np.int64(row[o + 3])
-            d_extra = np.int64(row[o + 4])
-            ds0 = np.int64(row[o + 5])
-            di0 = np.int64(row[o + 6])
-            d_tokens_first = np.int64(row[o + 7])
-            d_cards0 = np.int64(row[o + 8])
-            corvid_plot = np.int64(row[GLOBALS] > 0.5)
-            garden = np.int64(row[GLOBALS + 1] > 0.5)
-            battles = np.int64(row[GLOBALS + 2])
-            stop_when_cleared = np.int64(row[GLOBALS + 3] > 0.5)
-            hostile0 = np.int64(row[GLOBALS + 4] > 0.5)
+            d_faction = np.int64(row[SIDE_WIDTH + 3])
             a_vagabond = np.int64(a_faction == VAGABOND)
             d_vagabond = np.int64(d_faction == VAGABOND)
             d_lizards = np.int64(d_faction == LIZARDS)
-            # Guerrilla war: a defending Alliance takes the higher die.
             guerrilla = np.int64(d_faction == ALLIANCE)
-            # Control, afterwards: the Lizards' garden (their last building), then the Eyrie's
-            # tie rule.
-            a_garden = garden * np.int64(a_faction == LIZARDS)
-            d_garden = garden * np.int64(d_faction == LIZARDS)
-            a_eyrie = np.int64(a_faction == EYRIE)
-            d_eyrie = np.int64(d_faction == EYRIE)
+            a_extra = np.int64(row[4])
+            d_extra = np.int64(row[SIDE_WIDTH + 4])
+            a_tokens_first = np.int64(row[7])
+            d_tokens_first = np.int64(row[SIDE_WIDTH + 7])
+            corvid_plot = np.int64(row[GLOBALS] > 0.5)
+            battles = np.int64(row[GLOBALS + 2])
+            stop_when_cleared = np.int64(row[GLOBALS + 3] > 0.5)
             for s0 in range(0, m, SUB):
                 n = min(SUB, m - s0)
                 for i in range(n):
-                    st[S_AW, i] = aw0
-                    st[S_AB, i] = ab0
-                    st[S_AT, i] = at0
-                    st[S_AI, i] = ai0
-                    st[S_AS, i] = as0
-                    st[S_ACARDS, i] = a_cards0
-                    st[S_DW, i] = dw0
-                    st[S_DB, i] = db0
-                    st[S_DT, i] = dt0
-                    st[S_DI, i] = di0
-                    st[S_DS, i] = ds0
-                    st[S_DCARDS, i] = d_cards0
-                    st[S_HOSTILE, i] = hostile0
-                    st[S_ACTIVE, i] = 1
-                    st[S_AVP, i] = 0
-                    st[S_DVP, i] = 0
-                    st[S_AMBUSH, i] = 0
-                    st[S_FOUGHT, i] = 0
-                    st[S_ACOLYTES, i] = 0
+                    _start(st, i, row)
                 for b in range(battles):
                     base = word_base(key, start + s0, b)
-                    # Branch-free, so that the loop over trials vectorises: a trial whose
-                    # campaign is over runs the same arithmetic with zero hits.
                     for i in range(n):
-                        aw = st[S_AW, i]
-                        ab = st[S_AB, i]
-                        at = st[S_AT, i]
-                        a_items = st[S_AI, i]
-                        a_swords = st[S_AS, i]
-                        a_cards = st[S_ACARDS, i]
-                        dw = st[S_DW, i]
-                        db = st[S_DB, i]
-                        dt = st[S_DT, i]
-                        d_items = st[S_DI, i]
-                        d_swords = st[S_DS, i]
-                        d_cards = st[S_DCARDS, i]
-                        # A battle needs an attacker able to fight and a defender in the clearing.
-                        a_able = a_vagabond * np.int64(a_swords > 0) + (1 - a_vagabond) * np.int64(
-                            aw > 0
+                        high, low = _roll(block_word(base, i))
+                        _battle(
+                            st,
+                            i,
+                            high,
+                            low,
+                            a_vagabond,
+                            d_vagabond,
+                            d_lizards,
+                            guerrilla,
+                            a_extra,
+                            d_extra,
+                            a_tokens_first,
+                            d_tokens_first,
+                            corvid_plot,
+                            stop_when_cleared,
                         )
-                        d_there = d_vagabond | np.int64(dw + db + dt > 0)
-                        go = st[S_ACTIVE, i] & a_able & d_there
-                        # 1. Ambush (2 hits before the roll), unless the attacker cancels it with
-                        # its own ambush card; both cards are spent.
-                        ambush = go & np.int64(d_cards > 0)
-                        cancelled = ambush & np.int64(a_cards > 0)
-                        d_cards -= ambush
-                        a_cards -= cancelled
-                        amb_w, amb_b, amb_t, amb_i, amb_s = _removal(
-                            2 * (ambush - cancelled), aw, ab, at, a_items, a_swords, a_tokens_first
-                        )
-                        aw -= amb_w
-                        ab -= amb_b
-                        at -= amb_t
-                        a_items -= amb_i
-                        a_swords -= amb_s
-                        # An ambush that leaves the attacker with no warriors ends the battle.
-                        rolls = go & (a_vagabond | np.int64(aw > 0))
-                        # 2. Roll: the higher die to the attacker, the lower to the defender.
-                        x = block_word(base, i)
-                        die1 = die_of(low32(x), 4) - 1
-                        die2 = die_of(high32(x), 4) - 1
-                        high = max(die1, die2)
-                        low = min(die1, die2)
-                        a_roll = guerrilla * low + (1 - guerrilla) * high
-                        d_roll = high + low - a_roll
-                        # 3. Hit caps: warriors in the clearing (a Vagabond: undamaged swords).
-                        a_cap = a_vagabond * a_swords + (1 - a_vagabond) * aw
-                        d_cap = d_vagabond * d_swords + (1 - d_vagabond) * dw
-                        # 4. Extra hits ignore the cap: one to a defenceless defender (no
-                        # warriors; a Vagabond: no undamaged sword), cards, a face-down plot.
-                        defenceless = np.int64(d_cap == 0)
-                        plot = corvid_plot & np.int64(dt > 0)
-                        a_hits = rolls * (min(a_roll, a_cap) + a_extra + defenceless)
-                        d_hits = rolls * (min(d_roll, d_cap) + d_extra + plot)
-                        # 5. Removal, both sides at once.
-                        lw, lb, lt, li, ls = _removal(
-                            a_hits, dw, db, dt, d_items, d_swords, d_tokens_first
-                        )
-                        cw, cb, ct, ci, cs = _removal(
-                            d_hits, aw, ab, at, a_items, a_swords, a_tokens_first
-                        )
-                        dw -= lw
-                        db -= lb
-                        dt -= lt
-                        d_items -= li
-                        d_swords -= ls
-                        aw -= cw
-                        ab -= cb
-                        at -= ct
-                        a_items -= ci
-                        a_swords -= cs
-                        # 1 VP per enemy building or token removed; an attacking Vagabond scores
-                        # 1 more per piece of a hostile faction, and removing one of its warriors
-                        # makes it hostile.
-                        hostile = st[S_HOSTILE, i]
-                        st[S_AVP, i] += lb + lt + a_vagabond * hostile * (lw + lb + lt)
-                        st[S_DVP, i] += amb_b + amb_t + cb + ct
-                        st[S_HOSTILE, i] = hostile | (a_vagabond & np.int64(lw > 0))
-                        st[S_ACOLYTES, i] += d_lizards * lw
-                        st[S_AMBUSH, i] += amb_w + amb_b + amb_t + amb_i + amb_s
-                        st[S_FOUGHT, i] += go
-                        # The campaign stops once the defender is defenceless, if told to.
-                        d_cap = d_vagabond * d_swords + (1 - d_vagabond) * dw
-                        st[S_ACTIVE, i] = rolls & (1 - stop_when_cleared * np.int64(d_cap == 0))
-                        st[S_AW, i] = aw
-                        st[S_AB, i] = ab
-                        st[S_AT, i] = at
-                        st[S_AI, i] = a_items
-                        st[S_AS, i] = a_swords
-                        st[S_ACARDS, i] = a_cards
-                        st[S_DW, i] = dw
-                        st[S_DB, i] = db
-                        st[S_DT, i] = dt
-                        st[S_DI, i] = d_items
-                        st[S_DS, i] = d_swords
-                        st[S_DCARDS, i] = d_cards
+                dst = values[v]
                 for i in range(n):
-                    aw = st[S_AW, i]
-                    ab = st[S_AB, i]
-                    dw = st[S_DW, i]
-                    db = st[S_DB, i]
-                    dt = st[S_DT, i]
-                    # Control: most warriors + buildings; a tie goes to nobody unless the Eyrie
-                    # is in it; a standing Lizard garden rules outright.
-                    a_presence = aw + ab
-                    d_presence = dw + db
-                    a_rules = np.int64(a_presence > d_presence) | (
-                        np.int64(a_presence == d_presence) & a_eyrie & np.int64(a_presence > 0)
-                    )
-                    d_rules = np.int64(d_presence > a_presence) | (
-                        np.int64(a_presence == d_presence) & d_eyrie & np.int64(d_presence > 0)
-                    )
-                    a_gardened = a_garden & np.int64(ab > 0)
-                    d_gardened = d_garden & np.int64(db > 0)
-                    a_rules = a_gardened | (a_rules & (1 - d_gardened))
-                    d_rules = d_gardened | (d_rules & (1 - a_gardened))
-                    j = s0 + i
-                    values[v, A_LOST, j] = aw0 - aw
-                    values[v, D_LOST, j] = dw0 - dw
-                    values[v, BUILDINGS, j] = db0 - db
-                    values[v, TOKENS, j] = dt0 - dt
-                    values[v, A_VP, j] = st[S_AVP, i]
-                    values[v, CLEARED, j] = (1 - d_vagabond) * np.int64(dw + db + dt == 0)
-                    values[v, AMBUSH_HITS, j] = st[S_AMBUSH, i]
-                    values[v, CONTROL, j] = 2 - 2 * a_rules - d_rules
-                    values[v, D_VP, j] = st[S_DVP, i]
-                    values[v, FOUGHT, j] = st[S_FOUGHT, i]
-                    values[v, ACOLYTES, j] = st[S_ACOLYTES, i]
-                    values[v, A_DAMAGED, j] = ai0 + as0 - st[S_AI, i] - st[S_AS, i]
-                    values[v, D_DAMAGED, j] = di0 + ds0 - st[S_DI, i] - st[S_DS, i]
+                    _outcome(st, i, row, dst, s0 + i)
         accumulate_block(stats, values, m, hist_offset, hist_max)
+    if tally_rolls:
+        row = packed[0]
+        d_faction = np.int64(row[SIDE_WIDTH + 3])
+        one = np.zeros((N_METRICS, 1), dtype=np.int64)
+        for q in range(n_seq):
+            count = tally[q]
+            if count == 0:
+                continue
+            _start(st, 0, row)
+            rest = q
+            scale = n_seq // ROLLS
+            for _b in range(battles0):
+                code = rest // scale
+                rest -= code * scale
+                scale //= ROLLS
+                _battle(
+                    st,
+                    0,
+                    HIGH_OF[code],
+                    LOW_OF[code],
+                    np.int64(row[3] == VAGABOND),
+                    np.int64(d_faction == VAGABOND),
+                    np.int64(d_faction == LIZARDS),
+                    np.int64(d_faction == ALLIANCE),
+                    np.int64(row[4]),
+                    np.int64(row[SIDE_WIDTH + 4]),
+                    np.int64(row[7]),
+                    np.int64(row[SIDE_WIDTH + 7]),
+                    np.int64(row[GLOBALS] > 0.5),
+                    np.int64(row[GLOBALS + 3] > 0.5),
+                )
+            _outcome(st, 0, row, one, 0)
+            flat = one[:, 0]
+            accumulate_weighted(stats, 0, flat, count, hist_offset, hist_max, flat)
     return stats
 
 
