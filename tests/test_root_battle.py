@@ -403,3 +403,20 @@ def test_single_variant_runs_equal_the_twin(battles):
     first, n = 777, 900
     twin = [[naive_root.root_battle(p.model_dump(), key, t) for t in range(first, first + n)]]
     np.testing.assert_array_equal(run_range(plan, -1, first, n), fold(plan, twin))
+
+
+@pytest.mark.parametrize("raw", TWIN_CASES[1:4])
+def test_long_campaigns_play_every_trial_and_equal_the_twin(raw):
+    # More than 4 battles: every trial is played (die-major), variants paired trial by trial.
+    variants = {
+        "base": validate({**raw, "battles": 6}),
+        "other": validate({**raw, "battles": 5, "stop_when_cleared": False}),
+    }
+    plan = make_plan(PROC, variants, seed=17)
+    key = int(scenario_key(17))
+    first, n = 40, 700
+    twin = [
+        [naive_root.root_battle(p.model_dump(), key, t) for t in range(first, first + n)]
+        for p in variants.values()
+    ]
+    np.testing.assert_array_equal(run_range(plan, -1, first, n), fold(plan, twin))

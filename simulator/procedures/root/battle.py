@@ -354,8 +354,9 @@ N_STATE = 19
 ROLLS = 10
 HIGH_OF = np.array([0, 1, 1, 2, 2, 2, 3, 3, 3, 3], dtype=np.int64)
 LOW_OF = np.array([0, 0, 1, 0, 1, 2, 0, 1, 2, 3], dtype=np.int64)
-#: Single-variant runs of at most this many battles tally the roll sequences (10**battles of
-#: them) and play each distinct sequence once: the result is the same integer statistics.
+#: Runs of at most this many battles (in every variant) tally the roll sequences (10**battles
+#: of them) and play each distinct sequence once: the result is the same integer statistics.
+#: Longer campaigns play every trial, die-major (the loop over trials vectorises).
 TALLY_MAX_BATTLES = 4
 
 
@@ -547,19 +548,21 @@ def battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
     stats = new_stats(n_variants, n_slots)
     st = np.zeros((N_STATE, SUB), dtype=np.int64)
     end = first_trial + n_trials
-    battles0 = np.int64(packed[0, GLOBALS + 2])
-    tally_rolls = n_variants == 1 and battles0 <= TALLY_MAX_BATTLES
-    n_seq = ROLLS**battles0 if tally_rolls else 1
+    max_battles = np.int64(0)
+    for v in range(n_variants):
+        max_battles = max(max_battles, np.int64(packed[v, GLOBALS + 2]))
+    tally_rolls = max_battles <= TALLY_MAX_BATTLES
+    n_seq = ROLLS**max_battles if tally_rolls else 1
     tally = np.zeros(n_seq, dtype=np.int64)
     seq = np.zeros(BLOCK, dtype=np.int64)
     values = np.zeros((n_variants, N_METRICS, BLOCK), dtype=np.int64)
     for start in range(first_trial, end, BLOCK):
         m = min(BLOCK, end - start)
         if tally_rolls:
-            # One variant: count each sequence of rolls; the campaigns are played below.
+            # Count each sequence of rolls; the campaigns are played once each, below.
             for i in range(m):
                 seq[i] = 0
-            for b in range(battles0):
+            for b in range(max_battles):
                 base = word_base(key, start, b)
                 for i in range(m):
                     high, low = _roll(block_word(base, i))
@@ -611,39 +614,44 @@ def battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
                     _outcome(st, i, row, dst, s0 + i)
         accumulate_block(stats, values, m, hist_offset, hist_max)
     if tally_rolls:
-        row = packed[0]
-        d_faction = np.int64(row[SIDE_WIDTH + 3])
-        one = np.zeros((N_METRICS, 1), dtype=np.int64)
+        # Every variant reads the same words, so one roll sequence fixes every variant's outcome:
+        # fold each distinct sequence once per variant, paired with variant 0 for the cross term.
+        rows = np.zeros((N_METRICS, n_variants), dtype=np.int64)
         for q in range(n_seq):
             count = tally[q]
             if count == 0:
                 continue
-            _start(st, 0, row)
-            rest = q
-            scale = n_seq // ROLLS
-            for _b in range(battles0):
-                code = rest // scale
-                rest -= code * scale
-                scale //= ROLLS
-                _battle(
-                    st,
-                    0,
-                    HIGH_OF[code],
-                    LOW_OF[code],
-                    np.int64(row[3] == VAGABOND),
-                    np.int64(d_faction == VAGABOND),
-                    np.int64(d_faction == LIZARDS),
-                    np.int64(d_faction == ALLIANCE),
-                    np.int64(row[4]),
-                    np.int64(row[SIDE_WIDTH + 4]),
-                    np.int64(row[7]),
-                    np.int64(row[SIDE_WIDTH + 7]),
-                    np.int64(row[GLOBALS] > 0.5),
-                    np.int64(row[GLOBALS + 3] > 0.5),
-                )
-            _outcome(st, 0, row, one, 0)
-            flat = one[:, 0]
-            accumulate_weighted(stats, 0, flat, count, hist_offset, hist_max, flat)
+            for v in range(n_variants):
+                row = packed[v]
+                d_faction = np.int64(row[SIDE_WIDTH + 3])
+                _start(st, 0, row)
+                rest = q
+                scale = n_seq // ROLLS
+                for b in range(max_battles):
+                    code = rest // scale
+                    rest -= code * scale
+                    scale //= ROLLS
+                    if b >= np.int64(row[GLOBALS + 2]):
+                        continue
+                    _battle(
+                        st,
+                        0,
+                        HIGH_OF[code],
+                        LOW_OF[code],
+                        np.int64(row[3] == VAGABOND),
+                        np.int64(d_faction == VAGABOND),
+                        np.int64(d_faction == LIZARDS),
+                        np.int64(d_faction == ALLIANCE),
+                        np.int64(row[4]),
+                        np.int64(row[SIDE_WIDTH + 4]),
+                        np.int64(row[7]),
+                        np.int64(row[SIDE_WIDTH + 7]),
+                        np.int64(row[GLOBALS] > 0.5),
+                        np.int64(row[GLOBALS + 3] > 0.5),
+                    )
+                _outcome(st, 0, row, rows, v)
+            for v in range(n_variants):
+                accumulate_weighted(stats, v, rows[:, v], count, hist_offset, hist_max, rows[:, 0])
     return stats
 
 
