@@ -420,3 +420,13 @@ def test_long_campaigns_play_every_trial_and_equal_the_twin(raw):
         for p in variants.values()
     ]
     np.testing.assert_array_equal(run_range(plan, -1, first, n), fold(plan, twin))
+
+
+def test_scenario_file_loads_strictly():
+    from pathlib import Path
+
+    from simulator.scenario import parse
+
+    path = Path(__file__).parent.parent / "scenarios" / "root" / "battle.yaml"
+    scenario = parse(path.read_text(), str(path))
+    assert scenario.procedure.name == PROC.name

@@ -157,3 +157,13 @@ def test_negative_face_amount_is_rejected():
     with pytest.raises(ValidationError) as info:
         validate({"faces": [{"amount": -2}]})
     assert info.value.errors()[0]["loc"] == ("faces", 0, "amount")
+
+
+def test_scenario_file_loads_strictly():
+    from pathlib import Path
+
+    from simulator.scenario import parse
+
+    path = Path(__file__).parent.parent / "scenarios" / "root" / "hirelings.yaml"
+    scenario = parse(path.read_text(), str(path))
+    assert scenario.procedure.name == PROC.name

@@ -129,3 +129,13 @@ def test_seven_players_are_rejected():
     with pytest.raises(ValidationError) as info:
         validate({"players": 7})
     assert info.value.errors()[0]["loc"] == ("players",)
+
+
+def test_scenario_file_loads_strictly():
+    from pathlib import Path
+
+    from simulator.scenario import parse
+
+    path = Path(__file__).parent.parent / "scenarios" / "root" / "influence.yaml"
+    scenario = parse(path.read_text(), str(path))
+    assert scenario.procedure.name == PROC.name

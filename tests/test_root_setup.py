@@ -170,3 +170,13 @@ def test_unknown_preference_is_rejected():
     with pytest.raises(ValidationError) as info:
         validate({"policy": "preference", "preferences": ["moles"]})
     assert info.value.errors()[0]["loc"] == ("preferences",)
+
+
+def test_scenario_file_loads_strictly():
+    from pathlib import Path
+
+    from simulator.scenario import parse
+
+    path = Path(__file__).parent.parent / "scenarios" / "root" / "setup.yaml"
+    scenario = parse(path.read_text(), str(path))
+    assert scenario.procedure.name == PROC.name

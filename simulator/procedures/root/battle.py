@@ -824,6 +824,11 @@ PROCEDURE = Procedure(
     pack=pack,
     kernel=battle_kernel,
     exact=exact,
+    example={
+        "attacker": {"warriors": 6, "faction": "marquise"},
+        "defender": {"warriors": 3, "buildings": 1, "faction": "eyrie"},
+        "battles": 3,
+    },
     notes=(
         "assumption: the owner removes tokens before buildings after its warriors (removes_first)",
         "assumption: a defender plays one ambush card per battle while it holds any; the "

@@ -74,19 +74,22 @@ class HirelingsParams(Params):
     policy: Literal["random", "greedy"] = Field(
         default="greedy", description="how every player spends its influence"
     )
-    hirelings: tuple[Hireling, Hireling, Hireling] = Field(
-        default=DEFAULT_HIRELINGS, description="the three hirelings in play"
+    hirelings: list[Hireling] = Field(
+        default_factory=lambda: list(DEFAULT_HIRELINGS),
+        min_length=3,
+        max_length=3,
+        description="the three hirelings in play",
     )
     veteran_cost: int = Field(default=3, ge=1, le=6, description="influence to take the Veteran")
     diplomat_cost: int = Field(default=2, ge=1, le=6, description="influence to take a Diplomat")
-    faces: tuple[Face, ...] = Field(
-        default=DEFAULT_FACES,
+    faces: list[Face] = Field(
+        default_factory=lambda: list(DEFAULT_FACES),
         min_length=1,
         max_length=MAX_FACES,
         description="faces of one influence die (assumption: [0, 1, 1, 1+:1, 3+:2, 5+:3])",
     )
-    score_gain: tuple[tuple[Gain, ...], ...] = Field(
-        default=DEFAULT_GAIN,
+    score_gain: list[list[Gain]] = Field(
+        default_factory=lambda: [list(d) for d in DEFAULT_GAIN],
         min_length=1,
         max_length=MAX_SEATS,
         description="each seat's points per round as a distribution; one entry applies to "
@@ -95,9 +98,7 @@ class HirelingsParams(Params):
 
     @field_validator("score_gain")
     @classmethod
-    def _one_per_seat(
-        cls, v: tuple[tuple[Gain, ...], ...], info: ValidationInfo
-    ) -> tuple[tuple[Gain, ...], ...]:
+    def _one_per_seat(cls, v: list[list[Gain]], info: ValidationInfo) -> list[list[Gain]]:
         players = info.data.get("players")
         if players is not None and len(v) not in (1, players):
             raise ValueError(f"give one distribution for every seat or one per seat ({players})")
@@ -432,6 +433,7 @@ PROCEDURE = Procedure(
     metrics=metrics,
     pack=pack,
     kernel=hirelings_kernel,
+    example={"players": 3, "rounds": 10},
     notes=(
         "assumption: influence dice faces [0, 1, 1, 1+:1, 3+:2, 5+:3] (faces)",
         "assumption: Diplomats are taken from the supply only; a taken hireling arrives "

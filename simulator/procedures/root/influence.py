@@ -52,8 +52,8 @@ class InfluenceParams(Params):
     behind: int = Field(
         default=0, ge=0, le=MAX_BEHIND, description="the roller's points behind the leader"
     )
-    faces: tuple[Face, ...] = Field(
-        default=DEFAULT_FACES,
+    faces: list[Face] = Field(
+        default_factory=lambda: list(DEFAULT_FACES),
         min_length=1,
         max_length=MAX_FACES,
         description="the faces of one influence die (assumption: [0, 1, 1, 1+:1, 3+:2, 5+:3])",
@@ -145,5 +145,6 @@ PROCEDURE = Procedure(
     pack=pack,
     kernel=influence_kernel,
     exact=exact,
+    example={"players": 4, "behind": 3},
     notes=("assumption: one six-sided die with faces [0, 1, 1, 1+:1, 3+:2, 5+:3] (faces)",),
 )

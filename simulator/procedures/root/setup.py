@@ -48,8 +48,8 @@ DEFAULT_FACTIONS = (
 
 class SetupParams(Params):
     players: int = Field(default=4, ge=2, le=6, description="players in the game (2-6)")
-    factions: tuple[FactionCard, ...] = Field(
-        default=DEFAULT_FACTIONS,
+    factions: list[FactionCard] = Field(
+        default_factory=lambda: list(DEFAULT_FACTIONS),
         min_length=3,
         max_length=MAX_FACTIONS,
         description="the faction setup cards (name, colour, minor hireling)",
@@ -57,8 +57,8 @@ class SetupParams(Params):
     policy: Literal["random", "preference"] = Field(
         default="random", description="how a player picks from the pool"
     )
-    preferences: tuple[str, ...] = Field(
-        default=(),
+    preferences: list[str] = Field(
+        default_factory=list,
         max_length=MAX_FACTIONS,
         description="faction names, most wanted first (policy preference); unlisted factions "
         "come after, in the order of factions",
@@ -66,9 +66,7 @@ class SetupParams(Params):
 
     @field_validator("factions")
     @classmethod
-    def _cards_make_a_draft(
-        cls, v: tuple[FactionCard, ...], info: ValidationInfo
-    ) -> tuple[FactionCard, ...]:
+    def _cards_make_a_draft(cls, v: list[FactionCard], info: ValidationInfo) -> list[FactionCard]:
         names = [f.name for f in v]
         for k, name in enumerate(names):
             if name in names[:k]:
@@ -100,7 +98,7 @@ class SetupParams(Params):
 
     @field_validator("preferences")
     @classmethod
-    def _known_factions(cls, v: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+    def _known_factions(cls, v: list[str], info: ValidationInfo) -> list[str]:
         factions = info.data.get("factions")
         if factions is None:
             return v
@@ -271,6 +269,7 @@ PROCEDURE = Procedure(
     pack=pack,
     kernel=setup_kernel,
     exact=exact,
+    example={"players": 4},
     notes=(
         "faction cards (colour, minor hireling) are scenario data; the defaults follow the "
         "Root base game and its expansions",
