@@ -33,7 +33,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from simulator.accumulate import BLOCK, accumulate_block, accumulate_weighted, new_stats
 from simulator.jit import inline, kernel
 from simulator.procedures.base import Metric, Params, Procedure
-from simulator.rng import block_word, die_of, high32, low32, word_base
+from simulator.rng import block_word, die_of, high32, low32, word, word_base
 
 Faction = Literal[
     "marquise", "eyrie", "alliance", "vagabond", "lizards", "riverfolk", "duchy", "corvids", "other"
@@ -323,10 +323,10 @@ def _removal(hits, warriors, buildings, tokens, items, swords, tokens_first):
     return lw, lb, lt, li, ls
 
 
-#: Trials whose campaign state is kept together (state arrays stay in L1).
-SUB = 128
-
-# Rows of the per-trial state array.
+# Rows of a campaign's state (one column: campaigns are played one at a time). We previously
+# kept 128 campaigns side by side and played them die-major, branch-free, hoping the loop over
+# trials would vectorise; with 19 state rows LLVM gives up on the alias checks, and the scalar
+# loop with an early exit per campaign is as fast.
 (
     S_AW,
     S_AB,
@@ -404,8 +404,8 @@ def _battle(
 ):
     """One battle of trial ``i`` given its two dice; every rule of §4 is here once.
 
-    Branch-free, so that a loop over trials vectorises: a trial whose campaign is over runs the
-    same arithmetic with zero hits.
+    Branch-free: a campaign that is over (or has no one left to battle) runs the same arithmetic
+    with zero hits and changes nothing, so callers may play extra battles after its end.
     """
     aw = st[S_AW, i]
     ab = st[S_AB, i]
@@ -546,7 +546,7 @@ def _roll(x):
 def battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
     n_variants = packed.shape[0]
     stats = new_stats(n_variants, n_slots)
-    st = np.zeros((N_STATE, SUB), dtype=np.int64)
+    st = np.zeros((N_STATE, 1), dtype=np.int64)
     end = first_trial + n_trials
     max_battles = np.int64(0)
     for v in range(n_variants):
@@ -585,33 +585,31 @@ def battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
             corvid_plot = np.int64(row[GLOBALS] > 0.5)
             battles = np.int64(row[GLOBALS + 2])
             stop_when_cleared = np.int64(row[GLOBALS + 3] > 0.5)
-            for s0 in range(0, m, SUB):
-                n = min(SUB, m - s0)
-                for i in range(n):
-                    _start(st, i, row)
+            # Trial by trial, stopping at the end of each campaign (the state stays in L1).
+            dst = values[v]
+            for i in range(m):
+                _start(st, 0, row)
                 for b in range(battles):
-                    base = word_base(key, start + s0, b)
-                    for i in range(n):
-                        high, low = _roll(block_word(base, i))
-                        _battle(
-                            st,
-                            i,
-                            high,
-                            low,
-                            a_vagabond,
-                            d_vagabond,
-                            d_lizards,
-                            guerrilla,
-                            a_extra,
-                            d_extra,
-                            a_tokens_first,
-                            d_tokens_first,
-                            corvid_plot,
-                            stop_when_cleared,
-                        )
-                dst = values[v]
-                for i in range(n):
-                    _outcome(st, i, row, dst, s0 + i)
+                    high, low = _roll(word(key, start + i, b))
+                    _battle(
+                        st,
+                        0,
+                        high,
+                        low,
+                        a_vagabond,
+                        d_vagabond,
+                        d_lizards,
+                        guerrilla,
+                        a_extra,
+                        d_extra,
+                        a_tokens_first,
+                        d_tokens_first,
+                        corvid_plot,
+                        stop_when_cleared,
+                    )
+                    if st[S_ACTIVE, 0] == 0:
+                        break
+                _outcome(st, 0, row, dst, i)
         accumulate_block(stats, values, m, hist_offset, hist_max)
     if tally_rolls:
         # Every variant reads the same words, so one roll sequence fixes every variant's outcome:
