@@ -114,9 +114,17 @@ def test_only_protectable_hirelings_are_protected_and_protection_blocks_takes():
     assert bare["control_changes"] > out["control_changes"] + 1
 
 
-def test_catch_up_is_a_share_of_rounds():
-    out = means({"players": 3, "policy": "random"})
-    assert 0 <= out["catch_up"] <= 1
+def test_catch_up_counts_rounds_the_last_player_holds_the_most():
+    # Seat 2 never scores, so it is last; the Veteran dance (see above) leaves it with the
+    # Veteran at the end of rounds 1 and 3.
+    raw = {
+        "players": 2,
+        "hirelings": hires(6),
+        "faces": [{"amount": 2}],
+        "rounds": 3,
+        "score_gain": [[{"points": 1}], [{"points": 0}]],
+    }
+    assert means(raw)["catch_up"] == 2
 
 
 @pytest.mark.parametrize("players", [2, 3, 5])

@@ -149,9 +149,8 @@ def metrics(p: HirelingsParams) -> list[Metric]:
         Metric(
             "catch_up",
             "mean",
-            "share of rounds ending with the player last in score "
-            "holding the most hirelings (at least one, ties count)",
-            scale=p.rounds,
+            "rounds ending with the player last in score holding the most hirelings (at "
+            "least one, ties count); a count, so variants compare at equal rounds",
         ),
     ]
     return out
