@@ -1,0 +1,321 @@
+"""Here I Stand reformation and counter-reformation attempts (RULES.md §5.6).
+
+The acting side names a language zone, then attempts its targets one at a time. On each target both
+sides count dice: +1 per adjacent space of their religion, +1 per adjacent space holding their land
+units, +2 if their units are in the target; the Protestant also +1 per adjacent reformer and +2 for
+a reformer in the target. Both roll and compare only their single highest die; higher wins and sets
+the religion. A tie goes to the Protestant when it acts in the named zone, to the Papacy when it acts
+in the named zone with Paul III as pope, otherwise to the defender (the side not acting). After a
+full Bible translation the Protestant adds +1 to its highest die (``bible_bonus``).
+
+Gap: a side with zero dice. By default it rolls one die anyway (``zero_dice: roll_one``); with
+``zero_dice: no_roll`` it has no die and loses unless the other side has none either (then the tie
+rule decides). Either way ``zero_dice_rolls`` counts how often a side had zero dice.
+
+``chain``: a success adds one adjacent space of the winner's (the acting side's) religion, so one
+more die, to the acting side on the next target only.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Literal
+
+import numpy as np
+from pydantic import Field, field_validator
+
+from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.jit import inline, kernel
+from simulator.procedures.base import Metric, Params, Procedure
+from simulator.rng import block_word, high32, low32, word_base
+
+MAX_TARGETS = 12
+MAX_ADJACENT = 8
+#: Words of one target: Protestant dice read words [k*32, k*32+16), Papal dice [k*32+16, k*32+32),
+#: so a variant that changes one side's dice, or the acting side, leaves every other die alone.
+WORDS_PER_TARGET = 32
+PAPAL_WORDS = 16
+#: Fixed part of the packed row; then FIELDS_PER_TARGET numbers per target.
+HEAD = 6
+FIELDS_PER_TARGET = 3
+
+Zone = Literal["german", "french", "english", "italian", "spanish"]
+
+
+class ProtestantDice(Params):
+    adjacent_spaces: int = Field(
+        default=0, ge=0, le=MAX_ADJACENT, description="adjacent non-pass spaces of Protestant religion"
+    )
+    adjacent_units: int = Field(
+        default=0, ge=0, le=MAX_ADJACENT,
+        description="adjacent non-pass spaces with Protestant land units",
+    )
+    units_in_target: bool = Field(default=False, description="Protestant land units in the target (+2)")
+    adjacent_reformers: int = Field(
+        default=0, ge=0, le=MAX_ADJACENT, description="adjacent non-pass spaces with a reformer"
+    )
+    reformer_in_target: bool = Field(default=False, description="a reformer in the target (+2)")
+
+    def dice(self) -> int:
+        return (self.adjacent_spaces + self.adjacent_units + 2 * self.units_in_target
+                + self.adjacent_reformers + 2 * self.reformer_in_target)
+
+
+class PapalDice(Params):
+    adjacent_spaces: int = Field(
+        default=0, ge=0, le=MAX_ADJACENT, description="adjacent non-pass spaces of Catholic religion"
+    )
+    adjacent_units: int = Field(
+        default=0, ge=0, le=MAX_ADJACENT,
+        description="adjacent non-pass spaces with Catholic land units",
+    )
+    units_in_target: bool = Field(default=False, description="Catholic land units in the target (+2)")
+
+    def dice(self) -> int:
+        return self.adjacent_spaces + self.adjacent_units + 2 * self.units_in_target
+
+
+class Target(Params):
+    protestant: ProtestantDice = Field(
+        default_factory=ProtestantDice, description="the Protestant's dice sources on this target"
+    )
+    papal: PapalDice = Field(
+        default_factory=PapalDice, description="the Papacy's dice sources on this target"
+    )
+    in_named_zone: bool = Field(default=True, description="the target lies in the named zone")
+
+
+class ReformationParams(Params):
+    side: Literal["protestant", "papacy"] = Field(
+        default="protestant", description="the acting side (protestant: reformation)"
+    )
+    named_zone: Zone = Field(default="german", description="the language zone named for the action")
+    targets: list[Target] = Field(
+        min_length=1, max_length=MAX_TARGETS, description="spaces attempted, in order"
+    )
+    paul_iii: bool = Field(default=False, description="Paul III is pope (Papal ties in the zone)")
+    bible_bonus: bool = Field(
+        default=False, description="+1 to the Protestant's highest die (full Bible translation)"
+    )
+    chain: bool = Field(
+        default=False,
+        description="a success adds one adjacent space of the winner's religion to the next target",
+    )
+    zero_dice: Literal["roll_one", "no_roll"] = Field(
+        default="roll_one", description="gap: a side with no dice rolls one die, or has none"
+    )
+
+    @field_validator("bible_bonus")
+    @classmethod
+    def _bible_is_protestant(cls, v: bool, info):  # type: ignore[no-untyped-def]
+        if v and info.data.get("side") == "papacy":
+            raise ValueError(
+                "a Bible translation bonus belongs to Protestant reformations: set side: protestant"
+                " or bible_bonus: false"
+            )
+        return v
+
+
+# Indices of the fixed metrics; success.targetK follow, then zero_dice_rolls.
+SUCCESSES, ALL_SUCCEED, ANY_SUCCEED = range(3)
+
+
+def metrics(p: ReformationParams) -> list[Metric]:
+    n = len(p.targets)
+    out = [
+        Metric("successes", "distribution", "targets won by the acting side", max_value=n),
+        Metric("all_succeed", "proportion", "every target won by the acting side"),
+        Metric("any_succeed", "proportion", "at least one target won by the acting side"),
+    ]
+    out += [Metric(f"success.target{k + 1}", "proportion", f"target {k + 1} won by the acting side",
+                   headline=False) for k in range(n)]
+    out.append(Metric("zero_dice_rolls", "mean",
+                      "gap: attempts where a side had zero dice (per action)", headline=False))
+    return out
+
+
+def pack(p: ReformationParams) -> np.ndarray:
+    row = [len(p.targets), p.side == "protestant", p.paul_iii, p.bible_bonus, p.chain,
+           p.zero_dice == "roll_one"]
+    for t in p.targets:
+        row += [t.protestant.dice(), t.papal.dice(), t.in_named_zone]
+    return np.array(row, dtype=np.float64)
+
+
+@inline
+def _highest(best, has, key, first, m, word0, dice, extra, extra_max, roll_one, zero):
+    """Largest 32-bit die word (the die face is monotone in it) of each trial's dice.
+
+    A trial rolls ``dice + extra[i]`` dice (``extra`` is the chain bonus, 0 to ``extra_max``), die
+    ``d`` from the low (even d) or high (odd d) half of word ``word0 + d // 2``. A trial with no
+    dice rolls one when ``roll_one``; ``zero[i]`` counts it, ``has[i]`` says whether a die was rolled at all.
+    """
+    for i in range(m):
+        n = dice + extra[i]
+        z = np.int64(n == 0)
+        zero[i] += z
+        n += z & roll_one
+        has[i] = n > 0
+        best[i] = 0
+    # Dice every trial rolls: unmasked, so the loop vectorises.
+    top = dice if dice > 0 else np.int64(roll_one)
+    for w in range(top // 2):
+        base = word_base(key, first, word0 + w)
+        for i in range(m):
+            x = block_word(base, i)
+            best[i] = max(best[i], max(low32(x), high32(x)))
+    # The last odd die and the chain die: masked by the trial's own count.
+    for d in range(2 * (top // 2), max(dice + extra_max, top)):
+        base = word_base(key, first, word0 + d // 2)
+        odd = d % 2 == 1
+        for i in range(m):
+            x = block_word(base, i)
+            u = high32(x) if odd else low32(x)
+            n = dice + extra[i]
+            n += np.int64(n == 0) & roll_one
+            best[i] = max(best[i], u * np.uint64(d < n))
+
+
+@kernel
+def reformation_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
+    n_variants = packed.shape[0]
+    n_metrics = hist_offset.shape[0]
+    stats = new_stats(n_variants, n_slots)
+    values = np.zeros((n_variants, n_metrics, BLOCK), dtype=np.int64)
+    prot_best = np.zeros(BLOCK, dtype=np.uint64)
+    pap_best = np.zeros(BLOCK, dtype=np.uint64)
+    prot_has = np.zeros(BLOCK, dtype=np.bool_)
+    pap_has = np.zeros(BLOCK, dtype=np.bool_)
+    prot_extra = np.zeros(BLOCK, dtype=np.int64)
+    pap_extra = np.zeros(BLOCK, dtype=np.int64)
+    zero = np.zeros(BLOCK, dtype=np.int64)
+    successes = np.zeros(BLOCK, dtype=np.int64)
+    end = first_trial + n_trials
+    for start in range(first_trial, end, BLOCK):
+        m = min(BLOCK, end - start)
+        for v in range(n_variants):
+            n_targets = np.int64(packed[v, 0])
+            protestant_acts = packed[v, 1] > 0.5
+            paul_iii = packed[v, 2] > 0.5
+            bible = np.int64(packed[v, 3] > 0.5)
+            chain = np.int64(packed[v, 4] > 0.5)
+            roll_one = np.int64(packed[v, 5] > 0.5)
+            for i in range(m):
+                prot_extra[i] = 0
+                pap_extra[i] = 0
+                zero[i] = 0
+                successes[i] = 0
+            for k in range(n_targets):
+                col = HEAD + FIELDS_PER_TARGET * k
+                prot_dice = np.int64(packed[v, col])
+                pap_dice = np.int64(packed[v, col + 1])
+                in_zone = packed[v, col + 2] > 0.5
+                w0 = WORDS_PER_TARGET * k
+                _highest(prot_best, prot_has, key, start, m, w0, prot_dice, prot_extra,
+                         chain & np.int64(protestant_acts), roll_one, zero)
+                _highest(pap_best, pap_has, key, start, m, w0 + PAPAL_WORDS, pap_dice, pap_extra,
+                         chain & np.int64(not protestant_acts), roll_one, zero)
+                # Tie: Protestant acting in the zone; Papacy acting in the zone under Paul III;
+                # otherwise the defender.
+                tie_to_actor = in_zone & (protestant_acts | paul_iii)
+                for i in range(m):
+                    prot = (np.int64((prot_best[i] * np.uint64(6)) >> np.uint64(32)) + 1 + bible)
+                    prot *= np.int64(prot_has[i])
+                    pap = np.int64((pap_best[i] * np.uint64(6)) >> np.uint64(32)) + 1
+                    pap *= np.int64(pap_has[i])
+                    actor = prot if protestant_acts else pap
+                    other = pap if protestant_acts else prot
+                    won = (actor > other) | ((actor == other) & tie_to_actor)
+                    values[v, 3 + k, i] = won
+                    successes[i] += won
+                    # chain: the next target gets one more adjacent space of the actor's religion.
+                    bonus = np.int64(won) * chain
+                    prot_extra[i] = bonus if protestant_acts else 0
+                    pap_extra[i] = 0 if protestant_acts else bonus
+            for i in range(m):
+                s = successes[i]
+                values[v, SUCCESSES, i] = s
+                values[v, ALL_SUCCEED, i] = s == n_targets
+                values[v, ANY_SUCCEED, i] = s > 0
+                values[v, 3 + n_targets, i] = zero[i]
+        accumulate_block(stats, values, m, hist_offset, hist_max)
+    return stats
+
+
+def _highest_pmf(n: int, plus: int = 0) -> dict[int, Fraction]:
+    """Exact law of the highest of ``n`` d6 plus ``plus``; 0 stands for no die at all."""
+    if n == 0:
+        return {0: Fraction(1)}
+    return {f + plus: Fraction(f**n - (f - 1) ** n, 6**n) for f in range(1, 7)}
+
+
+def attempt_probability(p: ReformationParams, k: int, extra: int = 0) -> tuple[Fraction, int]:
+    """Exact probability that the acting side wins target ``k`` with ``extra`` chain dice, and
+    whether a side had zero dice (0, 1 or 2 sides)."""
+    t = p.targets[k]
+    protestant_acts = p.side == "protestant"
+    prot_n = t.protestant.dice() + (extra if protestant_acts else 0)
+    pap_n = t.papal.dice() + (0 if protestant_acts else extra)
+    zero = int(prot_n == 0) + int(pap_n == 0)
+    if p.zero_dice == "roll_one":
+        prot_n, pap_n = max(prot_n, 1), max(pap_n, 1)
+    prot = _highest_pmf(prot_n, int(p.bible_bonus) if prot_n else 0)
+    pap = _highest_pmf(pap_n)
+    tie_to_actor = t.in_named_zone and (protestant_acts or p.paul_iii)
+    win = Fraction(0)
+    for a, pa in prot.items():
+        for b, pb in pap.items():
+            actor, other = (a, b) if protestant_acts else (b, a)
+            if actor > other or (actor == other and tie_to_actor):
+                win += pa * pb
+    return win, zero
+
+
+def exact(p: ReformationParams) -> dict[str, float]:
+    """Exact values of every metric: a chain over targets whose state is the last result."""
+    n = len(p.targets)
+    # dist[(successes, last_won)] = probability
+    dist: dict[tuple[int, bool], Fraction] = {(0, False): Fraction(1)}
+    marginal = []
+    zero_mean = Fraction(0)
+    for k in range(n):
+        new: dict[tuple[int, bool], Fraction] = {}
+        won_k = Fraction(0)
+        for (s, last), pr in dist.items():
+            extra = int(p.chain and last)
+            q, zero = attempt_probability(p, k, extra)
+            zero_mean += pr * zero
+            won_k += pr * q
+            new[(s + 1, True)] = new.get((s + 1, True), Fraction(0)) + pr * q
+            new[(s, False)] = new.get((s, False), Fraction(0)) + pr * (1 - q)
+        dist = new
+        marginal.append(won_k)
+    by_count = [Fraction(0)] * (n + 1)
+    for (s, _), pr in dist.items():
+        by_count[s] += pr
+    out = {
+        "successes": float(sum(s * q for s, q in enumerate(by_count))),
+        "all_succeed": float(by_count[n]),
+        "any_succeed": float(1 - by_count[0]),
+        "zero_dice_rolls": float(zero_mean),
+    }
+    for k, q in enumerate(marginal):
+        out[f"success.target{k + 1}"] = float(q)
+    return out
+
+
+PROCEDURE = Procedure(
+    name="his.reformation",
+    title="Here I Stand reformation / counter-reformation attempts",
+    rules="RULES.md §5.6",
+    params_model=ReformationParams,
+    metrics=metrics,
+    pack=pack,
+    kernel=reformation_kernel,
+    exact=exact,
+    notes=(
+        "gap: a side with zero dice rolls one die by default (zero_dice); zero_dice_rolls counts it",
+        "chain: a success gives the acting side one more die on the next target only",
+        "bible_bonus: +1 to the Protestant's highest die (range 2-7)",
+    ),
+)
