@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import comb
+from typing import Annotated, Any
 
 import numpy as np
-from pydantic import Field, model_validator
+from pydantic import BeforeValidator, Field, PlainSerializer, model_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
@@ -79,27 +80,43 @@ class CPDistribution(Params):
         return out
 
 
+def _fixed_or_table(v: Any) -> Any:
+    """A fixed CP (a number) becomes a one-value table, so errors keep one clean location."""
+    if isinstance(v, bool):
+        raise ValueError("a card's CP must be a number or {values, weights}")
+    if isinstance(v, int):
+        if not 0 <= v <= MAX_CP:
+            raise ValueError(f"a card's CP must be between 0 and {MAX_CP}")
+        return {"values": [v], "weights": [1]}
+    return v
+
+
+def _as_written(d: CPDistribution) -> Any:
+    """A one-value table is written back as the plain number it came from."""
+    if len(d.values) == 1:
+        return d.values[0]
+    return {"values": list(d.values), "weights": list(d.weights)}
+
+
+#: A card's CP: a number, or a distribution ``{values, weights}`` for a hand not yet known.
+CardCP = Annotated[
+    CPDistribution, BeforeValidator(_fixed_or_table), PlainSerializer(_as_written)
+]
+
+
 class DietParams(Params):
-    habsburg_cp: int | CPDistribution = Field(
+    habsburg_cp: CardCP = Field(
         description="CP of the Habsburg card (a number, or {values, weights})"
     )
-    papal_cp: int | CPDistribution = Field(description="CP of the Papal card")
-    protestant_cp: int | CPDistribution = Field(description="CP of the Protestant card")
+    papal_cp: CardCP = Field(description="CP of the Papal card")
+    protestant_cp: CardCP = Field(description="CP of the Protestant card")
     protestant_bonus_dice: int = Field(
         default=4, ge=0, le=MAX_BONUS, description="dice the Protestant adds to its card's CP"
     )
 
-    @model_validator(mode="after")
-    def _fixed_cp_in_range(self) -> DietParams:
-        for name in CARDS:
-            v = getattr(self, name)
-            if isinstance(v, int) and not 0 <= v <= MAX_CP:
-                fail("DietParams", (name,), f"a card's CP must be between 0 and {MAX_CP}", v)
-        return self
 
-
-def card_table(spec: int | CPDistribution) -> list[tuple[int, Fraction]]:
-    return [(spec, Fraction(1))] if isinstance(spec, int) else spec.table()
+def card_table(spec: CPDistribution) -> list[tuple[int, Fraction]]:
+    return spec.table()
 
 
 def metrics(p: DietParams) -> list[Metric]:
@@ -116,10 +133,7 @@ def pack(p: DietParams) -> np.ndarray:
     row: list[float] = [p.protestant_bonus_dice]
     for name in CARDS:
         spec = getattr(p, name)
-        if isinstance(spec, int):
-            values, thresholds = [spec], [2**32]
-        else:
-            values, thresholds = list(spec.values), spec.thresholds()
+        values, thresholds = list(spec.values), spec.thresholds()
         pad = MAX_VALUES - len(values)
         row += [len(values), *values, *([0] * pad), *thresholds, *([0] * pad)]
     return np.array(row, dtype=np.float64)
