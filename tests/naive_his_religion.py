@@ -13,15 +13,22 @@ HIT_ON = 5
 
 def _protestant_dice(t: dict) -> int:
     s = t.get("protestant", {})
-    return (s.get("adjacent_spaces", 0) + s.get("adjacent_units", 0)
-            + 2 * s.get("units_in_target", False) + s.get("adjacent_reformers", 0)
-            + 2 * s.get("reformer_in_target", False))
+    return (
+        s.get("adjacent_spaces", 0)
+        + s.get("adjacent_units", 0)
+        + 2 * s.get("units_in_target", False)
+        + s.get("adjacent_reformers", 0)
+        + 2 * s.get("reformer_in_target", False)
+    )
 
 
 def _papal_dice(t: dict) -> int:
     s = t.get("papal", {})
-    return s.get("adjacent_spaces", 0) + s.get("adjacent_units", 0) + 2 * s.get("units_in_target",
-                                                                                  False)
+    return (
+        s.get("adjacent_spaces", 0)
+        + s.get("adjacent_units", 0)
+        + 2 * s.get("units_in_target", False)
+    )
 
 
 def his_reformation(p: dict, key: int, trial: int) -> list[int]:
@@ -108,9 +115,9 @@ def his_debate(p: dict, key: int, trial: int) -> list[int]:
                 continue
             break
         if a_hits > d_hits:
-            win_side, winner, loser = caller, attacker, defender
+            win_side, loser = caller, defender
         else:
-            win_side, winner, loser = opponent, defender, attacker
+            win_side, loser = opponent, attacker
         x = abs(a_hits - d_hits)
         flipped[win_side] += x
         if x > loser["rating"]:
@@ -119,9 +126,16 @@ def his_debate(p: dict, key: int, trial: int) -> list[int]:
         outcome = "caller" if win_side == caller else "opponent"
         break
     return [
-        int(outcome == "caller"), int(outcome == "opponent"), int(outcome == "none"),
-        flipped["protestant"], flipped["papacy"], vp["protestant"], vp["papacy"], second_round,
-        *(chosen[n] for n in names), *(removed[n] for n in names),
+        int(outcome == "caller"),
+        int(outcome == "opponent"),
+        int(outcome == "none"),
+        flipped["protestant"],
+        flipped["papacy"],
+        vp["protestant"],
+        vp["papacy"],
+        second_round,
+        *(chosen[n] for n in names),
+        *(removed[n] for n in names),
     ]
 
 

@@ -1,4 +1,4 @@
-"""Here I Stand theological debate (RULES.md §5.7): kernel against its twin, exact values, icepool."""
+"""Here I Stand theological debate (RULES.md §5.7): kernel vs twin, exact values, icepool."""
 
 from __future__ import annotations
 
@@ -28,10 +28,20 @@ def pap(name, rating, committed=False):
 
 
 POOLS = {
-    "protestant_debaters": [prot("Luther", 4), prot("Melanchthon", 3), prot("Bucer", 2),
-                            prot("Carlstadt", 1, committed=True), prot("Tyndale", 2, "english")],
-    "papal_debaters": [pap("Eck", 3), pap("Campeggio", 2), pap("Aleander", 2, committed=True),
-                       pap("Tetzel", 1), pap("Cajetan", 1)],
+    "protestant_debaters": [
+        prot("Luther", 4),
+        prot("Melanchthon", 3),
+        prot("Bucer", 2),
+        prot("Carlstadt", 1, committed=True),
+        prot("Tyndale", 2, "english"),
+    ],
+    "papal_debaters": [
+        pap("Eck", 3),
+        pap("Campeggio", 2),
+        pap("Aleander", 2, committed=True),
+        pap("Tetzel", 1),
+        pap("Cajetan", 1),
+    ],
 }
 
 
@@ -41,25 +51,42 @@ def model(**kw):
 
 def assert_within_five_se(plan, stats, exact, variant=0):
     for m, metric in enumerate(plan.metrics):
-        n, s, ss = (int(x) for x in stats[variant, 4 * m: 4 * m + 3])
+        n, s, ss = (int(x) for x in stats[variant, 4 * m : 4 * m + 3])
         mean = s / n
         var = (n * ss - s * s) / (n * (n - 1))
         se = max(np.sqrt(var / n), 1e-12)
-        assert abs(mean - exact[metric.name]) <= 5 * se + 1e-12, (metric.name, mean,
-                                                                 exact[metric.name])
+        assert abs(mean - exact[metric.name]) <= 5 * se + 1e-12, (
+            metric.name,
+            mean,
+            exact[metric.name],
+        )
 
 
 @pytest.mark.parametrize(
     ("raw", "other"),
     [
         ({"caller": "papacy", "zone": "german", **POOLS}, {"caller": "protestant"}),
-        ({"caller": "protestant", "zone": "english", **POOLS},
-         {"papal_debaters": [pap("Eck", 3, True), pap("Campeggio", 2, True),
-                             pap("Aleander", 2, True), pap("Tetzel", 1, True),
-                             pap("Cajetan", 1)]}),
-        ({"caller": "protestant", "zone": "german",
-          "protestant_debaters": [prot("Luther", 4)], "papal_debaters": [pap("Eck", 3)]},
-         {"caller": "papacy"}),
+        (
+            {"caller": "protestant", "zone": "english", **POOLS},
+            {
+                "papal_debaters": [
+                    pap("Eck", 3, True),
+                    pap("Campeggio", 2, True),
+                    pap("Aleander", 2, True),
+                    pap("Tetzel", 1, True),
+                    pap("Cajetan", 1),
+                ]
+            },
+        ),
+        (
+            {
+                "caller": "protestant",
+                "zone": "german",
+                "protestant_debaters": [prot("Luther", 4)],
+                "papal_debaters": [pap("Eck", 3)],
+            },
+            {"caller": "papacy"},
+        ),
     ],
 )
 def test_kernel_equals_plain_python_twin(raw, other):
@@ -68,8 +95,10 @@ def test_kernel_equals_plain_python_twin(raw, other):
     key = int(scenario_key(21))
     first, n = 500, 700
     got = run_range(plan, -1, first, n)
-    twin = [[naive.his_debate(p.model_dump(), key, t) for t in range(first, first + n)]
-            for p in variants.values()]
+    twin = [
+        [naive.his_debate(p.model_dump(), key, t) for t in range(first, first + n)]
+        for p in variants.values()
+    ]
     np.testing.assert_array_equal(got, fold(plan, twin))
 
 
@@ -77,10 +106,18 @@ CASES = [
     {"caller": "papacy", "zone": "german", **POOLS},
     {"caller": "protestant", "zone": "german", **POOLS},
     {"caller": "protestant", "zone": "english", **POOLS},
-    {"caller": "papacy", "zone": "german", "protestant_debaters": [prot("Luther", 4)],
-     "papal_debaters": [pap("Eck", 3), pap("Tetzel", 1, True)]},
-    {"caller": "protestant", "zone": "german", "protestant_debaters": [prot("Carlstadt", 1)],
-     "papal_debaters": [pap("Cajetan", 1, True)]},
+    {
+        "caller": "papacy",
+        "zone": "german",
+        "protestant_debaters": [prot("Luther", 4)],
+        "papal_debaters": [pap("Eck", 3), pap("Tetzel", 1, True)],
+    },
+    {
+        "caller": "protestant",
+        "zone": "german",
+        "protestant_debaters": [prot("Carlstadt", 1)],
+        "papal_debaters": [pap("Cajetan", 1, True)],
+    },
 ]
 
 
@@ -95,9 +132,11 @@ def test_estimates_within_five_standard_errors_of_exact(raw):
 def _icepool_round(a: int, d: int, committed: bool) -> dict[str, Fraction]:
     hit = icepool.d6 >= 5
     diff = ((a + 3) @ hit) - ((d + (1 if committed else 2)) @ hit)
-    return {"attacker_wins": Fraction(diff.probability(">", 0)),
-            "tie": Fraction(diff.probability("==", 0)),
-            "defender_removed": Fraction(diff.probability(">", d))}
+    return {
+        "attacker_wins": Fraction(diff.probability(">", 0)),
+        "tie": Fraction(diff.probability("==", 0)),
+        "defender_removed": Fraction(diff.probability(">", d)),
+    }
 
 
 @pytest.mark.parametrize(("a", "d"), [(1, 1), (4, 3), (2, 5), (3, 1)])
@@ -112,20 +151,29 @@ def test_single_round_with_fixed_debaters_matches_icepool(a, d, committed):
 def test_a_committed_defender_rolls_one_die_fewer():
     assert single_round(2, 2, True)["attacker_wins"] > single_round(2, 2, False)["attacker_wins"]
     # A lone pair: the first round is single_round exactly, so P(first-round tie) is its tie.
-    p = model(caller="papacy", zone="german", protestant_debaters=[prot("Luther", 4)],
-              papal_debaters=[pap("Eck", 3)])
+    p = model(
+        caller="papacy",
+        zone="german",
+        protestant_debaters=[prot("Luther", 4)],
+        papal_debaters=[pap("Eck", 3)],
+    )
     exact = PROC.exact(p)
     assert exact["went_to_second_round"] == pytest.approx(single_round(3, 4)["tie"], abs=1e-15)
 
 
 def test_a_tie_is_debated_again_with_the_same_lone_debaters_now_committed():
     # One debater a side: the second round reuses them, the defender now committed (rating + 1).
-    p = model(caller="protestant", zone="german", protestant_debaters=[prot("Luther", 4)],
-              papal_debaters=[pap("Eck", 3)])
+    p = model(
+        caller="protestant",
+        zone="german",
+        protestant_debaters=[prot("Luther", 4)],
+        papal_debaters=[pap("Eck", 3)],
+    )
     first, second = single_round(4, 3, False), single_round(4, 3, True)
     exact = PROC.exact(p)
     assert exact["caller_wins"] == pytest.approx(
-        first["attacker_wins"] + first["tie"] * second["attacker_wins"], abs=1e-15)
+        first["attacker_wins"] + first["tie"] * second["attacker_wins"], abs=1e-15
+    )
     assert exact["no_result"] == pytest.approx(first["tie"] * second["tie"], abs=1e-15)
 
 

@@ -25,21 +25,29 @@ def model(**kw):
 
 def assert_within_five_se(plan, stats, exact, variant=0):
     for m, metric in enumerate(plan.metrics):
-        n, s, ss = (int(x) for x in stats[variant, 4 * m: 4 * m + 3])
+        n, s, ss = (int(x) for x in stats[variant, 4 * m : 4 * m + 3])
         mean = s / n
         var = (n * ss - s * s) / (n * (n - 1))
         se = max(np.sqrt(var / n), 1e-12)
-        assert abs(mean - exact[metric.name]) <= 5 * se + 1e-12, (metric.name, mean,
-                                                                 exact[metric.name])
+        assert abs(mean - exact[metric.name]) <= 5 * se + 1e-12, (
+            metric.name,
+            mean,
+            exact[metric.name],
+        )
 
 
 @pytest.mark.parametrize(
     ("raw", "other"),
     [
         ({"habsburg_cp": 2, "papal_cp": 3, "protestant_cp": 4}, {"protestant_bonus_dice": 0}),
-        ({"habsburg_cp": HAND, "papal_cp": 5, "protestant_cp": {"values": [1, 6],
-                                                                "weights": [0.25, 0.75]}},
-         {"papal_cp": HAND, "protestant_bonus_dice": 8}),
+        (
+            {
+                "habsburg_cp": HAND,
+                "papal_cp": 5,
+                "protestant_cp": {"values": [1, 6], "weights": [0.25, 0.75]},
+            },
+            {"papal_cp": HAND, "protestant_bonus_dice": 8},
+        ),
         ({"habsburg_cp": 0, "papal_cp": 0, "protestant_cp": 6}, {"habsburg_cp": 6, "papal_cp": 6}),
     ],
 )
@@ -49,13 +57,14 @@ def test_kernel_equals_plain_python_twin(raw, other):
     key = int(scenario_key(1521))
     first, n = 7000, 800
     got = run_range(plan, -1, first, n)
-    twin = [[naive.his_diet_of_worms(p.model_dump(), key, t) for t in range(first, first + n)]
-            for p in variants.values()]
+    twin = [
+        [naive.his_diet_of_worms(p.model_dump(), key, t) for t in range(first, first + n)]
+        for p in variants.values()
+    ]
     np.testing.assert_array_equal(got, fold(plan, twin))
 
 
-GRID = [(h, c, r, b) for h in (1, 4, HAND) for c in (2, HAND) for r in (1, 5, HAND)
-        for b in (4, 0)]
+GRID = [(h, c, r, b) for h in (1, 4, HAND) for c in (2, HAND) for r in (1, 5, HAND) for b in (4, 0)]
 
 
 @pytest.mark.parametrize(("h", "c", "r", "b"), GRID)
@@ -74,24 +83,29 @@ def test_fixed_cards_match_icepool(h, c, r):
     assert exact["protestant_wins"] == pytest.approx(float(diff.probability(">", 0)), abs=1e-15)
     assert exact["tie"] == pytest.approx(float(diff.probability("==", 0)), abs=1e-15)
     assert exact["protestant_flips"] == pytest.approx(
-        float(sum(Fraction(diff.probability("==", k)) * k for k in range(1, r + 5))), abs=1e-15)
+        float(sum(Fraction(diff.probability("==", k)) * k for k in range(1, r + 5))), abs=1e-15
+    )
 
 
 def test_a_hand_distribution_is_the_weighted_mixture_of_fixed_cards():
     mix = PROC.exact(model(habsburg_cp=HAND, papal_cp=2, protestant_cp=3))
     total = sum(HAND["weights"])
     for name in mix:
-        parts = sum(w / total * PROC.exact(model(habsburg_cp=v, papal_cp=2, protestant_cp=3))[name]
-                    for v, w in zip(HAND["values"], HAND["weights"], strict=True))
+        parts = sum(
+            w / total * PROC.exact(model(habsburg_cp=v, papal_cp=2, protestant_cp=3))[name]
+            for v, w in zip(HAND["values"], HAND["weights"], strict=True)
+        )
         assert mix[name] == pytest.approx(parts, abs=1e-12)
 
 
 def test_cp_thresholds_are_exact_integers():
-    d = model(habsburg_cp={"values": [1, 2, 3], "weights": [1, 2, 1]}, papal_cp=1,
-              protestant_cp=1).habsburg_cp
+    d = model(
+        habsburg_cp={"values": [1, 2, 3], "weights": [1, 2, 1]}, papal_cp=1, protestant_cp=1
+    ).habsburg_cp
     assert d.thresholds() == [2**30, 3 * 2**30, 2**32]
-    thirds = model(habsburg_cp={"values": [1, 2, 3], "weights": [1, 1, 1]}, papal_cp=1,
-                   protestant_cp=1).habsburg_cp
+    thirds = model(
+        habsburg_cp={"values": [1, 2, 3], "weights": [1, 1, 1]}, papal_cp=1, protestant_cp=1
+    ).habsburg_cp
     assert thirds.thresholds() == [2**32 // 3, 2 * 2**32 // 3, 2**32]
 
 

@@ -1,4 +1,4 @@
-"""Here I Stand reformation attempts (RULES.md §5.6): kernel against its twin, exact values, icepool."""
+"""Here I Stand reformation attempts (RULES.md §5.6): kernel vs twin, exact values, icepool."""
 
 from __future__ import annotations
 
@@ -20,8 +20,11 @@ PROC = get("his.reformation")
 
 
 def target(prot=0, pap=0, in_zone=True, reformer=False):
-    return {"protestant": {"adjacent_spaces": prot, "reformer_in_target": reformer},
-            "papal": {"adjacent_spaces": pap}, "in_named_zone": in_zone}
+    return {
+        "protestant": {"adjacent_spaces": prot, "reformer_in_target": reformer},
+        "papal": {"adjacent_spaces": pap},
+        "in_named_zone": in_zone,
+    }
 
 
 def model(**kw):
@@ -30,17 +33,30 @@ def model(**kw):
 
 def assert_within_five_se(plan, stats, exact, variant=0):
     for m, metric in enumerate(plan.metrics):
-        n, s, ss = (int(x) for x in stats[variant, 4 * m: 4 * m + 3])
+        n, s, ss = (int(x) for x in stats[variant, 4 * m : 4 * m + 3])
         mean = s / n
         var = (n * ss - s * s) / (n * (n - 1))
         se = max(np.sqrt(var / n), 1e-12)
-        assert abs(mean - exact[metric.name]) <= 5 * se + 1e-12, (metric.name, mean,
-                                                                 exact[metric.name])
+        assert abs(mean - exact[metric.name]) <= 5 * se + 1e-12, (
+            metric.name,
+            mean,
+            exact[metric.name],
+        )
 
 
-BIBLE = {"side": "protestant", "named_zone": "german", "bible_bonus": True,
-         "targets": [target(2, 1), target(1, 2), target(3, 0, reformer=True), target(0, 1),
-                     target(1, 1, in_zone=False), target(2, 3)]}
+BIBLE = {
+    "side": "protestant",
+    "named_zone": "german",
+    "bible_bonus": True,
+    "targets": [
+        target(2, 1),
+        target(1, 2),
+        target(3, 0, reformer=True),
+        target(0, 1),
+        target(1, 1, in_zone=False),
+        target(2, 3),
+    ],
+}
 
 
 @pytest.mark.parametrize(
@@ -48,10 +64,18 @@ BIBLE = {"side": "protestant", "named_zone": "german", "bible_bonus": True,
     [
         (BIBLE, {"bible_bonus": False}),
         ({**BIBLE, "chain": True}, {"zero_dice": "no_roll"}),
-        ({"side": "papacy", "targets": [target(1, 1), target(0, 0), target(2, 0, in_zone=False)],
-          "chain": True}, {"paul_iii": True}),
-        ({"side": "protestant", "targets": [target(0, 0), target(0, 2)], "zero_dice": "no_roll"},
-         {"chain": True, "side": "papacy"}),
+        (
+            {
+                "side": "papacy",
+                "targets": [target(1, 1), target(0, 0), target(2, 0, in_zone=False)],
+                "chain": True,
+            },
+            {"paul_iii": True},
+        ),
+        (
+            {"side": "protestant", "targets": [target(0, 0), target(0, 2)], "zero_dice": "no_roll"},
+            {"chain": True, "side": "papacy"},
+        ),
     ],
 )
 def test_kernel_equals_plain_python_twin(raw, other):
@@ -60,15 +84,23 @@ def test_kernel_equals_plain_python_twin(raw, other):
     key = int(scenario_key(4))
     first, n = 3000, 600
     got = run_range(plan, -1, first, n)
-    twin = [[naive.his_reformation(p.model_dump(), key, t) for t in range(first, first + n)]
-            for p in variants.values()]
+    twin = [
+        [naive.his_reformation(p.model_dump(), key, t) for t in range(first, first + n)]
+        for p in variants.values()
+    ]
     np.testing.assert_array_equal(got, fold(plan, twin))
 
 
-GRID = [(side, a, b, zone, paul, bible)
-        for side in ("protestant", "papacy") for a in (0, 1, 3) for b in (0, 2)
-        for zone in (True, False) for paul in (False, True) for bible in (False, True)
-        if not (bible and side == "papacy")]
+GRID = [
+    (side, a, b, zone, paul, bible)
+    for side in ("protestant", "papacy")
+    for a in (0, 1, 3)
+    for b in (0, 2)
+    for zone in (True, False)
+    for paul in (False, True)
+    for bible in (False, True)
+    if not (bible and side == "papacy")
+]
 
 
 @pytest.mark.parametrize(("side", "a", "b", "zone", "paul", "bible"), GRID)
@@ -86,8 +118,9 @@ def test_six_attempt_chain_within_five_standard_errors_of_exact():
     assert_within_five_se(plan, out.stats, PROC.exact(p))
 
 
-def _icepool_win(protestant: int, papal: int, protestant_acts: bool, ties_to_actor: bool,
-                 bible: int) -> Fraction:
+def _icepool_win(
+    protestant: int, papal: int, protestant_acts: bool, ties_to_actor: bool, bible: int
+) -> Fraction:
     prot = icepool.d6.highest(protestant, 1) + bible
     pap = icepool.d6.highest(papal, 1)
     actor, other = (prot, pap) if protestant_acts else (pap, prot)
@@ -138,12 +171,14 @@ def test_bible_translation_makes_the_protestant_die_range_two_to_seven():
 
 def test_a_side_with_zero_dice_rolls_one_die_and_the_gap_is_counted():
     raw = {"targets": [target(0, 1), target(1, 0), target(0, 0)]}
-    plan = make_plan(PROC, {"base": model(**raw),
-                            "no_roll": model(**raw, zero_dice="no_roll")}, seed=8)
+    plan = make_plan(
+        PROC, {"base": model(**raw), "no_roll": model(**raw, zero_dice="no_roll")}, seed=8
+    )
     out = simulate(plan, 5_000, threads=1)
     names = [m.name for m in plan.metrics]
     z = names.index("zero_dice_rolls")
-    # Every trial reaches the gap four times: once on each of the first two targets, twice on the last.
+    # Every trial reaches the gap four times: once on each of the first two targets, twice on the
+    # last.
     assert out.stats[0, 4 * z + 1] == 4 * 5_000
     assert out.stats[1, 4 * z + 1] == 4 * 5_000
     # Without a die the Protestant cannot win target 1; target 2 is always won; target 3 is a tie

@@ -5,9 +5,10 @@ The caller names a language zone and draws its attacker at random from its uncom
 (Protestant: of that zone), or from its committed ones if it has none uncommitted. The attacker
 rolls ``rating + 3`` dice, an uncommitted defender ``rating + 2``, a committed one ``rating + 1``;
 hits are 5-6. More hits wins and flips ``X`` spaces in the zone (X = the hit difference). If X
-exceeds the loser's rating the loser is burned (Protestant) or disgraced (Papal) and the winner gains
-VP equal to the loser's rating. Both debaters become committed. A tie is debated once more at once
-with freshly drawn uncommitted debaters (committed if none); a second tie ends with no result.
+exceeds the loser's rating the loser is burned (Protestant) or disgraced (Papal) and the winner
+gains VP equal to the loser's rating. Both debaters become committed. A tie is debated once more
+at once with freshly drawn uncommitted debaters (committed if none); a second tie ends with no
+result.
 
 Assumptions: a committed attacker drawn for the second round (its side had no uncommitted debater
 left) still rolls ``rating + 3``; a winner flips its whole X (the zone is assumed to hold enough
@@ -67,22 +68,37 @@ class DebateParams(Params):
         for field in ("protestant_debaters", "papal_debaters"):
             for i, d in enumerate(getattr(self, field)):
                 if d.name in seen:
-                    fail(title, (field, i, "name"),
-                         f"debater name {d.name!r} is used twice: names must be unique across "
-                         "both sides", d.name)
+                    fail(
+                        title,
+                        (field, i, "name"),
+                        f"debater name {d.name!r} is used twice: names must be unique across "
+                        "both sides",
+                        d.name,
+                    )
                 seen.add(d.name)
         in_zone = [d for d in self.protestant_debaters if d.zone == self.zone]
         if not in_zone:
-            fail(title, ("protestant_debaters",),
-                 f"no Protestant debater in the {self.zone} zone: add one with zone: "
-                 f"{self.zone} or debate in another zone", self.zone)
-        caller_pool, field = ((in_zone, "protestant_debaters") if self.caller == "protestant"
-                              else (self.papal_debaters, "papal_debaters"))
+            fail(
+                title,
+                ("protestant_debaters",),
+                f"no Protestant debater in the {self.zone} zone: add one with zone: "
+                f"{self.zone} or debate in another zone",
+                self.zone,
+            )
+        caller_pool, field = (
+            (in_zone, "protestant_debaters")
+            if self.caller == "protestant"
+            else (self.papal_debaters, "papal_debaters")
+        )
         if all(d.committed for d in caller_pool):
-            fail(title, (field,),
-                 f"the {self.caller} calls the debate but has no uncommitted debater"
-                 f"{' in the ' + self.zone + ' zone' if self.caller == 'protestant' else ''}: "
-                 "set committed: false on one", self.caller)
+            fail(
+                title,
+                (field,),
+                f"the {self.caller} calls the debate but has no uncommitted debater"
+                f"{' in the ' + self.zone + ' zone' if self.caller == 'protestant' else ''}: "
+                "set committed: false on one",
+                self.caller,
+            )
         return self
 
 
@@ -106,10 +122,14 @@ def metrics(p: DebateParams) -> list[Metric]:
         Metric("went_to_second_round", "proportion", "the first round was a tie", headline=False),
     ]
     names = _names(p)
-    out += [Metric(f"chosen.{n}", "proportion", f"{n} is drawn to debate", headline=False)
-            for n in names]
-    out += [Metric(f"removed.{n}", "proportion", f"{n} is burned or disgraced", headline=False)
-            for n in names]
+    out += [
+        Metric(f"chosen.{n}", "proportion", f"{n} is drawn to debate", headline=False)
+        for n in names
+    ]
+    out += [
+        Metric(f"removed.{n}", "proportion", f"{n} is burned or disgraced", headline=False)
+        for n in names
+    ]
     return out
 
 
@@ -117,8 +137,11 @@ def _pool_rows(
     p: DebateParams,
 ) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
     """(metric slot, rating, committed) of the debaters that can take part, per side."""
-    prot = [(i, d.rating, int(d.committed)) for i, d in enumerate(p.protestant_debaters)
-            if d.zone == p.zone]
+    prot = [
+        (i, d.rating, int(d.committed))
+        for i, d in enumerate(p.protestant_debaters)
+        if d.zone == p.zone
+    ]
     off = len(p.protestant_debaters)
     pap = [(off + i, d.rating, int(d.committed)) for i, d in enumerate(p.papal_debaters)]
     return prot, pap
@@ -252,8 +275,9 @@ def exact(p: DebateParams) -> dict[str, float]:
     committed0 = {s: bool(c) for s, _, c in prot_rows + pap_rows}
     prot_pool = [s for s, _, _ in prot_rows]
     pap_pool = [s for s, _, _ in pap_rows]
-    caller_pool, opp_pool = ((prot_pool, pap_pool) if p.caller == "protestant"
-                             else (pap_pool, prot_pool))
+    caller_pool, opp_pool = (
+        (prot_pool, pap_pool) if p.caller == "protestant" else (pap_pool, prot_pool)
+    )
     acc = dict.fromkeys([m.name for m in metrics(p)], Fraction(0))
 
     def play(rnd: int, committed: dict[int, bool], weight: Fraction, chosen: frozenset) -> None:
@@ -264,8 +288,9 @@ def exact(p: DebateParams) -> dict[str, float]:
                 a_pmf = _hits_pmf(rating[a] + 3)
                 d_pmf = _hits_pmf(rating[d] + (1 if committed[d] else 2))
                 after = {**committed, a: True, d: True}
-                tie = sum((a_pmf[k] * d_pmf[k] for k in range(min(len(a_pmf), len(d_pmf)))),
-                          Fraction(0))
+                tie = sum(
+                    (a_pmf[k] * d_pmf[k] for k in range(min(len(a_pmf), len(d_pmf)))), Fraction(0)
+                )
                 for s in ch:
                     acc[f"chosen.{names[s]}"] += w * (1 - tie) if rnd == 0 else w
                 for ah, dh in itertools.product(range(len(a_pmf)), range(len(d_pmf))):
@@ -292,14 +317,25 @@ def exact(p: DebateParams) -> dict[str, float]:
     return {k: float(v) for k, v in acc.items()}
 
 
-def single_round(attacker_rating: int, defender_rating: int, defender_committed: bool = False
-                 ) -> dict[str, float]:
+def single_round(
+    attacker_rating: int, defender_rating: int, defender_committed: bool = False
+) -> dict[str, float]:
     """Exact law of one round between fixed debaters: P(attacker wins), P(tie), P(defender wins),
     and the expected flips of each."""
     a_pmf = _hits_pmf(attacker_rating + 3)
     d_pmf = _hits_pmf(defender_rating + (1 if defender_committed else 2))
-    out = dict.fromkeys(["attacker_wins", "tie", "defender_wins", "attacker_flips",
-                         "defender_flips", "defender_removed", "attacker_removed"], Fraction(0))
+    out = dict.fromkeys(
+        [
+            "attacker_wins",
+            "tie",
+            "defender_wins",
+            "attacker_flips",
+            "defender_flips",
+            "defender_removed",
+            "attacker_removed",
+        ],
+        Fraction(0),
+    )
     for ah, pa in enumerate(a_pmf):
         for dh, pd in enumerate(d_pmf):
             q = pa * pd

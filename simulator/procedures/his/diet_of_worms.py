@@ -53,9 +53,13 @@ class CPDistribution(Params):
             if not 0 <= v <= MAX_CP:
                 fail(title, ("values", i), f"a card's CP must be between 0 and {MAX_CP}", v)
         if len(self.weights) != len(self.values):
-            fail(title, ("weights",),
-                 f"needs one weight per value ({len(self.values)} values, "
-                 f"{len(self.weights)} weights)", self.weights)
+            fail(
+                title,
+                ("weights",),
+                f"needs one weight per value ({len(self.values)} values, "
+                f"{len(self.weights)} weights)",
+                self.weights,
+            )
         for i, w in enumerate(self.weights):
             if not (w >= 0 and np.isfinite(w)):
                 fail(title, ("weights", i), "a weight must be a finite number >= 0", w)
@@ -99,9 +103,7 @@ def _as_written(d: CPDistribution) -> Any:
 
 
 #: A card's CP: a number, or a distribution ``{values, weights}`` for a hand not yet known.
-CardCP = Annotated[
-    CPDistribution, BeforeValidator(_fixed_or_table), PlainSerializer(_as_written)
-]
+CardCP = Annotated[CPDistribution, BeforeValidator(_fixed_or_table), PlainSerializer(_as_written)]
 
 
 class DietParams(Params):
@@ -162,7 +164,8 @@ def _count_hits(hits, key, first, m, word0, dice, max_dice):
             x = block_word(base, i)
             n = dice[i]
             hits[i] += (np.int64(low32(x) >= thr) & np.int64(2 * w < n)) + (
-                np.int64(high32(x) >= thr) & np.int64(2 * w + 1 < n))
+                np.int64(high32(x) >= thr) & np.int64(2 * w + 1 < n)
+            )
 
 
 @kernel
@@ -186,8 +189,15 @@ def diet_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slo
                 papal_dice[i] = _draw(packed, v, 0, low32(x)) + _draw(packed, v, 1, high32(x))
                 protestant_dice[i] = _draw(packed, v, 2, low32(block_word(base1, i))) + bonus
             _count_hits(papal_hits, key, start, m, PAPAL_DICE_WORDS, papal_dice, 2 * MAX_CP)
-            _count_hits(protestant_hits, key, start, m, PROTESTANT_DICE_WORDS, protestant_dice,
-                        MAX_CP + bonus)
+            _count_hits(
+                protestant_hits,
+                key,
+                start,
+                m,
+                PROTESTANT_DICE_WORDS,
+                protestant_dice,
+                MAX_CP + bonus,
+            )
             for i in range(m):
                 diff = protestant_hits[i] - papal_hits[i]
                 values[v, 0, i] = diff > 0
@@ -235,7 +245,5 @@ PROCEDURE = Procedure(
     pack=pack,
     kernel=diet_kernel,
     exact=exact,
-    notes=(
-        "a CP distribution is drawn against integer thresholds (exact to 2**-32 per value)",
-    ),
+    notes=("a CP distribution is drawn against integer thresholds (exact to 2**-32 per value)",),
 )

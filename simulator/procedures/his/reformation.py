@@ -2,11 +2,11 @@
 
 The acting side names a language zone, then attempts its targets one at a time. On each target both
 sides count dice: +1 per adjacent space of their religion, +1 per adjacent space holding their land
-units, +2 if their units are in the target; the Protestant also +1 per adjacent reformer and +2 for
-a reformer in the target. Both roll and compare only their single highest die; higher wins and sets
-the religion. A tie goes to the Protestant when it acts in the named zone, to the Papacy when it acts
-in the named zone with Paul III as pope, otherwise to the defender (the side not acting). After a
-full Bible translation the Protestant adds +1 to its highest die (``bible_bonus``).
+units, +2 if their units are in the target; the Protestant also +1 per adjacent reformer and +2
+for a reformer in the target. Both roll and compare only their single highest die; higher wins and
+sets the religion. A tie goes to the Protestant when it acts in the named zone, to the Papacy when
+it acts in the named zone with Paul III as pope, otherwise to the defender (the side not acting).
+After a full Bible translation the Protestant adds +1 to its highest die (``bible_bonus``).
 
 Gap: a side with zero dice. By default it rolls one die anyway (``zero_dice: roll_one``); with
 ``zero_dice: no_roll`` it has no die and loses unless the other side has none either (then the tie
@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Literal
 
 import numpy as np
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
@@ -44,32 +44,45 @@ Zone = Literal["german", "french", "english", "italian", "spanish"]
 
 class ProtestantDice(Params):
     adjacent_spaces: int = Field(
-        default=0, ge=0, le=MAX_ADJACENT, description="adjacent non-pass spaces of Protestant religion"
+        default=0, ge=0, le=MAX_ADJACENT, description="adjacent non-pass Protestant spaces"
     )
     adjacent_units: int = Field(
-        default=0, ge=0, le=MAX_ADJACENT,
+        default=0,
+        ge=0,
+        le=MAX_ADJACENT,
         description="adjacent non-pass spaces with Protestant land units",
     )
-    units_in_target: bool = Field(default=False, description="Protestant land units in the target (+2)")
+    units_in_target: bool = Field(
+        default=False, description="Protestant land units in the target (+2)"
+    )
     adjacent_reformers: int = Field(
         default=0, ge=0, le=MAX_ADJACENT, description="adjacent non-pass spaces with a reformer"
     )
     reformer_in_target: bool = Field(default=False, description="a reformer in the target (+2)")
 
     def dice(self) -> int:
-        return (self.adjacent_spaces + self.adjacent_units + 2 * self.units_in_target
-                + self.adjacent_reformers + 2 * self.reformer_in_target)
+        return (
+            self.adjacent_spaces
+            + self.adjacent_units
+            + 2 * self.units_in_target
+            + self.adjacent_reformers
+            + 2 * self.reformer_in_target
+        )
 
 
 class PapalDice(Params):
     adjacent_spaces: int = Field(
-        default=0, ge=0, le=MAX_ADJACENT, description="adjacent non-pass spaces of Catholic religion"
+        default=0, ge=0, le=MAX_ADJACENT, description="adjacent non-pass Catholic spaces"
     )
     adjacent_units: int = Field(
-        default=0, ge=0, le=MAX_ADJACENT,
+        default=0,
+        ge=0,
+        le=MAX_ADJACENT,
         description="adjacent non-pass spaces with Catholic land units",
     )
-    units_in_target: bool = Field(default=False, description="Catholic land units in the target (+2)")
+    units_in_target: bool = Field(
+        default=False, description="Catholic land units in the target (+2)"
+    )
 
     def dice(self) -> int:
         return self.adjacent_spaces + self.adjacent_units + 2 * self.units_in_target
@@ -107,7 +120,7 @@ class ReformationParams(Params):
 
     @field_validator("bible_bonus")
     @classmethod
-    def _bible_is_protestant(cls, v: bool, info):  # type: ignore[no-untyped-def]
+    def _bible_is_protestant(cls, v: bool, info: ValidationInfo) -> bool:
         if v and info.data.get("side") == "papacy":
             raise ValueError(
                 "a Bible translation bonus belongs to Protestant reformations: set side: protestant"
@@ -127,16 +140,35 @@ def metrics(p: ReformationParams) -> list[Metric]:
         Metric("all_succeed", "proportion", "every target won by the acting side"),
         Metric("any_succeed", "proportion", "at least one target won by the acting side"),
     ]
-    out += [Metric(f"success.target{k + 1}", "proportion", f"target {k + 1} won by the acting side",
-                   headline=False) for k in range(n)]
-    out.append(Metric("zero_dice_rolls", "mean",
-                      "gap: attempts where a side had zero dice (per action)", headline=False))
+    out += [
+        Metric(
+            f"success.target{k + 1}",
+            "proportion",
+            f"target {k + 1} won by the acting side",
+            headline=False,
+        )
+        for k in range(n)
+    ]
+    out.append(
+        Metric(
+            "zero_dice_rolls",
+            "mean",
+            "gap: attempts where a side had zero dice (per action)",
+            headline=False,
+        )
+    )
     return out
 
 
 def pack(p: ReformationParams) -> np.ndarray:
-    row = [len(p.targets), p.side == "protestant", p.paul_iii, p.bible_bonus, p.chain,
-           p.zero_dice == "roll_one"]
+    row = [
+        len(p.targets),
+        p.side == "protestant",
+        p.paul_iii,
+        p.bible_bonus,
+        p.chain,
+        p.zero_dice == "roll_one",
+    ]
     for t in p.targets:
         row += [t.protestant.dice(), t.papal.dice(), t.in_named_zone]
     return np.array(row, dtype=np.float64)
@@ -148,7 +180,8 @@ def _highest(best, has, key, first, m, word0, dice, extra, extra_max, roll_one, 
 
     A trial rolls ``dice + extra[i]`` dice (``extra`` is the chain bonus, 0 to ``extra_max``), die
     ``d`` from the low (even d) or high (odd d) half of word ``word0 + d // 2``. A trial with no
-    dice rolls one when ``roll_one``; ``zero[i]`` counts it, ``has[i]`` says whether a die was rolled at all.
+    dice rolls one when ``roll_one``; ``zero[i]`` counts it, ``has[i]`` says whether a die was
+    rolled at all.
     """
     for i in range(m):
         n = dice + extra[i]
@@ -211,15 +244,37 @@ def reformation_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max
                 pap_dice = np.int64(packed[v, col + 1])
                 in_zone = packed[v, col + 2] > 0.5
                 w0 = WORDS_PER_TARGET * k
-                _highest(prot_best, prot_has, key, start, m, w0, prot_dice, prot_extra,
-                         chain & np.int64(protestant_acts), roll_one, zero)
-                _highest(pap_best, pap_has, key, start, m, w0 + PAPAL_WORDS, pap_dice, pap_extra,
-                         chain & np.int64(not protestant_acts), roll_one, zero)
+                _highest(
+                    prot_best,
+                    prot_has,
+                    key,
+                    start,
+                    m,
+                    w0,
+                    prot_dice,
+                    prot_extra,
+                    chain & np.int64(protestant_acts),
+                    roll_one,
+                    zero,
+                )
+                _highest(
+                    pap_best,
+                    pap_has,
+                    key,
+                    start,
+                    m,
+                    w0 + PAPAL_WORDS,
+                    pap_dice,
+                    pap_extra,
+                    chain & np.int64(not protestant_acts),
+                    roll_one,
+                    zero,
+                )
                 # Tie: Protestant acting in the zone; Papacy acting in the zone under Paul III;
                 # otherwise the defender.
                 tie_to_actor = in_zone & (protestant_acts | paul_iii)
                 for i in range(m):
-                    prot = (np.int64((prot_best[i] * np.uint64(6)) >> np.uint64(32)) + 1 + bible)
+                    prot = np.int64((prot_best[i] * np.uint64(6)) >> np.uint64(32)) + 1 + bible
                     prot *= np.int64(prot_has[i])
                     pap = np.int64((pap_best[i] * np.uint64(6)) >> np.uint64(32)) + 1
                     pap *= np.int64(pap_has[i])
@@ -314,7 +369,7 @@ PROCEDURE = Procedure(
     kernel=reformation_kernel,
     exact=exact,
     notes=(
-        "gap: a side with zero dice rolls one die by default (zero_dice); zero_dice_rolls counts it",
+        "gap: a side with zero dice rolls one die by default (zero_dice); counted: zero_dice_rolls",
         "chain: a success gives the acting side one more die on the next target only",
         "bible_bonus: +1 to the Protestant's highest die (range 2-7)",
     ),
