@@ -31,8 +31,21 @@ def _papal_dice(t: dict) -> int:
     )
 
 
+def highest_d6(u32: int, n: int) -> int:
+    """The highest of n d6 drawn from one 32-bit word by its law: the face is the smallest k with
+    u32 < ceil(k**n * 2**32 / 6**n), i.e. P(highest <= k) = (k/6)**n to within 2**-32."""
+    for k in range(1, 6):
+        if u32 * 6**n < k**n * 2**32:
+            return k
+    return 6
+
+
 def his_reformation(p: dict, key: int, trial: int) -> list[int]:
-    """One reformation (or counter-reformation) action over its targets (RULES.md §5.6)."""
+    """One reformation (or counter-reformation) action over its targets (RULES.md §5.6).
+
+    Target k reads word k: the Protestant's highest die from its low half, the Papacy's from its
+    high half.
+    """
     acting = p.get("side", "protestant")
     protestant_acts = acting == "protestant"
     chain_bonus = 0
@@ -41,8 +54,9 @@ def his_reformation(p: dict, key: int, trial: int) -> list[int]:
     for k, t in enumerate(p["targets"]):
         counts = {"protestant": _protestant_dice(t), "papacy": _papal_dice(t)}
         counts[acting] += chain_bonus
+        halves_k = dict(zip(("protestant", "papacy"), halves(word(key, trial, k)), strict=True))
         highest = {}
-        for side, first_word in (("protestant", 32 * k), ("papacy", 32 * k + 16)):
+        for side in ("protestant", "papacy"):
             n = counts[side]
             if n == 0:
                 zero_dice += 1  # the gap: the seed does not say what a side with no dice does
@@ -51,7 +65,7 @@ def his_reformation(p: dict, key: int, trial: int) -> list[int]:
             if n == 0:
                 highest[side] = 0  # no die at all
                 continue
-            highest[side] = max(dice_of_words(key, trial, first_word, n))
+            highest[side] = highest_d6(halves_k[side], n)
             if side == "protestant" and p.get("bible_bonus", False):
                 highest[side] += 1
         defender = "papacy" if protestant_acts else "protestant"

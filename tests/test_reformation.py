@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from simulator.engine import make_plan, run_range, simulate
 from simulator.procedures import get
-from simulator.procedures.his.reformation import attempt_probability
+from simulator.procedures.his.reformation import attempt_probability, highest_thresholds
 from simulator.rng import scenario_key
 from tests import naive_his_religion as naive
 from tests.fold import fold
@@ -217,3 +217,29 @@ def test_an_action_needs_a_target():
     with pytest.raises(ValidationError) as err:
         model(targets=[])
     assert err.value.errors()[0]["loc"] == ("targets",)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6, 12, 29])
+def test_highest_die_thresholds_follow_icepools_highest_of_n_d6(n):
+    # Each face's share of the 2**32 words is the exact law of the highest die, rounded once.
+    law = icepool.d6.highest(n, 1)
+    cuts = [0, *highest_thresholds(n), 2**32]
+    for face in range(1, 7):
+        words = cuts[face] - cuts[face - 1]
+        exact = Fraction(law.quantity(face), law.denominator()) * 2**32
+        assert abs(words - exact) < 1, face
+
+
+def test_one_more_die_never_lowers_the_highest_die_from_the_same_word():
+    # Common random numbers: a variant with one more die only ever raises the face.
+    for n in range(1, 29):
+        lower, higher = highest_thresholds(n), highest_thresholds(n + 1)
+        assert all(h <= lo for h, lo in zip(higher, lower, strict=True))
+        assert higher != lower
+
+
+def test_twin_reads_the_highest_die_with_the_kernels_thresholds():
+    for n in (1, 2, 5):
+        cuts = highest_thresholds(n)
+        for u in (0, cuts[0] - 1, cuts[0], cuts[2], cuts[4] - 1, cuts[4], 2**32 - 1):
+            assert naive.highest_d6(u, n) == 1 + sum(u >= c for c in cuts)
