@@ -212,4 +212,5 @@ PROCEDURE = Procedure(
     kernel=field_battle_kernel,
     exact=exact,
     notes=("leader 0 means no leader: nobody to capture",),
+    example={"attacker": {"units": 4, "leader": 2}, "defender": {"units": 3, "leader": 0}},
 )
