@@ -218,9 +218,7 @@ def _plain_face(u, t):
 @inline
 def _attempts_plain(
     out,
-    won,
     successes,
-    zero,
     key,
     start,
     m,
@@ -229,13 +227,12 @@ def _attempts_plain(
     tc,
     prot_has,
     pap_has,
-    zeros,
     bible,
     protestant_acts,
     tie_to_actor,
 ):
     """One target for every trial of the block when no chain die can change the dice counts:
-    then the zero-dice gap and its count are the same for every trial."""
+    then the zero-dice gap and its count are the same for every trial (the caller counts it)."""
     base = word_base(key, start, k)
     for i in range(m):
         x = block_word(base, i)
@@ -246,8 +243,6 @@ def _attempts_plain(
         w = np.int64(actor > other) | (np.int64(actor == other) & tie_to_actor)
         out[i] = w
         successes[i] += w
-        won[i] = w
-        zero[i] += zeros
 
 
 @inline
@@ -321,6 +316,8 @@ def reformation_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max
                 won[i] = 0
                 zero[i] = 0
                 successes[i] = 0
+            # Zero-dice gaps reached by every trial alike (all of them when there is no chain).
+            zero_same = np.int64(0)
             for k in range(n_targets):
                 col = HEAD + FIELDS_PER_TARGET * k
                 prot_dice = np.int64(packed[v, col])
@@ -338,20 +335,21 @@ def reformation_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max
                 if chain == 0:
                     zp = np.int64(prot_dice == 0)
                     zc = np.int64(pap_dice == 0)
+                    zero_same += zp + zc
+                    # Gap: zero dice roll one die (roll_one) or have no die at all (face 0).
+                    has_p = 1 - (zp & (1 - roll_one))
+                    has_c = 1 - (zc & (1 - roll_one))
                     _attempts_plain(
                         out,
-                        won,
                         successes,
-                        zero,
                         key,
                         start,
                         m,
                         k,
                         tp,
                         tc,
-                        1 - (zp & (1 - roll_one)),
-                        1 - (zc & (1 - roll_one)),
-                        zp + zc,
+                        has_p,
+                        has_c,
                         bible,
                         protestant_acts,
                         tie_to_actor,
@@ -382,7 +380,7 @@ def reformation_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max
                 values[v, SUCCESSES, i] = s
                 values[v, ALL_SUCCEED, i] = s == n_targets
                 values[v, ANY_SUCCEED, i] = s > 0
-                values[v, 3 + n_targets, i] = zero[i]
+                values[v, 3 + n_targets, i] = zero[i] + zero_same
         accumulate_block(stats, values, m, hist_offset, hist_max)
     return stats
 
