@@ -77,7 +77,7 @@ def rows(quick: bool) -> list[Row]:
     one = engine_rate(plan, trials, threads=1, repeat=repeat)
     two = engine_rate(plan, trials, threads=2, repeat=repeat)
     rng = np.random.default_rng(1517)
-    np_trials = 500_000 if quick else 4_000_000
+    np_trials = 200_000 if quick else 4_000_000
     numpy_rate = np_trials / median_seconds(lambda: numpy_reformation(np_trials, rng), repeat)
     cpu = kernel_cpu_rate(plan, trials // 4, repeat)
     return [
