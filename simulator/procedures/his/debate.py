@@ -361,6 +361,15 @@ PROCEDURE = Procedure(
     pack=pack,
     kernel=debate_kernel,
     exact=exact,
+    example={
+        "caller": "papacy",
+        "zone": "german",
+        "protestant_debaters": [
+            {"name": "Luther", "rating": 4, "zone": "german"},
+            {"name": "Carlstadt", "rating": 1, "zone": "german"},
+        ],
+        "papal_debaters": [{"name": "Eck", "rating": 3}, {"name": "Tetzel", "rating": 1}],
+    },
     notes=(
         "a committed attacker drawn for the second round still rolls rating + 3 (assumption)",
         "the winner flips its whole hit difference (the zone is assumed to have room)",

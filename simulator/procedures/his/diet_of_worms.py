@@ -40,7 +40,9 @@ CARDS = ("habsburg_cp", "papal_cp", "protestant_cp")
 
 class CPDistribution(Params):
     values: list[int] = Field(
-        min_length=1, max_length=MAX_VALUES, description="possible CP values of the card"
+        min_length=1,
+        max_length=MAX_VALUES,
+        description="possible CP values of the card (a known card: write its CP as a number)",
     )
     weights: list[float] = Field(
         min_length=1, max_length=MAX_VALUES, description="relative weight of each value (>= 0)"
@@ -103,7 +105,11 @@ def _as_written(d: CPDistribution) -> Any:
 
 
 #: A card's CP: a number, or a distribution ``{values, weights}`` for a hand not yet known.
-CardCP = Annotated[CPDistribution, BeforeValidator(_fixed_or_table), PlainSerializer(_as_written)]
+CardCP = Annotated[
+    CPDistribution,
+    BeforeValidator(_fixed_or_table, json_schema_input_type=int | CPDistribution),
+    PlainSerializer(_as_written),
+]
 
 
 class DietParams(Params):
@@ -245,5 +251,10 @@ PROCEDURE = Procedure(
     pack=pack,
     kernel=diet_kernel,
     exact=exact,
+    example={
+        "habsburg_cp": {"values": [1, 2, 3, 4, 5], "weights": [2, 4, 4, 2, 1]},
+        "papal_cp": 2,
+        "protestant_cp": 2,
+    },
     notes=("a CP distribution is drawn against integer thresholds (exact to 2**-32 per value)",),
 )

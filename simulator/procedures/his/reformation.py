@@ -456,6 +456,15 @@ PROCEDURE = Procedure(
     pack=pack,
     kernel=reformation_kernel,
     exact=exact,
+    example={
+        "side": "protestant",
+        "named_zone": "german",
+        "bible_bonus": True,
+        "targets": [
+            {"protestant": {"adjacent_spaces": 2}, "papal": {"adjacent_spaces": 1}},
+            {"protestant": {"adjacent_spaces": 1}, "papal": {"adjacent_spaces": 2}},
+        ],
+    },
     notes=(
         "gap: a side with zero dice rolls one die by default (zero_dice); counted: zero_dice_rolls",
         "chain: a success gives the acting side one more die on the next target only",
