@@ -91,6 +91,30 @@ def test_kernel_equals_plain_python_twin(raw, other):
     np.testing.assert_array_equal(got, fold(plan, twin))
 
 
+@pytest.mark.parametrize(
+    "raw",
+    [
+        BIBLE,
+        {**BIBLE, "chain": True, "zero_dice": "no_roll"},
+        {
+            "side": "papacy",
+            "paul_iii": True,
+            "chain": True,
+            "targets": [target(0, 0), target(1, 0), target(0, 1), target(2, 2, in_zone=False)],
+        },
+    ],
+)
+def test_single_variant_tally_equals_plain_python_twin(raw):
+    # One variant folds each pattern of successes once per chunk instead of trial by trial.
+    p = model(**raw)
+    plan = make_plan(PROC, {"base": p}, seed=17)
+    key = int(scenario_key(17))
+    first, n = 123, 1500
+    got = run_range(plan, -1, first, n)
+    twin = [[naive.his_reformation(p.model_dump(), key, t) for t in range(first, first + n)]]
+    np.testing.assert_array_equal(got, fold(plan, twin))
+
+
 GRID = [
     (side, a, b, zone, paul, bible)
     for side in ("protestant", "papacy")

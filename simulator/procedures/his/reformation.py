@@ -29,7 +29,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
-from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.accumulate import BLOCK, accumulate_block, accumulate_weighted, new_stats
 from simulator.jit import inline, kernel
 from simulator.procedures.base import Metric, Params, Procedure
 from simulator.rng import block_word, high32, low32, word_base
@@ -219,6 +219,7 @@ def _plain_face(u, t):
 def _attempts_plain(
     out,
     successes,
+    pattern,
     key,
     start,
     m,
@@ -243,6 +244,7 @@ def _attempts_plain(
         w = np.int64(actor > other) | (np.int64(actor == other) & tie_to_actor)
         out[i] = w
         successes[i] += w
+        pattern[i] |= w << k
 
 
 @inline
@@ -250,6 +252,7 @@ def _attempts_chained(
     out,
     won,
     successes,
+    pattern,
     zero,
     key,
     start,
@@ -285,6 +288,7 @@ def _attempts_chained(
         w = np.int64(actor > other) | (np.int64(actor == other) & tie_to_actor)
         out[i] = w
         successes[i] += w
+        pattern[i] |= w << k
         won[i] = w
 
 
@@ -297,6 +301,12 @@ def reformation_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max
     won = np.zeros(BLOCK, dtype=np.int64)
     zero = np.zeros(BLOCK, dtype=np.int64)
     successes = np.zeros(BLOCK, dtype=np.int64)
+    pattern = np.zeros(BLOCK, dtype=np.int64)
+    # One variant: tally each trial's pattern of successes (bit k: target k won) and fold each
+    # pattern once at the end; the zero-dice count follows from the pattern. Several variants:
+    # per-trial values, so that cross terms with variant 0 pair up trial by trial.
+    single = n_variants == 1
+    tally = np.zeros(1 << np.int64(packed[0, 0]) if single else 1, dtype=np.int64)
     tp = np.zeros((2, 5), dtype=np.int64)
     tc = np.zeros((2, 5), dtype=np.int64)
     end = first_trial + n_trials
@@ -316,6 +326,7 @@ def reformation_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max
                 won[i] = 0
                 zero[i] = 0
                 successes[i] = 0
+                pattern[i] = 0
             # Zero-dice gaps reached by every trial alike (all of them when there is no chain).
             zero_same = np.int64(0)
             for k in range(n_targets):
@@ -342,6 +353,7 @@ def reformation_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max
                     _attempts_plain(
                         out,
                         successes,
+                        pattern,
                         key,
                         start,
                         m,
@@ -359,6 +371,7 @@ def reformation_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max
                         out,
                         won,
                         successes,
+                        pattern,
                         zero,
                         key,
                         start,
@@ -375,14 +388,51 @@ def reformation_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max
                         protestant_acts,
                         tie_to_actor,
                     )
+            if single:
+                for i in range(m):
+                    tally[pattern[i]] += 1
+                continue
             for i in range(m):
                 s = successes[i]
                 values[v, SUCCESSES, i] = s
                 values[v, ALL_SUCCEED, i] = s == n_targets
                 values[v, ANY_SUCCEED, i] = s > 0
                 values[v, 3 + n_targets, i] = zero[i] + zero_same
-        accumulate_block(stats, values, m, hist_offset, hist_max)
+        if not single:
+            accumulate_block(stats, values, m, hist_offset, hist_max)
+    if single:
+        row = np.zeros(n_metrics, dtype=np.int64)
+        for pat in range(tally.shape[0]):
+            c = tally[pat]
+            if c > 0:
+                _pattern_row(packed, pat, row)
+                accumulate_weighted(stats, 0, row, c, hist_offset, hist_max, row)
     return stats
+
+
+@inline
+def _pattern_row(packed, pat, row):
+    """Metric values of a trial whose targets were won as the bits of ``pat`` say (variant 0):
+    the zero-dice count is replayed from the pattern, since a chain die follows a success."""
+    n_targets = np.int64(packed[0, 0])
+    protestant_acts = packed[0, 1] > 0.5
+    chain = np.int64(packed[0, 4] > 0.5)
+    chain_p = chain & np.int64(protestant_acts)
+    chain_c = chain & np.int64(not protestant_acts)
+    last = np.int64(0)
+    s = np.int64(0)
+    zero = np.int64(0)
+    for k in range(n_targets):
+        col = HEAD + FIELDS_PER_TARGET * k
+        zero += np.int64(np.int64(packed[0, col]) + (last & chain_p) == 0)
+        zero += np.int64(np.int64(packed[0, col + 1]) + (last & chain_c) == 0)
+        last = (pat >> k) & 1
+        row[3 + k] = last
+        s += last
+    row[SUCCESSES] = s
+    row[ALL_SUCCEED] = s == n_targets
+    row[ANY_SUCCEED] = s > 0
+    row[3 + n_targets] = zero
 
 
 def _highest_pmf(n: int, plus: int = 0) -> dict[int, Fraction]:
