@@ -220,3 +220,11 @@ def test_a_caller_without_an_uncommitted_debater_cannot_debate():
     with pytest.raises(ValidationError) as err:
         model(**raw)
     assert err.value.errors()[0]["loc"] == ("papal_debaters",)
+
+
+def test_results_do_not_depend_on_threads_or_chunks():
+    p = model(caller="papacy", zone="german", **POOLS)
+    plan = make_plan(PROC, {"base": p}, seed=3)
+    a = simulate(plan, 20_000, threads=1, chunk_size=20_000)
+    b = simulate(plan, 20_000, threads=2, chunk_size=1024)
+    np.testing.assert_array_equal(a.stats, b.stats)

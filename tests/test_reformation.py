@@ -267,3 +267,12 @@ def test_twin_reads_the_highest_die_with_the_kernels_thresholds():
         cuts = highest_thresholds(n)
         for u in (0, cuts[0] - 1, cuts[0], cuts[2], cuts[4] - 1, cuts[4], 2**32 - 1):
             assert naive.highest_d6(u, n) == 1 + sum(u >= c for c in cuts)
+
+
+@pytest.mark.parametrize("variants", [1, 2])
+def test_results_do_not_depend_on_threads_or_chunks(variants):
+    ps = {"base": model(**BIBLE), "chain": model(**{**BIBLE, "chain": True})}
+    plan = make_plan(PROC, dict(list(ps.items())[:variants]), seed=3)
+    a = simulate(plan, 50_000, threads=1, chunk_size=50_000)
+    b = simulate(plan, 50_000, threads=2, chunk_size=1024)
+    np.testing.assert_array_equal(a.stats, b.stats)
