@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
+from math import comb
 from typing import Literal
 
 import numpy as np
@@ -233,7 +234,7 @@ def debate_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
                     committed[a] = 1
                     committed[d] = 1
                     if a_hits == d_hits:
-                        # A second round follows a first-round tie only.
+                        # A tie: a first-round tie goes to a second round, a second one ends it.
                         values[v, SECOND, i] = 1
                         continue
                     caller_won = a_hits > d_hits
@@ -256,7 +257,6 @@ def debate_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
 
 def _hits_pmf(n: int) -> list[Fraction]:
     """Exact law of hits (5-6) of n d6: binomial(n, 1/3) with integer weights."""
-    from math import comb
 
     return [Fraction(comb(n, k) * 2 ** (n - k), 3**n) for k in range(n + 1)]
 
