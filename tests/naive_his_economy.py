@@ -130,3 +130,206 @@ def his_piracy(p: dict, key: int, trial: int) -> list[int]:
         )
     totals = [sum(raid[k] for raid in per_raid) for k in range(6)]
     return totals + [x for raid in per_raid for x in raid]
+
+
+# --- §5.9 New World ----------------------------------------------------------------------------
+
+POWERS = ("england", "france", "habsburg")
+DISCOVERIES = (
+    "st_lawrence",
+    "great_lakes",
+    "mississippi",
+    "amazon",
+    "pacific_strait",
+    "circumnavigation",
+    "maya",
+    "aztecs",
+    "inca",
+)
+VP = {
+    "st_lawrence": 1,
+    "great_lakes": 1,
+    "mississippi": 1,
+    "amazon": 2,
+    "pacific_strait": 1,
+    "circumnavigation": 3,
+    "maya": 1,
+    "aztecs": 2,
+    "inca": 2,
+}
+
+
+def _bought(schedule, turn: int) -> bool:
+    return schedule == "every" or turn in schedule
+
+
+def _two_dice(stream: Stream) -> int:
+    lo, hi = halves(stream.next())
+    return d6(lo) + d6(hi)
+
+
+def _draw(stream: Stream, pool: list[int]) -> int:
+    """Index of a uniformly drawn member of pool (the kernels' multiply-shift)."""
+    lo, _ = halves(stream.next())
+    return lo * len(pool) >> 32
+
+
+def _leave(pool: list[int], index: int) -> None:
+    """Take pool[index] out (the last member fills its place, as in the kernel)."""
+    pool[index] = pool[-1]
+    pool.pop()
+
+
+def _explore(total: int, claimed: set[str], strait_first: bool) -> str:
+    if total <= 4:
+        return "lost"
+    if total in (5, 6):
+        return "returns"
+    result = {7: "st_lawrence", 8: "great_lakes", 9: "mississippi"}.get(total, "south america")
+    while True:
+        if result == "south america":
+            options = ["pacific_strait", "amazon"] if strait_first else ["amazon", "pacific_strait"]
+            options = [o for o in options if o not in claimed]
+            if options:
+                return options[0]
+            result = "mississippi"  # any North American discovery: step down from 9
+        if result == "returns":
+            return result
+        if result not in claimed:
+            return result
+        result = {
+            "mississippi": "great_lakes",
+            "great_lakes": "st_lawrence",
+            "st_lawrence": "returns",
+        }[result]
+
+
+def _conquer(total: int, claimed: set[str]) -> str:
+    if total <= 6:
+        return "lost"
+    if total <= 8:
+        return "returns"
+    result = {9: "maya", 10: "aztecs"}.get(total, "inca")
+    while result != "returns" and result in claimed:
+        result = {"inca": "aztecs", "aztecs": "maya", "maya": "returns"}[result]
+    return result
+
+
+def his_new_world(p: dict, key: int, trial: int) -> list[int]:
+    """One whole game of the New World race."""
+    stream = Stream(key, trial)
+    riches = {t: row["outcome"] for row in p["riches"] for t in range(row["low"], row["high"] + 1)}
+    plans = {w: p[w] for w in POWERS}
+    explorers = {w: list(plans[w]["explorers"]) for w in POWERS}
+    conquistadors = list(plans["habsburg"].get("conquistadors", []))
+    colonies = {w: plans[w]["colonies"] for w in POWERS}
+    conquests = {w: plans[w]["conquests"] for w in POWERS}
+    vp = dict.fromkeys(POWERS, 0)
+    cards = dict.fromkeys(POWERS, 0)
+    lost = dict.fromkeys(POWERS, 0)
+    skipped = dict.fromkeys(POWERS, 0)
+    explored_before = set(p["already_explored"])
+    claimed = set(p["already_claimed"])
+    first: dict[str, tuple[str, int]] = {}
+    gap_conquest = gap_colony = 0
+
+    def claim(d: str, w: str, turn: int) -> None:
+        claimed.add(d)
+        first[d] = (w, turn)
+        vp[w] += VP[d]
+
+    for turn in range(1, p["turns"] + 1):
+        # Card draw phase: riches.
+        galleons_out = p["galleons_turn"] is not None and turn >= p["galleons_turn"]
+        for w in POWERS:
+            galleons = galleons_out and w in p["galleons_powers"]
+            colonies_gone = conquests_gone = 0
+            for _ in range(colonies[w]):
+                outcome = riches[_two_dice(stream)]
+                if outcome == "destroyed":
+                    colonies_gone += 1
+                elif outcome == "card_depleted":
+                    gap_colony += 1
+                    cards[w] += 1
+                    if p["colony_depleted"] == "card_removed":
+                        colonies_gone += 1
+                elif outcome == "card" or (outcome == "galleons_card" and galleons):
+                    cards[w] += 1
+            for _ in range(conquests[w]):
+                outcome = riches[_two_dice(stream)]
+                if outcome == "destroyed":
+                    gap_conquest += 1
+                    if p["conquest_destroyed"] == "removed":
+                        conquests_gone += 1
+                elif outcome == "card_depleted":
+                    cards[w] += 1
+                    conquests_gone += 1
+                elif outcome == "card" or (outcome == "galleons_card" and galleons):
+                    cards[w] += 1
+            colonies[w] -= colonies_gone
+            conquests[w] -= conquests_gone
+        # Action phase.
+        for w in POWERS:
+            if _bought(plans[w]["colonize"], turn):
+                colonies[w] += 1
+        # New World phase: explorations.
+        exploring = []
+        for w in POWERS:
+            if _bought(plans[w]["explore"], turn):
+                if not explorers[w]:
+                    skipped[w] += 1
+                    continue
+                index = _draw(stream, explorers[w])
+                exploring.append((w, index, explorers[w][index]))
+        exploring.sort(key=lambda e: (-e[2], POWERS.index(e[0])))
+        for w, index, rating in exploring:
+            total = _two_dice(stream) + rating
+            if w not in explored_before:
+                total -= p["first_exploration_penalty"]
+                explored_before.add(w)
+            result = _explore(total, claimed, p["south_america"] == "pacific_strait")
+            leaves = result != "returns"
+            if result == "lost":
+                lost[w] += 1
+            elif result != "returns":
+                claim(result, w, turn)
+                leaves = not p["discoverers_return"]
+                if result == "pacific_strait":
+                    circumnavigation = _two_dice(stream) + rating
+                    if circumnavigation <= 9:
+                        lost[w] += 1
+                        leaves = True
+                    else:
+                        claim("circumnavigation", w, turn)
+                        if circumnavigation >= 12:
+                            cards[w] += 1
+            if leaves:
+                _leave(explorers[w], index)
+        # ... conquests.
+        conquering = []
+        for w in POWERS:
+            if _bought(plans[w]["conquer"], turn):
+                if w != "habsburg":
+                    conquering.append((w, None, 0))
+                elif not conquistadors:
+                    skipped[w] += 1
+                else:
+                    index = _draw(stream, conquistadors)
+                    conquering.append((w, index, conquistadors[index]))
+        tie = ("habsburg", "england", "france")
+        conquering.sort(key=lambda c: (-c[2], tie.index(c[0])))
+        for w, index, rating in conquering:
+            result = _conquer(_two_dice(stream) + rating, claimed)
+            leaves = result == "lost"
+            if result not in ("lost", "returns"):
+                claim(result, w, turn)
+                conquests[w] += 1
+                leaves = not p["discoverers_return"]
+            if w == "habsburg" and leaves:
+                _leave(conquistadors, index)
+    out = [vp[w] for w in POWERS] + [cards[w] for w in POWERS] + [lost[w] for w in POWERS]
+    out += [int(d in first and first[d][0] == w) for d in DISCOVERIES for w in POWERS]
+    out += [first[d][1] if d in first else UNDEFINED for d in DISCOVERIES]
+    out += [gap_conquest, gap_colony]
+    out += [skipped[w] for w in POWERS]
+    return out
