@@ -333,3 +333,22 @@ def his_new_world(p: dict, key: int, trial: int) -> list[int]:
     out += [gap_conquest, gap_colony]
     out += [skipped[w] for w in POWERS]
     return out
+
+
+# --- §5.11 Chateaux ----------------------------------------------------------------------------
+
+
+def his_chateaux(p: dict, key: int, trial: int) -> list[int]:
+    """One game of French chateaux."""
+    vp = cards = 0
+    for turn in range(1, p["turns"] + 1):
+        modifier = sum(
+            m["value"] for m in p["modifiers"] if m["when"] == "always" or turn in m["when"]
+        )
+        for use in range(p["uses_per_turn"]):
+            total = d6(halves(word(key, trial, 8 * (turn - 1) + use))[0]) + modifier
+            row = next(r for r in p["table"] if r["low"] <= total <= r["high"])
+            vp += row["vp"]
+            cards += row["cards"]
+    cap = p["vp_cap"]
+    return [min(vp, cap), cards, int(vp >= cap), max(vp - cap, 0)]

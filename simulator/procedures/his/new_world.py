@@ -35,6 +35,7 @@ draw, then one word per conquest roll in resolution order. A 2d6 roll is the two
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from itertools import product
 from typing import Literal
@@ -187,7 +188,7 @@ DEFAULT_RICHES = [
 ]
 
 
-def check_table(rows: list[tuple[int, int]], totals: range, what: str) -> None:
+def check_table(rows: list[tuple[int, int]], totals: Sequence[int], what: str) -> None:
     """Every total in ``totals`` falls in exactly one row ``(low, high)``; ValueError naming the
     entry (1-based) that overlaps another or follows a gap."""
     owner: dict[int, int] = {}
@@ -199,7 +200,7 @@ def check_table(rows: list[tuple[int, int]], totals: range, what: str) -> None:
                     "each total belongs to one row"
                 )
             owner[t] = i
-    for t in totals:
+    for t in sorted(totals):
         if t not in owner:
             after = [i for i, (low, _) in enumerate(rows) if low > t]
             where = (
@@ -209,7 +210,7 @@ def check_table(rows: list[tuple[int, int]], totals: range, what: str) -> None:
             )
             raise ValueError(
                 f"no entry covers {what} {t} (gap {where}): every possible total "
-                f"{totals.start}-{totals.stop - 1} needs a row"
+                f"{min(totals)}-{max(totals)} needs a row"
             )
 
 
