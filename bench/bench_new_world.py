@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 
 from bench.harness import Row, engine_rate, plan_for
+from simulator.engine import run_range
 from simulator.rng import scenario_key
 from tests.naive_his_economy import his_new_world
 
@@ -42,9 +43,21 @@ def python_rate(plan, games: int) -> float:  # type: ignore[no-untyped-def]
     return games / (time.perf_counter() - t0)
 
 
+def cpu_rate(plan, games: int, repeat: int) -> float:  # type: ignore[no-untyped-def]
+    """Games per CPU-second of the kernel on one thread: on a machine shared with other jobs this
+    shows what the code costs, where wall-clock rates show what the machine had to spare."""
+    run_range(plan, -1, 0, 1024)
+    best = 0.0
+    for _ in range(repeat):
+        c0 = time.process_time()
+        run_range(plan, -1, 0, games)
+        best = max(best, games / max(time.process_time() - c0, 1e-9))
+    return best
+
+
 def rows(quick: bool) -> list[Row]:
     plan = plan_for("his.new_world", PARAMS, seed=1492)
-    games = 1 << 17 if quick else 1 << 22
+    games = 1 << 16 if quick else 1 << 22
     repeat = 3 if quick else 5
     baseline = python_rate(plan, 2_000 if quick else 20_000)
     out = []
@@ -61,6 +74,15 @@ def rows(quick: bool) -> list[Row]:
                 met=(rate >= TARGET) if threads == 2 else None,
             )
         )
+    out.append(
+        Row(
+            bench="his.new_world 9-turn race, per CPU-second of one thread (best of repeats)",
+            value=cpu_rate(plan, games, repeat),
+            unit="games/CPU-s",
+            baseline=baseline,
+            baseline_name="plain Python twin (wall)",
+        )
+    )
     return out
 
 

@@ -466,8 +466,11 @@ def _sort_by_rating(order, n, rating):
 def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
     n_variants = packed.shape[0]
     stats = new_stats(n_variants, n_slots)
-    values = np.zeros((n_variants, N_METRICS, BLOCK), dtype=np.int64)
+    # Padded rows: with exactly BLOCK int64 (4 KiB) per metric, the 50 writes of one trial would
+    # all fall in the same L1 cache set.
+    values = np.zeros((n_variants, N_METRICS, BLOCK + 8), dtype=np.int64)
     state = np.zeros(1, dtype=np.uint64)
+    vp_of = np.array(VP_OF, dtype=np.int64)
     # Per-variant constants, unpacked once.
     schedule = np.zeros((3, 3), dtype=np.int64)  # power, action (explore/colonize/conquer)
     explorers0 = np.zeros((3, MAX_POOL), dtype=np.int64)
@@ -614,7 +617,7 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
                             claimed |= np.int64(1) << d
                             owner[d] = w
                             turn_of[d] = turn
-                            vp[w] += VP_OF[d]
+                            vp[w] += vp_of[d]
                             leaves = not discoverers_return
                             if d == STRAIT:
                                 c = _roll2d6(state) + r
@@ -625,7 +628,7 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
                                     claimed |= np.int64(1) << CIRCUMNAVIGATION
                                     owner[CIRCUMNAVIGATION] = w
                                     turn_of[CIRCUMNAVIGATION] = turn
-                                    vp[w] += VP_OF[CIRCUMNAVIGATION]
+                                    vp[w] += vp_of[CIRCUMNAVIGATION]
                                     cards[w] += c >= 12
                         if leaves:
                             n_explorers[w] -= 1
@@ -654,7 +657,7 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
                             claimed |= np.int64(1) << d
                             owner[d] = w
                             turn_of[d] = turn
-                            vp[w] += VP_OF[d]
+                            vp[w] += vp_of[d]
                             conquests[w] += 1
                             leaves = not discoverers_return
                         if w == 2 and leaves:
