@@ -185,3 +185,11 @@ def test_choice_order_must_name_each_option_once():
     with pytest.raises(ValidationError) as err:
         model(raids=[GENOA], choice_order=["vp", "vp", "card"])
     assert err.value.errors()[0]["loc"] == ("choice_order",)
+
+
+def test_one_raid_per_sea_zone_a_turn():
+    genoa = {**GENOA, "sea_zone": "Gulf of Genoa"}
+    with pytest.raises(ValidationError) as err:
+        model(raids=[genoa, MALTA, genoa])
+    assert err.value.errors()[0]["loc"] == ("raids",)
+    assert "entry 3 raids 'Gulf of Genoa' again (entry 1)" in str(err.value)

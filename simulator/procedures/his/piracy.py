@@ -89,6 +89,9 @@ class Target(Params):
 
 
 class Raid(Params):
+    sea_zone: str | None = Field(
+        default=None, max_length=40, description="name of the sea zone (one raid per zone a turn)"
+    )
     corsairs: int = Field(ge=1, le=12, description="Ottoman corsairs raiding from the sea zone")
     target: Target = Field(description="the power whose port is raided")
     enemy_adjacent_squadrons: int = Field(
@@ -125,6 +128,21 @@ class PiracyParams(Params):
         description="assumption: the target's preference among squadron, card and vp",
     )
     hit_on: int = Field(default=5, ge=2, le=6, description="lowest d6 face that scores a hit")
+
+    @field_validator("raids")
+    @classmethod
+    def _one_raid_per_sea_zone(cls, raids: list[Raid]) -> list[Raid]:
+        seen: dict[str, int] = {}
+        for i, r in enumerate(raids):
+            if r.sea_zone is None:
+                continue
+            if r.sea_zone in seen:
+                raise ValueError(
+                    f"entry {i + 1} raids {r.sea_zone!r} again (entry {seen[r.sea_zone] + 1}): "
+                    "one raid per sea zone a turn"
+                )
+            seen[r.sea_zone] = i
+        return raids
 
     @field_validator("choice_order")
     @classmethod
