@@ -486,8 +486,8 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
     conquest_card = np.zeros((2, 13), dtype=np.int64)
     conquest_lost = np.zeros(13, dtype=np.int64)
     conquest_gap = np.zeros(13, dtype=np.int64)
-    explore_table = np.zeros((n_variants, 512, N_TOTALS), dtype=np.int64)
-    conquest_table = np.zeros((n_variants, 512, N_TOTALS), dtype=np.int64)
+    explore_table = np.zeros((n_variants, 512, N_TOTALS), dtype=np.int8)
+    conquest_table = np.zeros((n_variants, 512, N_TOTALS), dtype=np.int8)
     # Per-game state.
     explorers = np.zeros((3, MAX_POOL), dtype=np.int64)
     conquistadors = np.zeros(MAX_POOL, dtype=np.int64)
@@ -609,7 +609,7 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
                         if not (explored >> w) & 1:
                             total -= penalty
                             explored |= np.int64(1) << w
-                        d = explore_table[v, claimed, total - LOW_TOTAL]
+                        d = np.int64(explore_table[v, claimed, total - LOW_TOTAL])
                         leaves = d != -2
                         if d == -1:
                             lost[w] += 1
@@ -651,7 +651,9 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
                     _sort_by_rating(order, n, rating)
                     for k in range(n):
                         w = order[k]
-                        d = conquest_table[v, claimed, _roll2d6(state) + rating[w] - LOW_TOTAL]
+                        d = np.int64(
+                            conquest_table[v, claimed, _roll2d6(state) + rating[w] - LOW_TOTAL]
+                        )
                         leaves = d == -1
                         if d >= 0:
                             claimed |= np.int64(1) << d
