@@ -20,7 +20,7 @@ from pydantic import Field, ValidationInfo, field_validator
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import kernel
 from simulator.procedures.base import Metric, Params, Procedure
-from simulator.procedures.his.new_world import check_table
+from simulator.procedures.his._tables import check_table
 from simulator.rng import d6_of, low32, word
 
 MAX_TURNS = 20
@@ -209,6 +209,7 @@ PROCEDURE = Procedure(
     pack=pack,
     kernel=chateaux_kernel,
     exact=exact,
+    example={"turns": 9, "modifiers": [{"value": -1}]},
     notes=(
         "assumption: the chateaux table and its modifiers are scenario data (table, modifiers)",
         "the VP cap counts chateaux VP only; cards are not capped",

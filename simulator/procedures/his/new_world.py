@@ -35,7 +35,6 @@ draw, then one word per conquest roll in resolution order. A 2d6 roll is the two
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from fractions import Fraction
 from itertools import product
 from typing import Literal
@@ -46,6 +45,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
 from simulator.jit import inline, kernel
 from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.his._tables import check_table
 from simulator.rng import d6_of, die_of, high32, low32, next_word, trial_state
 
 MAX_TURNS = 20
@@ -186,32 +186,6 @@ DEFAULT_RICHES = [
     RichesRow(low=9, high=10, outcome="galleons_card"),
     RichesRow(low=11, high=12, outcome="card_depleted"),
 ]
-
-
-def check_table(rows: list[tuple[int, int]], totals: Sequence[int], what: str) -> None:
-    """Every total in ``totals`` falls in exactly one row ``(low, high)``; ValueError naming the
-    entry (1-based) that overlaps another or follows a gap."""
-    owner: dict[int, int] = {}
-    for i, (low, high) in enumerate(rows):
-        for t in range(low, high + 1):
-            if t in owner:
-                raise ValueError(
-                    f"entry {i + 1} ({low}-{high}) overlaps entry {owner[t] + 1} at {what} {t}: "
-                    "each total belongs to one row"
-                )
-            owner[t] = i
-    for t in sorted(totals):
-        if t not in owner:
-            after = [i for i, (low, _) in enumerate(rows) if low > t]
-            where = (
-                f"before entry {min(after, key=lambda i: rows[i][0]) + 1}"
-                if after
-                else "at the end"
-            )
-            raise ValueError(
-                f"no entry covers {what} {t} (gap {where}): every possible total "
-                f"{min(totals)}-{max(totals)} needs a row"
-            )
 
 
 class NewWorldParams(Params):
@@ -846,6 +820,16 @@ PROCEDURE = Procedure(
     pack=pack,
     kernel=new_world_kernel,
     exact=exact,
+    example={
+        "england": {"explorers": [1, 0], "explore": "every"},
+        "france": {"explorers": [2, 1], "explore": "every", "colonize": [2]},
+        "habsburg": {
+            "explorers": [4, 1],
+            "explore": "every",
+            "conquistadors": [2, 1],
+            "conquer": "every",
+        },
+    },
     notes=(
         "assumption: the riches table rows are scenario data (riches)",
         "assumption: South America takes the Amazon first (south_america)",

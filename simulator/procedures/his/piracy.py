@@ -23,7 +23,6 @@ from typing import Literal
 
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
-from scipy.stats import binom
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
@@ -295,6 +294,8 @@ def choose(hits: int, order: list[Option], squadrons: int, cards: int) -> dict[O
 
 def exact_raid(raid: Raid, x_rating: int, order: list[Option], hit_on: int = 5) -> dict[str, float]:
     """Exact means of the per-raid metrics: two binomial rolls and a deterministic choice."""
+    from scipy.stats import binom
+
     prob = (7 - hit_on) / 6
     n = raid.resistance()
     out = dict.fromkeys((name for name, _ in BASE_METRICS), 0.0)
@@ -337,6 +338,13 @@ PROCEDURE = Procedure(
     pack=pack,
     kernel=piracy_kernel,
     exact=exact,
+    example={
+        "raids": [
+            {"corsairs": 3, "target": {"squadrons_in_sea": 1, "adjacent_fortress_ports": 1}},
+            {"corsairs": 2, "target": {"knights_adjacent": True, "ports_on_sea": 1}},
+        ],
+        "pirate_rating": 1,
+    },
     notes=(
         "assumption: the target prefers squadron loss, then card, then VP (choice_order)",
         "an option that cannot be taken is skipped; the round restarts once every option that can "

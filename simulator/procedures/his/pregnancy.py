@@ -249,6 +249,7 @@ PROCEDURE = Procedure(
     pack=pack,
     kernel=pregnancy_kernel,
     exact=exact,
+    example={"turns": 9, "uses_per_turn": 1},
     notes=(
         "assumption: 1-2 (nothing) may repeat (nothing_repeats)",
         "a 3 advances the track once more after the turn's home-card uses (England's first pass)",
