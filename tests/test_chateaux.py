@@ -101,7 +101,7 @@ def test_estimates_within_five_standard_errors_of_exact(raw):
 def test_a_table_with_a_gap_names_the_entry():
     with pytest.raises(ValidationError) as err:
         model(table=[{"low": 1, "high": 2}, {"low": 4, "high": 6, "vp": 1}])
-    assert err.value.errors()[0]["loc"] == ("table",)
+    assert err.value.errors()[0]["loc"] == ("table", 1, "low")
     assert "no entry covers modified total 3 (gap before entry 2)" in str(err.value)
 
 
@@ -114,4 +114,5 @@ def test_a_table_with_an_overlap_names_the_entry():
 def test_the_default_table_must_grow_with_the_modifiers():
     with pytest.raises(ValidationError) as err:
         model(modifiers=[{"value": 6}] * 8)
-    assert err.value.errors()[0]["loc"] == ("table",)
+    assert err.value.errors()[0]["loc"] == ("table", 3, "high")
+    assert "no entry covers modified total 49 (gap after entry 4, the last)" in str(err.value)

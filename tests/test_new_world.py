@@ -272,7 +272,7 @@ def test_riches_gap_names_the_entry():
                 {"low": 7, "high": 12, "outcome": "card"},
             ]
         )
-    assert err.value.errors()[0]["loc"] == ("riches",)
+    assert err.value.errors()[0]["loc"] == ("riches", 1, "low")
     assert "no entry covers 2d6 total 6 (gap before entry 2)" in str(err.value)
 
 
@@ -284,6 +284,7 @@ def test_riches_overlap_names_the_entry():
                 {"low": 7, "high": 12, "outcome": "card"},
             ]
         )
+    assert err.value.errors()[0]["loc"] == ("riches", 1, "low")
     assert "entry 2 (7-12) overlaps entry 1 at 2d6 total 7" in str(err.value)
 
 
