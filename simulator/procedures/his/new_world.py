@@ -352,8 +352,7 @@ def pack(p: NewWorldParams) -> np.ndarray:
         b = HEAD + k * POWER_FIELDS
         row[b] = _schedule_mask(plan.explore, p.turns)
         row[b + 1] = _schedule_mask(plan.colonize, p.turns)
-        conquer = plan.conquer
-        row[b + 2] = _schedule_mask(conquer, p.turns)
+        row[b + 2] = _schedule_mask(plan.conquer, p.turns)
         row[b + 3] = w in p.galleons_powers
         row[b + 4] = plan.colonies
         row[b + 5] = plan.conquests
