@@ -304,3 +304,17 @@ def test_england_has_no_conquistadors_and_turns_stay_in_the_game():
     with pytest.raises(ValidationError) as err:
         model(turns=3, france={"colonize": [2, 4]})
     assert "colonize: turn 4 is after the last turn (3)" in str(err.value)
+
+
+def test_a_game_depends_only_on_the_seed_and_its_trial_index():
+    # Whole games draw from per-trial streams: any chunking and thread count gives the same sums.
+    p = model(**RACE)
+    plan = make_plan(
+        PROC, {"base": p, "strait": model(**{**RACE, "south_america": "pacific_strait"})}, seed=7
+    )
+    one = simulate(plan, 6000, threads=1, chunk_size=1024).stats
+    two = simulate(plan, 6000, threads=2, chunk_size=2048).stats
+    np.testing.assert_array_equal(one, two)
+    np.testing.assert_array_equal(
+        one, run_range(plan, -1, 0, 3000) + run_range(plan, -1, 3000, 3000)
+    )
