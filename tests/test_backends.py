@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 import simulator
-from simulator import engine
+from simulator import engine, procedures
 from simulator.backends import BackendOptionError, BackendUnavailable, open_backend
 from simulator.cli import app
 from tests.test_engine import PROC, _plan
@@ -133,3 +133,15 @@ def test_after_ctrl_c_only_the_unbroken_run_of_first_jobs_is_kept():
     assert not out.complete
     assert out.trials == 10_000
     np.testing.assert_array_equal(out.stats, engine.simulate(plan, 10_000, threads=1).stats)
+
+
+@pytest.mark.parametrize("name", procedures.names())
+def test_every_procedure_can_be_sent_to_a_dask_worker(name):
+    proc = procedures.get(name)
+    assert proc.example is not None, f"{name} has no example parameters"
+    plan = engine.make_plan(proc, {"base": proc.params_model.model_validate(proc.example)}, 5)
+    back = pickle.loads(pickle.dumps(plan))
+    assert back.procedure is proc
+    np.testing.assert_array_equal(
+        engine.run_range(back, -1, 7, 300), engine.run_range(plan, -1, 7, 300)
+    )
