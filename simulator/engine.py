@@ -198,8 +198,8 @@ def calibrate_chunk(
     """A power-of-two chunk size for jobs of ``seconds / 2 .. seconds``, at most ``max_chunk``
     trials (it never changes the result).
 
-    Times a run of at least ``seconds / 10`` twice and keeps the faster (a busy machine may
-    pause one of them)."""
+    Times a run of at least ``seconds / 10``; a short one (under 0.1 s) twice, keeping the faster
+    (a busy machine may pause one of them)."""
     group = _groups(plan)[0]
 
     def timed(n: int) -> float:
@@ -210,7 +210,9 @@ def calibrate_chunk(
     n = CALIBRATION_TRIALS
     while (elapsed := timed(n)) < seconds / 10 and n < max_chunk:
         n *= 4
-    per_trial = max(min(elapsed, timed(n)), 1e-7) / n
+    if elapsed < 0.1:
+        elapsed = min(elapsed, timed(n))
+    per_trial = max(elapsed, 1e-7) / n
     size = int(seconds / per_trial)
     size = 1 << max(size.bit_length() - 1, 0)
     return int(min(max(size, MIN_CHUNK), max_chunk))
