@@ -650,9 +650,11 @@ def _sweep_axes(
         elif isinstance(spec, Mapping):
             values, message, key = _range_values(spec)
             if message is not None:
-                at = pos.values.get(("sweep", path, key), value_at) if key else value_at
+                unknown = key is not None and key not in ("from", "to", "step")
+                places = pos.keys if unknown else pos.values
+                at = places.get(("sweep", path, key), value_at) if key else value_at
                 sub = f"{field}.{key}" if key else field
-                has_value = key is not None and key in spec
+                has_value = key is not None and key in spec and not unknown
                 problems.append(
                     Problem(file, *at, sub, message, spec.get(key) if key else None, has_value)
                 )
