@@ -53,6 +53,7 @@ td.cell { color: #000; min-width: 48px; text-align: center; }
 details summary { cursor: pointer; color: var(--muted); margin: 6px 0; }
 footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
 code { font-size: 13px; }
+div.scroll { overflow-x: auto; max-width: 100%; }
 """
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
@@ -81,7 +82,7 @@ def _table(
 ) -> str:
     """An HTML table; cells are already-escaped HTML; the first ``left`` columns align left."""
     ident = f' id="{_e(table_id)}"' if table_id else ""
-    out = [f"<table{ident}><thead><tr>"]
+    out = [f'<div class="scroll"><table{ident}><thead><tr>']
     out += [f'<th class="{"l" if i < left else ""}">{h}</th>' for i, h in enumerate(header)]
     out.append("</tr></thead><tbody>")
     classes = iter(row_classes) if row_classes is not None else None
@@ -95,7 +96,7 @@ def _table(
             else:
                 out.append(f'<td class="{"l" if i < left else ""}">{cell}</td>')
         out.append("</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 
@@ -141,9 +142,7 @@ def _estimates_section(result: RunResult) -> str:
     est = result.estimates
     variants = list(result.plan.variant_names)
     header = ["metric", "kind"]
-    for v in variants:
-        prefix = f"{_e(v)}: " if len(variants) > 1 else ""
-        header += [f"{prefix}estimate", f"{prefix}95% interval"]
+    header += [f"{_e(v)}: estimate [95% interval]" for v in variants]
     header.append("trials")
     rows = []
     for m in result.plan.metrics:
@@ -151,7 +150,7 @@ def _estimates_section(result: RunResult) -> str:
         n = 0
         for v in variants:
             r = est[(est["variant"] == v) & (est["metric"] == m.name)].iloc[0]
-            cells += [_num(r["mean"]), f"[{_num(r['ci_low'])}, {_num(r['ci_high'])}]"]
+            cells.append(f"{_num(r['mean'])} [{_num(r['ci_low'])}, {_num(r['ci_high'])}]")
             n = max(n, int(r["n"]))
         cells.append(f"{n:,}")
         rows.append(cells)
