@@ -11,7 +11,17 @@ from typing import Any
 import pandas as pd
 
 from simulator import stats
-from simulator.engine import Outcome, Plan, ProgressFn, make_plan, simulate
+from simulator.engine import (
+    MIN_CHUNK,
+    Outcome,
+    Plan,
+    ProgressFn,
+    calibrate_chunk,
+    default_threads,
+    make_plan,
+    simulate,
+    warm_up,
+)
 from simulator.scenario import Scenario, SweepPoint, load
 
 _PACKAGES = ("simulator", "numpy", "numba", "pandas", "scipy", "statsmodels", "pydantic")
@@ -230,6 +240,15 @@ def _run_sweep(
     """Every sweep point as its own plan on the scenario's seed; stops at the first interrupt."""
     n = trials or scenario.trials
     planned = n * len(scenario.points)
+    if chunk_size is None:
+        # Calibrate once (on the last point, usually the costliest), and split each point into
+        # a few jobs per thread so small points still use every core. Never changes results.
+        last = make_plan(
+            scenario.procedure, scenario.points[-1].variants, scenario.seed, independent
+        )
+        warm_up(last)
+        per_thread = -(-n // (2 * (threads or default_threads())))
+        chunk_size = max(MIN_CHUNK, min(calibrate_chunk(last), per_thread))
     points: list[PointResult] = []
     offset = 0
     elapsed = 0.0
