@@ -111,6 +111,26 @@ def print_tables(result: RunResult, console: Console) -> None:
                 for label, row in g.iterrows():
                     table.add_row(str(label), *(fmt_estimate(x, kind, wide) for x in row))
                 console.print(table)
+    elif len(axes) == 1:
+        ((path, values),) = list(axes.items())
+        df = frame(result).set_index([path, "variant", "metric"])
+        table = Table(
+            title=f"{result.scenario.name}: estimate [95% interval]{suffix}", title_justify="left"
+        )
+        table.add_column(path, justify="right", style="bold")
+        columns = [(v, m) for m in metrics for v in variants]
+        for v, m in columns:
+            name = " · ".join(x for x in (m if len(metrics) > 1 else "", v) if x)
+            table.add_column(name if len(variants) > 1 or len(metrics) > 1 else m, justify="right")
+        for value in values[: len(result.points)]:
+            cells = [_label(value)]
+            for v, m in columns:
+                r = df.loc[(value, v, m)]
+                kind = str(r["kind"])
+                lo, hi = fmt_estimate(r["ci_low"], kind), fmt_estimate(r["ci_high"], kind)
+                cells.append(f"{fmt_estimate(r['mean'], kind)} [{lo}, {hi}]")
+            table.add_row(*cells)
+        console.print(table)
     else:
         df = frame(result)
         df = df[df["metric"].isin(metrics)]
