@@ -98,9 +98,7 @@ def changed_rule(monkeypatch):
     real = real_get("his.field_battle")
 
     def pack(p):
-        row = real.pack(p)
-        row[5] = 4
-        return row
+        return real.pack(p.model_copy(update={"hit_on": 4}))
 
     changed = dataclasses.replace(real, pack=pack)
     monkeypatch.setattr(
