@@ -252,3 +252,17 @@ def test_the_committed_baseline_passes_for_every_committed_scenario():
     assert not missing, f"not in reports/baseline.json: {missing}; run `make baseline`"
     result = check(loaded, base)
     assert result.ok, result.drifted.to_string()
+
+
+def test_ci_runs_the_tests_then_the_gate_with_the_trial_count_of_make_baseline():
+    ci = (ROOT / ".ci" / "run").read_text()
+    makefile = (ROOT / "Makefile").read_text()
+    assert ci.index("make test") < ci.index("make gate")
+    assert "apt-get install -y -qq chromium" in ci
+    baseline_rule = re.search(r"^baseline:.*\n\t(.+)$", makefile, re.MULTILINE).group(1)
+    gate_rule = re.search(r"^gate:.*\n\t(.+)$", makefile, re.MULTILINE).group(1)
+    assert "--trials $(GATE_TRIALS)" in baseline_rule and "--trials $(GATE_TRIALS)" in gate_rule
+    assert "sim check $(GATE_SCENARIOS) --baseline reports/baseline.json" in gate_rule
+    trials = int(re.search(r"^GATE_TRIALS \?= (\d+)$", makefile, re.MULTILINE).group(1))
+    stored = read(ROOT / "reports" / "baseline.json")
+    assert {s.trials for s in stored.scenarios.values()} == {trials}
