@@ -116,6 +116,10 @@ def atomic_write(path: Path, write: Callable[[IO[Any]], object], binary: bool = 
     """Write a temporary file in the same folder, then ``os.replace``: never half-written."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    # mkstemp creates the file 0600; a report is for sharing, so give it the usual umask mode.
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
     try:
         f: IO[Any]
         if binary:
