@@ -21,7 +21,7 @@ from scipy.stats import binom
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
 from simulator.procedures.base import Metric, Params, Procedure
-from simulator.rng import block_word, high32, low32, word_base
+from simulator.rng import TRIAL_STEP, high32, low32, mix64, word_base
 
 MAX_UNITS = 40
 MAX_LEADER = 6
@@ -137,13 +137,13 @@ def _threshold(hit_on: np.int64) -> np.uint64:
 
 
 @inline
-def _add_hits(hits, key, start, trial, na, j, w, dice, thr):
-    """Add the hits of dice ``2w`` and ``2w + 1`` (read from word ``j``) of the ``na`` live trials,
+def _add_hits(hits, base, offset, na, w, dice, thr):
+    """Add the hits of dice ``2w`` and ``2w + 1`` (one word: ``base`` premixed for the block's
+    first trial, ``offset[q]`` the distance to live trial ``q``) of the ``na`` live trials,
     counting only dice below each trial's own number of dice."""
-    base = word_base(key, start, j)
     lo_die = 2 * w
     for q in range(na):
-        x = block_word(base, trial[q])
+        x = mix64(base + offset[q])
         d = dice[q]
         hits[q] += np.int64((low32(x) >= thr) & (lo_die < d)) + np.int64(
             (high32(x) >= thr) & (lo_die + 1 < d)
@@ -155,8 +155,11 @@ def assault_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
     n_variants = packed.shape[0]
     stats = new_stats(n_variants, n_slots)
     values = np.zeros((n_variants, N_METRICS, BLOCK), dtype=np.int64)
-    # State of the trials still besieging, compacted to the first `na` slots after each assault.
+    # State of the trials still besieging, compacted to the first `na` slots after each assault:
+    # the trial's index in the block, its counter offset, the armies, the hit totals and the
+    # dice of its next assault.
     trial = np.zeros(BLOCK, dtype=np.int64)
+    offset = np.zeros(BLOCK, dtype=np.uint64)
     units = np.zeros(BLOCK, dtype=np.int64)
     cavalry = np.zeros(BLOCK, dtype=np.int64)
     defenders = np.zeros(BLOCK, dtype=np.int64)
@@ -190,36 +193,37 @@ def assault_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
                 values[v, D_LEFT, i] = d_units
                 values[v, A_HITS, i] = 0
                 values[v, D_HITS, i] = 0
+            if d_units > 0:
+                first_a_dice = (a_units - a_cavalry + 1) // 2 + a_leader
+            else:
+                first_a_dice = a_units + a_leader
+            first_d_dice = d_units + d_leader + extra
             na = 0 if broken_at_once else m
             for q in range(na):
                 trial[q] = q
+                offset[q] = np.uint64(q) * TRIAL_STEP
                 units[q] = a_units
                 cavalry[q] = a_cavalry
                 defenders[q] = d_units
                 a_total[q] = 0
                 d_total[q] = 0
+                a_dice[q] = first_a_dice
+                d_dice[q] = first_d_dice
             # Dice never increase during a campaign, so the first assault's dice bound the words.
-            if d_units > 0:
-                a_words = ((a_units - a_cavalry + 1) // 2 + a_leader + 1) // 2
-            else:
-                a_words = (a_units + a_leader + 1) // 2
-            d_words = (d_units + d_leader + extra + 1) // 2
+            a_words = (first_a_dice + 1) // 2
+            d_words = (first_d_dice + 1) // 2
             for k in range(max_assaults):
                 if na == 0:
                     break
                 for q in range(na):
-                    has_defenders = defenders[q] > 0
-                    a_dice[q] = ((units[q] - cavalry[q] + 1) // 2 + a_leader if has_defenders
-                                 else units[q] + a_leader)
-                    d_dice[q] = defenders[q] + d_leader + extra
                     a_hits[q] = 0
                     d_hits[q] = 0
                 w0 = k * ASSAULT_WORDS
                 for w in range(a_words):
-                    _add_hits(a_hits, key, start, trial, na, w0 + w, w, a_dice, thr)
+                    _add_hits(a_hits, word_base(key, start, w0 + w), offset, na, w, a_dice, thr)
                 for w in range(d_words):
-                    _add_hits(d_hits, key, start, trial, na, w0 + DEFENDER_WORDS + w, w, d_dice,
-                              thr)
+                    _add_hits(d_hits, word_base(key, start, w0 + DEFENDER_WORDS + w), offset, na,
+                              w, d_dice, thr)
                 # Resolve every live trial and compact the ones still besieging, branch-free.
                 alive = 0
                 for q in range(na):
@@ -245,11 +249,15 @@ def assault_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
                     values[v, A_HITS, i] = at
                     values[v, D_HITS, i] = dt
                     trial[alive] = i
+                    offset[alive] = offset[q]
                     units[alive] = u_left
                     cavalry[alive] = c_left
                     defenders[alive] = d_left
                     a_total[alive] = at
                     d_total[alive] = dt
+                    a_dice[alive] = ((u_left - c_left + 1) // 2 + a_leader if d_left > 0
+                                     else u_left + a_leader)
+                    d_dice[alive] = d_left + d_leader + extra
                     alive += np.int64(~(falls | broken))
                 na = alive
         accumulate_block(stats, values, m, hist_offset, hist_max)
