@@ -53,8 +53,9 @@ def his_assault(p: dict, key: int, trial: int) -> list[int]:
     return [int(falls), assaults, int(broken), units, defenders, a_total, d_total]
 
 
-def _fleet_losses(hits: int, squadrons: int, corsairs: int, corsairs_first: bool,
-                  loser: bool) -> tuple[int, int]:
+def _fleet_losses(
+    hits: int, squadrons: int, corsairs: int, corsairs_first: bool, loser: bool
+) -> tuple[int, int]:
     """(squadrons, corsairs) sunk by ``hits``: two hits per squadron, one per corsair; the loser
     also loses a squadron to a winner's single hit left over."""
     sunk_s = sunk_c = 0
@@ -107,8 +108,17 @@ def his_naval(p: dict, key: int, trial: int) -> list[int]:
             d_sunk_c -= 1
     attacker_afloat = a_sunk_s + a_sunk_c < a_s + a_c
     withdraws = attacker_afloat and (in_port or not attacker_wins)
-    return [int(attacker_wins), a_sunk_s, a_sunk_c, d_sunk_s, d_sunk_c, int(withdraws),
-            a_hits, d_hits, int(both_sunk)]
+    return [
+        int(attacker_wins),
+        a_sunk_s,
+        a_sunk_c,
+        d_sunk_s,
+        d_sunk_c,
+        int(withdraws),
+        a_hits,
+        d_hits,
+        int(both_sunk),
+    ]
 
 
 def his_interception(p: dict, key: int, trial: int) -> list[int]:

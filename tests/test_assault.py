@@ -39,13 +39,23 @@ def estimates(p, trials, seed=1517):
 @pytest.mark.parametrize(
     "raw",
     [
-        {"attacker": {"units": 8, "cavalry": 3, "leader": 1}, "defender": {"units": 3},
-         "max_assaults": 10},
-        {"attacker": {"units": 4, "leader": 2}, "defender": {"units": 0, "leader": 1},
-         "max_assaults": 3},
+        {
+            "attacker": {"units": 8, "cavalry": 3, "leader": 1},
+            "defender": {"units": 3},
+            "max_assaults": 10,
+        },
+        {
+            "attacker": {"units": 4, "leader": 2},
+            "defender": {"units": 0, "leader": 1},
+            "max_assaults": 3,
+        },
         {"attacker": {"units": 5, "cavalry": 5}, "defender": {"units": 1}, "max_assaults": 4},
-        {"attacker": {"units": 12, "cavalry": 2, "leader": 2}, "defender": {"units": 4, "leader": 1},
-         "hit_on": 4, "max_assaults": 6},
+        {
+            "attacker": {"units": 12, "cavalry": 2, "leader": 2},
+            "defender": {"units": 4, "leader": 1},
+            "hit_on": 4,
+            "max_assaults": 6,
+        },
         {"attacker": {"units": 3, "leader": 2}, "defender": {"units": 3}},
     ],
 )
@@ -59,8 +69,10 @@ def test_kernel_equals_plain_python_twin(raw):
     key = int(scenario_key(99))
     first, n = 3000, 600
     got = run_range(plan, -1, first, n)
-    twin = [[naive.his_assault(p.model_dump(), key, t) for t in range(first, first + n)]
-            for p in variants.values()]
+    twin = [
+        [naive.his_assault(p.model_dump(), key, t) for t in range(first, first + n)]
+        for p in variants.values()
+    ]
     np.testing.assert_array_equal(got, fold(plan, twin))
 
 
@@ -75,8 +87,11 @@ GRID = [
 
 @pytest.mark.parametrize(("a", "cav", "al", "d", "dl", "k"), GRID)
 def test_estimates_within_five_standard_errors_of_exact(a, cav, al, d, dl, k):
-    p = params(attacker={"units": a, "cavalry": cav, "leader": al},
-               defender={"units": d, "leader": dl}, max_assaults=k)
+    p = params(
+        attacker={"units": a, "cavalry": cav, "leader": al},
+        defender={"units": d, "leader": dl},
+        max_assaults=k,
+    )
     exact = PROC.exact(p)
     for name, (mean, se) in estimates(p, 20_000).items():
         assert abs(mean - exact[name]) <= 5 * se, name
@@ -110,10 +125,13 @@ def _icepool_single_assault(units, cavalry, leader, defenders, d_leader, extra):
     ("units", "cavalry", "leader", "defenders", "d_leader"),
     [(8, 0, 1, 3, 0), (6, 2, 2, 2, 1), (3, 0, 0, 1, 0), (5, 1, 0, 0, 0), (9, 4, 3, 4, 2)],
 )
-def test_single_assault_exact_values_agree_with_icepool(units, cavalry, leader, defenders,
-                                                        d_leader):
-    p = params(attacker={"units": units, "cavalry": cavalry, "leader": leader},
-               defender={"units": defenders, "leader": d_leader})
+def test_single_assault_exact_values_agree_with_icepool(
+    units, cavalry, leader, defenders, d_leader
+):
+    p = params(
+        attacker={"units": units, "cavalry": cavalry, "leader": leader},
+        defender={"units": defenders, "leader": d_leader},
+    )
     exact = PROC.exact(p)
     falls, broken = _icepool_single_assault(units, cavalry, leader, defenders, d_leader, 1)
     assert exact["space_falls"] == pytest.approx(falls, abs=1e-12)
@@ -148,11 +166,17 @@ def test_the_siege_breaks_at_once_when_besiegers_are_no_more_than_the_besieged()
 
 
 def test_losing_cavalry_first_keeps_the_attackers_dice():
-    cav_first = params(attacker={"units": 8, "cavalry": 4, "leader": 0},
-                       defender={"units": 3, "leader": 1}, max_assaults=6)
-    inf_first = params(attacker={"units": 8, "cavalry": 4, "leader": 0},
-                       defender={"units": 3, "leader": 1}, max_assaults=6,
-                       lose_cavalry_first=False)
+    cav_first = params(
+        attacker={"units": 8, "cavalry": 4, "leader": 0},
+        defender={"units": 3, "leader": 1},
+        max_assaults=6,
+    )
+    inf_first = params(
+        attacker={"units": 8, "cavalry": 4, "leader": 0},
+        defender={"units": 3, "leader": 1},
+        max_assaults=6,
+        lose_cavalry_first=False,
+    )
     assert PROC.exact(cav_first)["space_falls"] > PROC.exact(inf_first)["space_falls"] + 0.01
 
 
@@ -175,12 +199,16 @@ def test_changing_the_defender_leaves_the_attackers_dice_alone():
 @pytest.mark.parametrize(
     ("raw", "loc"),
     [
-        ({"attacker": {"units": 4, "cavalry": 5}, "defender": {"units": 1}},
-         ("attacker", "cavalry")),
+        (
+            {"attacker": {"units": 4, "cavalry": 5}, "defender": {"units": 1}},
+            ("attacker", "cavalry"),
+        ),
         ({"attacker": {"units": -1}, "defender": {"units": 1}}, ("attacker", "units")),
         ({"attacker": {"units": 4}, "defender": {"units": -2}}, ("defender", "units")),
-        ({"attacker": {"units": 4}, "defender": {"units": 1}, "max_assaults": 0},
-         ("max_assaults",)),
+        (
+            {"attacker": {"units": 4}, "defender": {"units": 1}, "max_assaults": 0},
+            ("max_assaults",),
+        ),
         ({"attacker": {"units": 4}, "defender": {"units": 1}, "sieges": 2}, ("sieges",)),
     ],
 )

@@ -41,7 +41,9 @@ class Besiegers(Params):
         ge=1, le=MAX_UNITS, description="land units besieging the space (cavalry included)"
     )
     cavalry: int = Field(
-        default=0, ge=0, le=MAX_UNITS,
+        default=0,
+        ge=0,
+        le=MAX_UNITS,
         description="how many of the units are cavalry: they take losses but add no dice",
     )
     leader: int = Field(
@@ -70,7 +72,9 @@ class AssaultParams(Params):
     attacker: Besiegers = Field(description="the besieging army")
     defender: Besieged = Field(description="the garrison of the besieged fortress")
     max_assaults: int = Field(
-        default=1, ge=1, le=MAX_ASSAULTS,
+        default=1,
+        ge=1,
+        le=MAX_ASSAULTS,
         description="assaults to try (1: one assault; more: a siege campaign, one per impulse)",
     )
     defender_extra_dice: int = Field(
@@ -91,25 +95,49 @@ N_METRICS = 7
 def metrics(p: AssaultParams) -> list[Metric]:
     return [
         Metric("space_falls", "proportion", "the defenders are gone and the attacker has units"),
-        Metric("assaults_used", "distribution", "assaults made before the campaign ended",
-               max_value=p.max_assaults),
+        Metric(
+            "assaults_used",
+            "distribution",
+            "assaults made before the campaign ended",
+            max_value=p.max_assaults,
+        ),
         Metric("siege_broken", "proportion", "the besiegers' units fell to at most the besieged's"),
-        Metric("attacker_units_left", "distribution", "attacker units at the end",
-               max_value=p.attacker.units, headline=False),
-        Metric("defender_units_left", "distribution", "defender units at the end",
-               max_value=p.defender.units, headline=False),
-        Metric("attacker_hits", "mean", "hits rolled by the attacker over all assaults",
-               headline=False),
-        Metric("defender_hits", "mean", "hits rolled by the defender over all assaults",
-               headline=False),
+        Metric(
+            "attacker_units_left",
+            "distribution",
+            "attacker units at the end",
+            max_value=p.attacker.units,
+            headline=False,
+        ),
+        Metric(
+            "defender_units_left",
+            "distribution",
+            "defender units at the end",
+            max_value=p.defender.units,
+            headline=False,
+        ),
+        Metric(
+            "attacker_hits", "mean", "hits rolled by the attacker over all assaults", headline=False
+        ),
+        Metric(
+            "defender_hits", "mean", "hits rolled by the defender over all assaults", headline=False
+        ),
     ]
 
 
 def pack(p: AssaultParams) -> np.ndarray:
     return np.array(
-        [p.attacker.units, p.attacker.cavalry, p.attacker.leader, p.defender.units,
-         p.defender.leader, p.defender_extra_dice, p.hit_on, p.max_assaults,
-         1 if p.lose_cavalry_first else 0],
+        [
+            p.attacker.units,
+            p.attacker.cavalry,
+            p.attacker.leader,
+            p.defender.units,
+            p.defender.leader,
+            p.defender_extra_dice,
+            p.hit_on,
+            p.max_assaults,
+            1 if p.lose_cavalry_first else 0,
+        ],
         dtype=np.float64,
     )
 
@@ -222,8 +250,15 @@ def assault_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
                 for w in range(a_words):
                     _add_hits(a_hits, word_base(key, start, w0 + w), offset, na, w, a_dice, thr)
                 for w in range(d_words):
-                    _add_hits(d_hits, word_base(key, start, w0 + DEFENDER_WORDS + w), offset, na,
-                              w, d_dice, thr)
+                    _add_hits(
+                        d_hits,
+                        word_base(key, start, w0 + DEFENDER_WORDS + w),
+                        offset,
+                        na,
+                        w,
+                        d_dice,
+                        thr,
+                    )
                 # Resolve every live trial and compact the ones still besieging, branch-free.
                 alive = 0
                 for q in range(na):
@@ -255,8 +290,9 @@ def assault_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
                     defenders[alive] = d_left
                     a_total[alive] = at
                     d_total[alive] = dt
-                    a_dice[alive] = ((u_left - c_left + 1) // 2 + a_leader if d_left > 0
-                                     else u_left + a_leader)
+                    a_dice[alive] = (
+                        (u_left - c_left + 1) // 2 + a_leader if d_left > 0 else u_left + a_leader
+                    )
                     d_dice[alive] = d_left + d_leader + extra
                     alive += np.int64(~(falls | broken))
                 na = alive
@@ -268,8 +304,9 @@ def _binomial(n: int, prob: float) -> np.ndarray:
     return binom.pmf(np.arange(n + 1), n, prob)
 
 
-def _campaign(p: AssaultParams) -> Iterator[tuple[float, int, int, int, int, bool, bool, float,
-                                                  float]]:
+def _campaign(
+    p: AssaultParams,
+) -> Iterator[tuple[float, int, int, int, int, bool, bool, float, float]]:
     """Every way a campaign ends: (probability, assaults, units, cavalry, defenders, falls,
     broken, expected attacker hits, expected defender hits) summed over the paths to it."""
     prob = (7 - p.hit_on) / 6

@@ -26,11 +26,12 @@ class InterceptionParams(Params):
         default="intercept", description="intercept a moving formation, or avoid battle"
     )
     leader: int = Field(
-        default=0, ge=0, le=MAX_LEADER, description="battle rating of the leader rolling, 0 for none"
+        default=0,
+        ge=0,
+        le=MAX_LEADER,
+        description="battle rating of the leader rolling, 0 for none",
     )
-    with_cavalry: bool = Field(
-        default=False, description="the rolling formation has cavalry: +1"
-    )
+    with_cavalry: bool = Field(default=False, description="the rolling formation has cavalry: +1")
     against_cavalry: bool = Field(
         default=False, description="the enemy formation it rolls against has cavalry: -1"
     )
@@ -39,15 +40,19 @@ class InterceptionParams(Params):
         description="avoid only: the formation lost a field battle this impulse and avoids "
         "automatically",
     )
-    target: int = Field(default=9, ge=2, le=20, description="lowest modified 2d6 total that succeeds")
+    target: int = Field(
+        default=9, ge=2, le=20, description="lowest modified 2d6 total that succeeds"
+    )
 
     @field_validator("lost_battle_this_impulse")
     @classmethod
     def _avoid_only(cls, v: bool, info: ValidationInfo) -> bool:
         kind = info.data.get("kind")
         if v and kind == "intercept":
-            raise ValueError("applies only when avoiding battle: set kind to avoid or drop it "
-                             "(kind is 'intercept')")
+            raise ValueError(
+                "applies only when avoiding battle: set kind to avoid or drop it "
+                "(kind is 'intercept')"
+            )
         return v
 
 
@@ -108,7 +113,5 @@ PROCEDURE = Procedure(
     pack=pack,
     kernel=interception_kernel,
     exact=exact,
-    notes=(
-        "with_cavalry and against_cavalry may both hold (cavalry on both sides): they cancel",
-    ),
+    notes=("with_cavalry and against_cavalry may both hold (cavalry on both sides): they cancel",),
 )

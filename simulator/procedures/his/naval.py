@@ -1,12 +1,12 @@
 """Here I Stand naval combat in a sea zone or a port (RULES.md §5.3).
 
 Each side rolls ``2 * squadrons + corsairs + leader`` dice; in a port the defender rolls
-``port_extra_dice`` more (none in a sea zone). A die at or above ``hit_on`` hits. More hits wins and
-ties go to the defender. Hits sink ships: one hit a corsair, two hits a squadron (corsairs first when
-``lose_corsairs_first``); a winner's single hit left over sinks one more squadron of the loser. If
-both fleets are sunk the winner keeps one ship, as in a field battle (``winner_keeps_one``). After a
-battle in a port the attacker always withdraws; at sea it withdraws when it loses.
-"""
+``port_extra_dice`` more (none in a sea zone). A die at or above ``hit_on`` hits. More hits wins
+and ties go to the defender. Hits sink ships: one hit a corsair, two hits a squadron (corsairs
+first when ``lose_corsairs_first``); a winner's single hit left over sinks one more squadron of the
+loser. If both fleets are sunk the winner keeps one ship, as in a field battle
+(``winner_keeps_one``). After a battle in a port the attacker always withdraws; at sea it
+withdraws when it loses."""
 
 from __future__ import annotations
 
@@ -28,11 +28,16 @@ class Fleet(Params):
         default=0, ge=0, le=MAX_SHIPS, description="naval squadrons (two hits sink one)"
     )
     corsairs: int = Field(
-        default=0, ge=0, le=MAX_SHIPS, validate_default=True,
+        default=0,
+        ge=0,
+        le=MAX_SHIPS,
+        validate_default=True,
         description="corsairs (one hit sinks one)",
     )
     leader: int = Field(
-        default=0, ge=0, le=MAX_LEADER,
+        default=0,
+        ge=0,
+        le=MAX_LEADER,
         description="battle rating of the best naval leader, 0 for none",
     )
 
@@ -67,8 +72,17 @@ class NavalParams(Params):
 
 
 # Indices of the metric values, in the order of metrics().
-(ATTACKER_WINS, A_SQUADRONS, A_CORSAIRS, D_SQUADRONS, D_CORSAIRS, WITHDRAWS, A_HITS, D_HITS,
- BOTH_SUNK) = range(9)
+(
+    ATTACKER_WINS,
+    A_SQUADRONS,
+    A_CORSAIRS,
+    D_SQUADRONS,
+    D_CORSAIRS,
+    WITHDRAWS,
+    A_HITS,
+    D_HITS,
+    BOTH_SUNK,
+) = range(9)
 N_METRICS = 9
 
 
@@ -76,30 +90,56 @@ def metrics(p: NavalParams) -> list[Metric]:
     a, d = p.attacker, p.defender
     return [
         Metric("attacker_wins", "proportion", "the attacker scores more hits (ties: defender)"),
-        Metric("attacker_squadrons_lost", "distribution", "attacker squadrons sunk",
-               max_value=a.squadrons),
-        Metric("attacker_corsairs_lost", "distribution", "attacker corsairs sunk",
-               max_value=a.corsairs),
-        Metric("defender_squadrons_lost", "distribution", "defender squadrons sunk",
-               max_value=d.squadrons),
-        Metric("defender_corsairs_lost", "distribution", "defender corsairs sunk",
-               max_value=d.corsairs),
-        Metric("attacker_withdraws", "proportion",
-               "the attacker has ships left and must leave: always in a port, at sea if it lost"),
+        Metric(
+            "attacker_squadrons_lost",
+            "distribution",
+            "attacker squadrons sunk",
+            max_value=a.squadrons,
+        ),
+        Metric(
+            "attacker_corsairs_lost", "distribution", "attacker corsairs sunk", max_value=a.corsairs
+        ),
+        Metric(
+            "defender_squadrons_lost",
+            "distribution",
+            "defender squadrons sunk",
+            max_value=d.squadrons,
+        ),
+        Metric(
+            "defender_corsairs_lost", "distribution", "defender corsairs sunk", max_value=d.corsairs
+        ),
+        Metric(
+            "attacker_withdraws",
+            "proportion",
+            "the attacker has ships left and must leave: always in a port, at sea if it lost",
+        ),
         Metric("attacker_hits", "mean", "hits rolled by the attacker", headline=False),
         Metric("defender_hits", "mean", "hits rolled by the defender", headline=False),
-        Metric("both_fleets_sunk", "proportion",
-               "the hits sank both fleets (the winner keeps one ship if winner_keeps_one)",
-               headline=False),
+        Metric(
+            "both_fleets_sunk",
+            "proportion",
+            "the hits sank both fleets (the winner keeps one ship if winner_keeps_one)",
+            headline=False,
+        ),
     ]
 
 
 def pack(p: NavalParams) -> np.ndarray:
     a, d = p.attacker, p.defender
     return np.array(
-        [a.squadrons, a.corsairs, a.leader, d.squadrons, d.corsairs, d.leader,
-         p.port_extra_dice if p.in_port else 0, 1 if p.in_port else 0, p.hit_on,
-         1 if p.lose_corsairs_first else 0, 1 if p.winner_keeps_one else 0],
+        [
+            a.squadrons,
+            a.corsairs,
+            a.leader,
+            d.squadrons,
+            d.corsairs,
+            d.leader,
+            p.port_extra_dice if p.in_port else 0,
+            1 if p.in_port else 0,
+            p.hit_on,
+            1 if p.lose_corsairs_first else 0,
+            1 if p.winner_keeps_one else 0,
+        ],
         dtype=np.float64,
     )
 
@@ -127,8 +167,9 @@ def _sunk(hits, squadrons, corsairs, corsairs_first, loser):
     return s, c
 
 
-def sunk(hits: int, squadrons: int, corsairs: int, corsairs_first: bool,
-         loser: bool) -> tuple[int, int]:
+def sunk(
+    hits: int, squadrons: int, corsairs: int, corsairs_first: bool, loser: bool
+) -> tuple[int, int]:
     """Plain-Python copy of the kernel's loss rule, for ``exact``."""
     if corsairs_first:
         c = min(corsairs, hits)
@@ -167,10 +208,18 @@ def naval_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_sl
             keeps_one = packed[v, 10] > 0.5
             a_ships = a_squadrons + a_corsairs
             d_ships = d_squadrons + d_corsairs
-            _count_hits(attacker_hits, key, start, m, 0, 2 * a_squadrons + a_corsairs + a_leader,
-                        thr)
-            _count_hits(defender_hits, key, start, m, DEFENDER_WORDS,
-                        2 * d_squadrons + d_corsairs + d_leader + port_dice, thr)
+            _count_hits(
+                attacker_hits, key, start, m, 0, 2 * a_squadrons + a_corsairs + a_leader, thr
+            )
+            _count_hits(
+                defender_hits,
+                key,
+                start,
+                m,
+                DEFENDER_WORDS,
+                2 * d_squadrons + d_corsairs + d_leader + port_dice,
+                thr,
+            )
             for i in range(m):
                 ah = attacker_hits[i]
                 dh = defender_hits[i]
