@@ -6,7 +6,7 @@ Layout of one variant's statistics row, for ``M`` metrics::
     [4*m + 1]  sum of values
     [4*m + 2]  sum of squared values
     [4*m + 3]  sum of value * (the same trial's value under variant 0), where both are defined
-    [4*M ...]  histograms of distribution metrics, at ``hist_offset[m]`` with ``hist_max[m] + 1`` bins
+    [4*M ...]  histograms of distribution metrics: at ``hist_offset[m]``, ``hist_max[m] + 1`` bins
 
 The cross term gives paired (common-random-number) comparisons between variants without keeping
 per-trial values. Everything is int64, so sums are exact and independent of chunking.

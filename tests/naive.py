@@ -74,7 +74,11 @@ def his_field_battle(p: dict, key: int, trial: int) -> list[int]:
         else:
             d_left = 1
     return [
-        int(attacker_wins), a_hits, d_hits, a_left, d_left,
+        int(attacker_wins),
+        a_hits,
+        d_hits,
+        a_left,
+        d_left,
         int(a_left == 0 and att.get("leader", 0) > 0),
         int(d_left == 0 and dfd.get("leader", 0) > 0),
     ]

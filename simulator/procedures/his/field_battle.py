@@ -55,21 +55,46 @@ def metrics(p: FieldBattleParams) -> list[Metric]:
         Metric("attacker_wins", "proportion", "the attacker scores more hits (ties as ties_to)"),
         Metric("attacker_hits", "mean", "hits rolled by the attacker", headline=False),
         Metric("defender_hits", "mean", "hits rolled by the defender", headline=False),
-        Metric("attacker_units_left", "distribution", "attacker units after the battle",
-               max_value=p.attacker.units, headline=False),
-        Metric("defender_units_left", "distribution", "defender units after the battle",
-               max_value=p.defender.units, headline=False),
-        Metric("attacker_leader_captured", "proportion",
-               "the attacker has a leader and no units left", headline=False),
-        Metric("defender_leader_captured", "proportion",
-               "the defender has a leader and no units left", headline=False),
+        Metric(
+            "attacker_units_left",
+            "distribution",
+            "attacker units after the battle",
+            max_value=p.attacker.units,
+            headline=False,
+        ),
+        Metric(
+            "defender_units_left",
+            "distribution",
+            "defender units after the battle",
+            max_value=p.defender.units,
+            headline=False,
+        ),
+        Metric(
+            "attacker_leader_captured",
+            "proportion",
+            "the attacker has a leader and no units left",
+            headline=False,
+        ),
+        Metric(
+            "defender_leader_captured",
+            "proportion",
+            "the defender has a leader and no units left",
+            headline=False,
+        ),
     ]
 
 
 def pack(p: FieldBattleParams) -> np.ndarray:
     return np.array(
-        [p.attacker.units, p.attacker.leader, p.defender.units, p.defender.leader,
-         p.defender_extra_dice, p.hit_on, 1 if p.ties_to == "attacker" else 0],
+        [
+            p.attacker.units,
+            p.attacker.leader,
+            p.defender.units,
+            p.defender.leader,
+            p.defender_extra_dice,
+            p.hit_on,
+            1 if p.ties_to == "attacker" else 0,
+        ],
         dtype=np.float64,
     )
 
@@ -117,8 +142,9 @@ def field_battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_ma
             has_a_leader = a_leader > 0
             has_d_leader = d_leader > 0
             _count_hits(attacker_hits, key, start, m, 0, a_units + a_leader, thr)
-            _count_hits(defender_hits, key, start, m, DEFENDER_WORDS,
-                        d_units + d_leader + extra, thr)
+            _count_hits(
+                defender_hits, key, start, m, DEFENDER_WORDS, d_units + d_leader + extra, thr
+            )
             # Branch-free (bitwise, not `and`/`or`) so the loop over trials vectorises.
             for i in range(m):
                 ah = attacker_hits[i]
@@ -149,8 +175,15 @@ def exact(p: FieldBattleParams) -> dict[str, float]:
     pa = binom.pmf(np.arange(na + 1), na, prob)
     pd = binom.pmf(np.arange(nd + 1), nd, prob)
     out = dict.fromkeys(
-        ["attacker_wins", "attacker_units_left", "defender_units_left",
-         "attacker_leader_captured", "defender_leader_captured"], 0.0)
+        [
+            "attacker_wins",
+            "attacker_units_left",
+            "defender_units_left",
+            "attacker_leader_captured",
+            "defender_leader_captured",
+        ],
+        0.0,
+    )
     for ah in range(na + 1):
         for dh in range(nd + 1):
             w = pa[ah] * pd[dh]
@@ -179,4 +212,5 @@ PROCEDURE = Procedure(
     kernel=field_battle_kernel,
     exact=exact,
     notes=("leader 0 means no leader: nobody to capture",),
+    example={"attacker": {"units": 4, "leader": 2}, "defender": {"units": 3, "leader": 0}},
 )
