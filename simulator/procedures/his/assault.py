@@ -182,7 +182,7 @@ def _add_hits(hits, base, offset, na, w, dice, thr):
 def assault_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
     n_variants = packed.shape[0]
     stats = new_stats(n_variants, n_slots)
-    values = np.zeros((n_variants, N_METRICS, BLOCK), dtype=np.int64)
+    values = np.zeros((n_variants, N_METRICS, BLOCK), dtype=np.int32)
     # State of the trials still besieging, compacted to the first `na` slots after each assault:
     # the trial's index in the block, its counter offset, the armies, the hit totals and the
     # dice of its next assault.
