@@ -164,6 +164,32 @@ def _threshold(hit_on: np.int64) -> np.uint64:
     return np.uint64(((hit_on - 1) * 4294967296 + 5) // 6)
 
 
+# A live trial's whole state packed in one int64, so that compacting the live trials after each
+# assault moves one word per trial instead of one per field (stores were the bottleneck):
+# bits 0-9 the trial's index in the block, 10-15 attacker units, 16-21 cavalry, 22-27 defenders,
+# 28-39 and 40-51 the attacker's and defender's hits so far, 52-58 assaults made, 59 the space
+# fell, 60 the siege broke.
+_UNITS, _CAVALRY, _DEFENDERS, _A_TOTAL, _D_TOTAL, _ASSAULTS, _FALLS, _BROKEN = (
+    10,
+    16,
+    22,
+    28,
+    40,
+    52,
+    59,
+    60,
+)
+_TRIAL_MASK = 1023
+_ARMY_MASK = 63
+_TOTAL_MASK = 4095
+_ASSAULTS_MASK = 127
+
+
+@inline
+def _field(state, shift, mask):
+    return (state >> shift) & mask
+
+
 @inline
 def _add_hits(hits, base, offset, na, w, dice, thr):
     """Add the hits of dice ``2w`` and ``2w + 1`` (one word: ``base`` premixed for the block's
@@ -183,16 +209,11 @@ def assault_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
     n_variants = packed.shape[0]
     stats = new_stats(n_variants, n_slots)
     values = np.zeros((n_variants, N_METRICS, BLOCK), dtype=np.int32)
-    # State of the trials still besieging, compacted to the first `na` slots after each assault:
-    # the trial's index in the block, its counter offset, the armies, the hit totals and the
-    # dice of its next assault.
-    trial = np.zeros(BLOCK, dtype=np.int64)
+    # Packed states of the live trials (compacted to the first `na` after each assault), and
+    # every trial's latest state by its index in the block.
+    live = np.zeros(BLOCK, dtype=np.int64)
+    final = np.zeros(BLOCK, dtype=np.int64)
     offset = np.zeros(BLOCK, dtype=np.uint64)
-    units = np.zeros(BLOCK, dtype=np.int64)
-    cavalry = np.zeros(BLOCK, dtype=np.int64)
-    defenders = np.zeros(BLOCK, dtype=np.int64)
-    a_total = np.zeros(BLOCK, dtype=np.int64)
-    d_total = np.zeros(BLOCK, dtype=np.int64)
     a_dice = np.zeros(BLOCK, dtype=np.int64)
     d_dice = np.zeros(BLOCK, dtype=np.int64)
     a_hits = np.zeros(BLOCK, dtype=np.int64)
@@ -210,92 +231,87 @@ def assault_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
             thr = _threshold(np.int64(packed[v, 6]))
             max_assaults = np.int64(packed[v, 7])
             cavalry_first = packed[v, 8] > 0.5
-            # The values a trial ends with if nothing happens: no assault when the siege is
-            # already broken, otherwise overwritten after every assault it takes part in.
+            # A siege with besiegers' units <= besieged units is broken before any assault.
             broken_at_once = a_units <= d_units
+            start_state = (
+                (a_units << _UNITS)
+                | (a_cavalry << _CAVALRY)
+                | (d_units << _DEFENDERS)
+                | (np.int64(broken_at_once) << _BROKEN)
+            )
             for i in range(m):
-                values[v, FALLS, i] = 0
-                values[v, ASSAULTS, i] = 0
-                values[v, BROKEN, i] = broken_at_once
-                values[v, A_LEFT, i] = a_units
-                values[v, D_LEFT, i] = d_units
-                values[v, A_HITS, i] = 0
-                values[v, D_HITS, i] = 0
+                final[i] = start_state | i
+                live[i] = start_state | i
+            na = 0 if broken_at_once else m
             if d_units > 0:
                 first_a_dice = (a_units - a_cavalry + 1) // 2 + a_leader
             else:
                 first_a_dice = a_units + a_leader
-            first_d_dice = d_units + d_leader + extra
-            na = 0 if broken_at_once else m
-            for q in range(na):
-                trial[q] = q
-                offset[q] = np.uint64(q) * TRIAL_STEP
-                units[q] = a_units
-                cavalry[q] = a_cavalry
-                defenders[q] = d_units
-                a_total[q] = 0
-                d_total[q] = 0
-                a_dice[q] = first_a_dice
-                d_dice[q] = first_d_dice
             # Dice never increase during a campaign, so the first assault's dice bound the words.
             a_words = (first_a_dice + 1) // 2
-            d_words = (first_d_dice + 1) // 2
+            d_words = (d_units + d_leader + extra + 1) // 2
             for k in range(max_assaults):
                 if na == 0:
                     break
                 for q in range(na):
+                    s = live[q]
+                    u = _field(s, _UNITS, _ARMY_MASK)
+                    c = _field(s, _CAVALRY, _ARMY_MASK)
+                    d = _field(s, _DEFENDERS, _ARMY_MASK)
+                    offset[q] = np.uint64(s & _TRIAL_MASK) * TRIAL_STEP
+                    # Cavalry roll no dice while defenders are present.
+                    a_dice[q] = (u - c + 1) // 2 + a_leader if d > 0 else u + a_leader
+                    d_dice[q] = d + d_leader + extra
                     a_hits[q] = 0
                     d_hits[q] = 0
                 w0 = k * ASSAULT_WORDS
                 for w in range(a_words):
                     _add_hits(a_hits, word_base(key, start, w0 + w), offset, na, w, a_dice, thr)
                 for w in range(d_words):
-                    _add_hits(
-                        d_hits,
-                        word_base(key, start, w0 + DEFENDER_WORDS + w),
-                        offset,
-                        na,
-                        w,
-                        d_dice,
-                        thr,
-                    )
-                # Resolve every live trial and compact the ones still besieging, branch-free.
-                alive = 0
+                    base = word_base(key, start, w0 + DEFENDER_WORDS + w)
+                    _add_hits(d_hits, base, offset, na, w, d_dice, thr)
+                # Resolve every live trial (no dependence between trials: vectorises).
                 for q in range(na):
+                    s = live[q]
                     ah = a_hits[q]
                     dh = d_hits[q]
-                    u = units[q]
-                    c = cavalry[q]
-                    d = defenders[q]
+                    u = _field(s, _UNITS, _ARMY_MASK)
+                    c = _field(s, _CAVALRY, _ARMY_MASK)
+                    d = _field(s, _DEFENDERS, _ARMY_MASK)
                     u_left = max(u - dh, 0)
                     spill = max(dh - (u - c), 0)
                     c_left = max(c - dh, 0) if cavalry_first else max(c - spill, 0)
                     d_left = max(d - ah, 0)
                     falls = (d_left == 0) & (u_left > 0) & ((d > 0) | (ah > 0))
                     broken = (~falls) & (u_left <= d_left)
-                    at = a_total[q] + ah
-                    dt = d_total[q] + dh
-                    i = trial[q]
-                    values[v, FALLS, i] = falls
-                    values[v, ASSAULTS, i] = k + 1
-                    values[v, BROKEN, i] = broken
-                    values[v, A_LEFT, i] = u_left
-                    values[v, D_LEFT, i] = d_left
-                    values[v, A_HITS, i] = at
-                    values[v, D_HITS, i] = dt
-                    trial[alive] = i
-                    offset[alive] = offset[q]
-                    units[alive] = u_left
-                    cavalry[alive] = c_left
-                    defenders[alive] = d_left
-                    a_total[alive] = at
-                    d_total[alive] = dt
-                    a_dice[alive] = (
-                        (u_left - c_left + 1) // 2 + a_leader if d_left > 0 else u_left + a_leader
+                    live[q] = (
+                        (s & _TRIAL_MASK)
+                        | (u_left << _UNITS)
+                        | (c_left << _CAVALRY)
+                        | (d_left << _DEFENDERS)
+                        | ((_field(s, _A_TOTAL, _TOTAL_MASK) + ah) << _A_TOTAL)
+                        | ((_field(s, _D_TOTAL, _TOTAL_MASK) + dh) << _D_TOTAL)
+                        | ((k + 1) << _ASSAULTS)
+                        | (np.int64(falls) << _FALLS)
+                        | (np.int64(broken) << _BROKEN)
                     )
-                    d_dice[alive] = d_left + d_leader + extra
-                    alive += np.int64(~(falls | broken))
+                # Record every trial's state and keep the live ones, branch-free.
+                alive = 0
+                for q in range(na):
+                    s = live[q]
+                    final[s & _TRIAL_MASK] = s
+                    live[alive] = s
+                    alive += np.int64((s >> _FALLS) & 3 == 0)
                 na = alive
+            for i in range(m):
+                s = final[i]
+                values[v, FALLS, i] = (s >> _FALLS) & 1
+                values[v, ASSAULTS, i] = _field(s, _ASSAULTS, _ASSAULTS_MASK)
+                values[v, BROKEN, i] = (s >> _BROKEN) & 1
+                values[v, A_LEFT, i] = _field(s, _UNITS, _ARMY_MASK)
+                values[v, D_LEFT, i] = _field(s, _DEFENDERS, _ARMY_MASK)
+                values[v, A_HITS, i] = _field(s, _A_TOTAL, _TOTAL_MASK)
+                values[v, D_HITS, i] = _field(s, _D_TOTAL, _TOTAL_MASK)
         accumulate_block(stats, values, m, hist_offset, hist_max)
     return stats
 
