@@ -30,6 +30,22 @@ def params(**kw):
     ],
 )
 def test_kernel_equals_plain_python_twin(raw):
+    single = {"base": PROC.params_model.model_validate(raw)}
+    plan = make_plan(PROC, single, seed=7)
+    key = int(scenario_key(7))
+    twin = [[naive.his_field_battle(raw, key, t) for t in range(300, 900)]]
+    np.testing.assert_array_equal(run_range(plan, -1, 300, 600), fold(plan, twin))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        params(),
+        params(ties_to="attacker", hit_on=4),
+        params(attacker={"units": 1, "leader": 0}, defender={"units": 1, "leader": 1}),
+    ],
+)
+def test_kernel_with_variants_equals_plain_python_twin(raw):
     variants = {
         "base": PROC.params_model.model_validate(raw),
         "other": PROC.params_model.model_validate({**raw, "defender_extra_dice": 2}),
@@ -137,3 +153,26 @@ def test_cross_terms_make_paired_differences_exact():
     np.testing.assert_array_equal(stats[0], stats[1])
     for m in range(len(plan.metrics)):
         assert stats[1, 4 * m + 3] == stats[0, 4 * m + 2]  # sum x*y == sum x^2
+
+
+@pytest.mark.parametrize(("dice", "hit_on"), [(1, 5), (4, 5), (11, 5), (7, 2), (46, 6)])
+def test_hit_thresholds_reproduce_the_binomial_distribution_of_rolled_dice(dice, hit_on):
+    """One word inverted through the thresholds has the distribution of rolling the dice."""
+    import icepool
+
+    from simulator.procedures.his.field_battle import hit_thresholds
+
+    t = hit_thresholds(dice, hit_on) + [2**64]
+    rolled = dice @ (icepool.d6 >= hit_on)
+    for k in range(dice + 1):
+        exact = rolled.probability(k)
+        assert abs((t[k + 1] - t[k]) / 2**64 - exact) <= 2**-63
+
+
+def test_more_dice_never_give_fewer_hits_from_the_same_word():
+    """Variants are coupled monotonically: the paired comparison sees only the rule's effect."""
+    key = int(scenario_key(1))
+    for trial in range(200):
+        u = naive.word(key, trial, 1)
+        hits = [naive.binomial_hits(u, n, 5) for n in range(1, 12)]
+        assert hits == sorted(hits)
