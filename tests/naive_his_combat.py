@@ -6,7 +6,7 @@ returns the trial's metric values in the order of the procedure's ``metrics()``.
 
 from __future__ import annotations
 
-from tests.naive import d6, dice_of_words, halves, word
+from tests.naive import binomial_hits, d6, dice_of_words, halves, word
 
 
 def _hits(faces: list[int], hit_on: int) -> int:
@@ -89,8 +89,9 @@ def his_naval(p: dict, key: int, trial: int) -> list[int]:
     d_s, d_c, d_l = dfd.get("squadrons", 0), dfd.get("corsairs", 0), dfd.get("leader", 0)
     a_dice = 2 * a_s + a_c + a_l
     d_dice = 2 * d_s + d_c + d_l + (p.get("port_extra_dice", 1) if in_port else 0)
-    a_hits = _hits(dice_of_words(key, trial, 0, a_dice), hit_on)
-    d_hits = _hits(dice_of_words(key, trial, 2048, d_dice), hit_on)
+    # Each side's hits from one word inverted through its binomial, as in the field battle.
+    a_hits = binomial_hits(word(key, trial, 0), a_dice, hit_on)
+    d_hits = binomial_hits(word(key, trial, 1), d_dice, hit_on)
     attacker_wins = a_hits > d_hits  # ties go to the defender
     a_sunk_s, a_sunk_c = _fleet_losses(d_hits, a_s, a_c, corsairs_first, loser=not attacker_wins)
     d_sunk_s, d_sunk_c = _fleet_losses(a_hits, d_s, d_c, corsairs_first, loser=attacker_wins)

@@ -10,17 +10,28 @@ withdraws when it loses."""
 
 from __future__ import annotations
 
+from math import comb
+
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
-from scipy.stats import binom
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
 from simulator.procedures.base import Metric, Params, Procedure
-from simulator.procedures.his.field_battle import DEFENDER_WORDS, _count_hits, _threshold
+from simulator.procedures.his.field_battle import _draw_hits, _thresholds, hit_thresholds
 
 MAX_SHIPS = 30
 MAX_LEADER = 6
+MAX_PORT_DICE = 5
+MAX_DICE = 3 * MAX_SHIPS + MAX_LEADER + MAX_PORT_DICE
+
+#: Word indices of the attacker's and the defender's hit draws (as in the field battle: each
+#: side's hits come from one word inverted through the binomial distribution of its dice). Fixed,
+#: so a variant that changes one side leaves the other side's draw as it was.
+ATTACKER_WORD = 0
+DEFENDER_WORD = 1
+#: Packed row: these scalars, then each side's hit thresholds as (high 32 bits, low 32 bits).
+HEADER = 13
 
 
 class Fleet(Params):
@@ -59,7 +70,10 @@ class NavalParams(Params):
         "withdraws afterwards",
     )
     port_extra_dice: int = Field(
-        default=1, ge=0, le=5, description="extra dice of a defender in a port (1 by the rules)"
+        default=1,
+        ge=0,
+        le=MAX_PORT_DICE,
+        description="extra dice of a defender in a port (1 by the rules)",
     )
     hit_on: int = Field(default=5, ge=2, le=6, description="lowest d6 face that scores a hit")
     lose_corsairs_first: bool = Field(
@@ -126,22 +140,25 @@ def metrics(p: NavalParams) -> list[Metric]:
 
 def pack(p: NavalParams) -> np.ndarray:
     a, d = p.attacker, p.defender
-    return np.array(
-        [
-            a.squadrons,
-            a.corsairs,
-            a.leader,
-            d.squadrons,
-            d.corsairs,
-            d.leader,
-            p.port_extra_dice if p.in_port else 0,
-            1 if p.in_port else 0,
-            p.hit_on,
-            1 if p.lose_corsairs_first else 0,
-            1 if p.winner_keeps_one else 0,
-        ],
-        dtype=np.float64,
-    )
+    a_dice, d_dice = dice(p)
+    row = [
+        a.squadrons,
+        a.corsairs,
+        a.leader,
+        d.squadrons,
+        d.corsairs,
+        d.leader,
+        p.port_extra_dice if p.in_port else 0,
+        1 if p.in_port else 0,
+        p.hit_on,
+        1 if p.lose_corsairs_first else 0,
+        1 if p.winner_keeps_one else 0,
+        a_dice,
+        d_dice,
+    ]
+    for t in hit_thresholds(a_dice, p.hit_on) + hit_thresholds(d_dice, p.hit_on):
+        row += [t >> 32, t & 0xFFFFFFFF]  # float64 holds each 32-bit half exactly
+    return np.array(row, dtype=np.float64)
 
 
 def dice(p: NavalParams) -> tuple[int, int]:
@@ -188,6 +205,12 @@ def sunk(
 def naval_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
     n_variants = packed.shape[0]
     stats = new_stats(n_variants, n_slots)
+    a_thr = np.zeros((n_variants, MAX_DICE + 1), dtype=np.uint64)
+    d_thr = np.zeros((n_variants, MAX_DICE + 1), dtype=np.uint64)
+    for v in range(n_variants):
+        a_dice = np.int64(packed[v, 11])
+        _thresholds(packed, v, HEADER, a_dice, a_thr[v])
+        _thresholds(packed, v, HEADER + 2 * (a_dice + 1), np.int64(packed[v, 12]), d_thr[v])
     values = np.zeros((n_variants, N_METRICS, BLOCK), dtype=np.int64)
     attacker_hits = np.zeros(BLOCK, dtype=np.int64)
     defender_hits = np.zeros(BLOCK, dtype=np.int64)
@@ -197,28 +220,18 @@ def naval_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_sl
         for v in range(n_variants):
             a_squadrons = np.int64(packed[v, 0])
             a_corsairs = np.int64(packed[v, 1])
-            a_leader = np.int64(packed[v, 2])
             d_squadrons = np.int64(packed[v, 3])
             d_corsairs = np.int64(packed[v, 4])
-            d_leader = np.int64(packed[v, 5])
-            port_dice = np.int64(packed[v, 6])
             in_port = packed[v, 7] > 0.5
-            thr = _threshold(np.int64(packed[v, 8]))
             corsairs_first = packed[v, 9] > 0.5
             keeps_one = packed[v, 10] > 0.5
             a_ships = a_squadrons + a_corsairs
             d_ships = d_squadrons + d_corsairs
-            _count_hits(
-                attacker_hits, key, start, m, 0, 2 * a_squadrons + a_corsairs + a_leader, thr
+            _draw_hits(
+                attacker_hits, key, start, m, ATTACKER_WORD, a_thr[v], np.int64(packed[v, 11])
             )
-            _count_hits(
-                defender_hits,
-                key,
-                start,
-                m,
-                DEFENDER_WORDS,
-                2 * d_squadrons + d_corsairs + d_leader + port_dice,
-                thr,
+            _draw_hits(
+                defender_hits, key, start, m, DEFENDER_WORD, d_thr[v], np.int64(packed[v, 12])
             )
             for i in range(m):
                 ah = attacker_hits[i]
@@ -256,8 +269,8 @@ def exact(p: NavalParams) -> dict[str, float]:
     """Exact values: the two sides' hits are independent binomials."""
     prob = (7 - p.hit_on) / 6
     na, nd = dice(p)
-    pa = binom.pmf(np.arange(na + 1), na, prob)
-    pd = binom.pmf(np.arange(nd + 1), nd, prob)
+    pa = [comb(na, k) * prob**k * (1 - prob) ** (na - k) for k in range(na + 1)]
+    pd = [comb(nd, k) * prob**k * (1 - prob) ** (nd - k) for k in range(nd + 1)]
     a, d = p.attacker, p.defender
     out = dict.fromkeys([m.name for m in metrics(p)], 0.0)
     for ah in range(na + 1):
