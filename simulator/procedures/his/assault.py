@@ -384,6 +384,11 @@ PROCEDURE = Procedure(
     pack=pack,
     kernel=assault_kernel,
     exact=exact,
+    example={
+        "attacker": {"units": 8, "cavalry": 0, "leader": 1},
+        "defender": {"units": 3, "leader": 0},
+        "max_assaults": 10,
+    },
     notes=(
         "cavalry take losses but add no dice while defenders are present; against an empty "
         "fortress the attacker rolls units + leader, as written",

@@ -113,5 +113,6 @@ PROCEDURE = Procedure(
     pack=pack,
     kernel=interception_kernel,
     exact=exact,
+    example={"kind": "intercept", "leader": 2},
     notes=("with_cavalry and against_cavalry may both hold (cavalry on both sides): they cancel",),
 )

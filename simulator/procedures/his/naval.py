@@ -307,6 +307,10 @@ PROCEDURE = Procedure(
     pack=pack,
     kernel=naval_kernel,
     exact=exact,
+    example={
+        "attacker": {"squadrons": 3, "corsairs": 0, "leader": 1},
+        "defender": {"squadrons": 2, "corsairs": 1, "leader": 0},
+    },
     notes=(
         "ties go to the defender; the loser's own single hit left over is lost",
         "both fleets sunk: the winner keeps one ship (a squadron if it lost one), as in a field "
