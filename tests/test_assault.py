@@ -57,6 +57,13 @@ def estimates(p, trials, seed=1517):
             "max_assaults": 6,
         },
         {"attacker": {"units": 3, "leader": 2}, "defender": {"units": 3}},
+        {
+            "attacker": {"units": 40, "cavalry": 10, "leader": 6},
+            "defender": {"units": 10, "leader": 6},
+            "defender_extra_dice": 5,
+            "hit_on": 6,
+            "max_assaults": 64,
+        },
     ],
 )
 def test_kernel_equals_plain_python_twin(raw):

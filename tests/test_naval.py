@@ -64,7 +64,7 @@ def test_kernel_equals_plain_python_twin(raw):
     }
     plan = make_plan(PROC, variants, seed=99)
     key = int(scenario_key(99))
-    first, n = 500, 800
+    first, n = 500, 300
     got = run_range(plan, -1, first, n)
     twin = [
         [naive.his_naval(p.model_dump(), key, t) for t in range(first, first + n)]
