@@ -83,6 +83,24 @@ def test_kernel_equals_plain_python_twin(raw):
     np.testing.assert_array_equal(got, fold(plan, twin))
 
 
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"attacker": {"units": 8, "leader": 1}, "defender": {"units": 3}, "max_assaults": 10},
+        {"attacker": {"units": 6, "cavalry": 2}, "defender": {"units": 0, "leader": 1}},
+        {"attacker": {"units": 2}, "defender": {"units": 2}},
+    ],
+)
+def test_single_variant_tallies_equal_the_plain_python_twin(raw):
+    # One variant takes the kernel's tally path instead of per-trial values.
+    p = PROC.params_model.model_validate(raw)
+    plan = make_plan(PROC, {"base": p}, seed=11)
+    key = int(scenario_key(11))
+    got = run_range(plan, -1, 77, 1500)
+    twin = [[naive.his_assault(p.model_dump(), key, t) for t in range(77, 77 + 1500)]]
+    np.testing.assert_array_equal(got, fold(plan, twin))
+
+
 GRID = [
     (a, cav, al, d, dl, k)
     for a, cav in ((2, 0), (4, 0), (4, 2), (7, 1))
