@@ -13,10 +13,10 @@ assaults, one per impulse, until the space falls, the siege breaks or ``max_assa
 from __future__ import annotations
 
 from collections.abc import Iterator
+from math import comb
 
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
-from scipy.stats import binom
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
@@ -169,16 +169,14 @@ def _threshold(hit_on: np.int64) -> np.uint64:
 # bits 0-9 the trial's index in the block, 10-15 attacker units, 16-21 cavalry, 22-27 defenders,
 # 28-39 and 40-51 the attacker's and defender's hits so far, 52-58 assaults made, 59 the space
 # fell, 60 the siege broke.
-_UNITS, _CAVALRY, _DEFENDERS, _A_TOTAL, _D_TOTAL, _ASSAULTS, _FALLS, _BROKEN = (
-    10,
-    16,
-    22,
-    28,
-    40,
-    52,
-    59,
-    60,
-)
+_UNITS = 10
+_CAVALRY = 16
+_DEFENDERS = 22
+_A_TOTAL = 28
+_D_TOTAL = 40
+_ASSAULTS = 52
+_FALLS = 59
+_BROKEN = 60
 _TRIAL_MASK = 1023
 _ARMY_MASK = 63
 _TOTAL_MASK = 4095
@@ -363,8 +361,8 @@ def assault_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
     return stats
 
 
-def _binomial(n: int, prob: float) -> np.ndarray:
-    return binom.pmf(np.arange(n + 1), n, prob)
+def _binomial(n: int, prob: float) -> list[float]:
+    return [comb(n, k) * prob**k * (1 - prob) ** (n - k) for k in range(n + 1)]
 
 
 def _campaign(
