@@ -246,3 +246,17 @@ def test_bad_parameters_name_the_field(raw, loc):
 def test_cavalry_above_units_says_the_limit():
     with pytest.raises(ValidationError, match=r"must be at most units \(4\)"):
         params(attacker={"units": 4, "cavalry": 5})
+
+
+def test_a_scenario_with_more_cavalry_than_units_points_at_the_line():
+    from simulator.scenario import ScenarioError, parse
+
+    text = (
+        "name: bad\nprocedure: his.assault\ntrials: 10\nseed: 1\nparams:\n"
+        "  attacker: {units: 4, cavalry: 5}\n  defender: {units: 3}\n"
+    )
+    with pytest.raises(ScenarioError) as err:
+        parse(text, "bad.yaml")
+    (problem,) = err.value.problems
+    assert (problem.line, problem.path) == (6, "params.attacker.cavalry")
+    assert "must be at most units (4)" in problem.message

@@ -92,3 +92,13 @@ def test_bad_parameters_name_the_field(raw, loc):
     with pytest.raises(ValidationError) as err:
         PROC.params_model.model_validate(raw)
     assert err.value.errors()[0]["loc"] == loc
+
+
+def test_a_scenario_with_an_unknown_kind_points_at_the_line():
+    from simulator.scenario import ScenarioError, parse
+
+    text = "name: bad\nprocedure: his.interception\ntrials: 10\nseed: 1\nparams:\n  kind: ambush\n"
+    with pytest.raises(ScenarioError) as err:
+        parse(text, "bad.yaml")
+    (problem,) = err.value.problems
+    assert (problem.line, problem.path) == (6, "params.kind")
