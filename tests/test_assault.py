@@ -260,3 +260,12 @@ def test_a_scenario_with_more_cavalry_than_units_points_at_the_line():
     (problem,) = err.value.problems
     assert (problem.line, problem.path) == (6, "params.attacker.cavalry")
     assert "must be at most units (4)" in problem.message
+
+
+@pytest.mark.parametrize("n_variants", [1, 2])
+def test_statistics_do_not_depend_on_how_the_trials_are_split(n_variants):
+    variants = {"base": params(max_assaults=10), "no-leader": params(attacker={"units": 8})}
+    plan = make_plan(PROC, dict(list(variants.items())[:n_variants]), seed=21)
+    whole = run_range(plan, -1, 100, 5000)
+    parts = run_range(plan, -1, 100, 1234) + run_range(plan, -1, 1334, 3766)
+    np.testing.assert_array_equal(whole, parts)
