@@ -142,3 +142,17 @@ def test_a_worker_with_different_kernel_code_is_refused():
     other = {**mine, "code": "0" * 16}
     with pytest.raises(dask_backend.BackendError, match=r"tcp://b:2 differs .*code"):
         dask_backend.check_fingerprints(mine, {"tcp://a:1": dict(mine), "tcp://b:2": other})
+
+
+def test_a_sweep_on_dask_gives_exactly_the_json_of_the_local_run(backend, tmp_path):
+    path = tmp_path / "sweep.yaml"
+    path.write_text(
+        "name: small-table\nprocedure: his.field_battle\ntrials: 20011\nseed: 7\n"
+        "params:\n  attacker: {leader: 0}\n  defender: {leader: 1}\n"
+        "sweep:\n  attacker.units: {from: 1, to: 3}\n  defender.units: {from: 1, to: 2}\n"
+    )
+    on_dask = run_scenario(path, backend=backend)
+    local = run_scenario(path, threads=2)
+    assert on_dask.is_sweep and len(on_dask.points) == 6
+    assert on_dask.outcome.backend == "dask"
+    assert _document(on_dask) == _document(local)
