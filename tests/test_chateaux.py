@@ -11,6 +11,7 @@ from simulator.engine import make_plan, run_range, simulate
 from simulator.procedures import get
 from simulator.rng import scenario_key
 from tests import naive_his_economy as naive
+from tests.exactness import assert_within_standard_errors
 from tests.fold import fold
 
 PROC = get("his.chateaux")
@@ -89,13 +90,8 @@ def test_estimates_within_five_standard_errors_of_exact(raw):
     plan = make_plan(PROC, {"base": p}, seed=1547)
     out = simulate(plan, 40_000, threads=1)
     exact = PROC.exact(p)
-    for m, metric in enumerate(plan.metrics):
-        n, s, ss = (int(x) for x in out.stats[0, 4 * m : 4 * m + 3])
-        mean = s / n
-        var = (n * ss - s * s) / (n * (n - 1))
-        se = max(np.sqrt(var / n), 1e-12)
-        # 1e-6: an event rarer than one in 40,000 trials may never show up (se 0).
-        assert abs(mean - exact[metric.name]) <= 5 * se + 1e-6, metric.name
+    # 1e-6: an event rarer than one in 40,000 trials may never show up (se 0).
+    assert_within_standard_errors(plan, out.stats, exact, slack=1e-6)
 
 
 def test_a_table_with_a_gap_names_the_entry():

@@ -14,6 +14,7 @@ from simulator.procedures import get
 from simulator.procedures.his.debate import single_round
 from simulator.rng import scenario_key
 from tests import naive_his_religion as naive
+from tests.exactness import assert_within_standard_errors
 from tests.fold import fold
 
 PROC = get("his.debate")
@@ -47,19 +48,6 @@ POOLS = {
 
 def model(**kw):
     return PROC.params_model.model_validate(kw)
-
-
-def assert_within_five_se(plan, stats, exact, variant=0):
-    for m, metric in enumerate(plan.metrics):
-        n, s, ss = (int(x) for x in stats[variant, 4 * m : 4 * m + 3])
-        mean = s / n
-        var = (n * ss - s * s) / (n * (n - 1))
-        se = max(np.sqrt(var / n), 1e-12)
-        assert abs(mean - exact[metric.name]) <= 5 * se + 1e-12, (
-            metric.name,
-            mean,
-            exact[metric.name],
-        )
 
 
 @pytest.mark.parametrize(
@@ -126,7 +114,7 @@ def test_estimates_within_five_standard_errors_of_exact(raw):
     p = model(**raw)
     plan = make_plan(PROC, {"base": p}, seed=1519)
     out = simulate(plan, 30_000, threads=1, chunk_size=30_000)
-    assert_within_five_se(plan, out.stats, PROC.exact(p))
+    assert_within_standard_errors(plan, out.stats, PROC.exact(p))
 
 
 def _icepool_round(a: int, d: int, committed: bool) -> dict[str, Fraction]:

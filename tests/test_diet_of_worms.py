@@ -13,6 +13,7 @@ from simulator.engine import make_plan, run_range, simulate
 from simulator.procedures import get
 from simulator.rng import scenario_key
 from tests import naive_his_religion as naive
+from tests.exactness import assert_within_standard_errors
 from tests.fold import fold
 
 PROC = get("his.diet_of_worms")
@@ -21,19 +22,6 @@ HAND = {"values": [1, 2, 3, 4, 5], "weights": [1, 3, 4, 2, 1]}
 
 def model(**kw):
     return PROC.params_model.model_validate(kw)
-
-
-def assert_within_five_se(plan, stats, exact, variant=0):
-    for m, metric in enumerate(plan.metrics):
-        n, s, ss = (int(x) for x in stats[variant, 4 * m : 4 * m + 3])
-        mean = s / n
-        var = (n * ss - s * s) / (n * (n - 1))
-        se = max(np.sqrt(var / n), 1e-12)
-        assert abs(mean - exact[metric.name]) <= 5 * se + 1e-12, (
-            metric.name,
-            mean,
-            exact[metric.name],
-        )
 
 
 @pytest.mark.parametrize(
@@ -72,7 +60,7 @@ def test_estimates_within_five_standard_errors_of_exact(h, c, r, b):
     p = model(habsburg_cp=h, papal_cp=c, protestant_cp=r, protestant_bonus_dice=b)
     plan = make_plan(PROC, {"base": p}, seed=1521)
     out = simulate(plan, 20_000, threads=1, chunk_size=20_000)
-    assert_within_five_se(plan, out.stats, PROC.exact(p))
+    assert_within_standard_errors(plan, out.stats, PROC.exact(p))
 
 
 @pytest.mark.parametrize(("h", "c", "r"), [(1, 1, 1), (3, 2, 2), (6, 6, 6), (2, 4, 0)])

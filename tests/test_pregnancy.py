@@ -14,6 +14,7 @@ from simulator.procedures import get
 from simulator.procedures.his.pregnancy import chart_result
 from simulator.rng import scenario_key
 from tests import naive_his_economy as naive
+from tests.exactness import assert_within_standard_errors
 from tests.fold import fold
 
 PROC = get("his.pregnancy")
@@ -114,12 +115,7 @@ def test_estimates_within_five_standard_errors_of_exact(raw):
     plan = make_plan(PROC, {"base": p}, seed=1509)
     out = simulate(plan, 40_000, threads=1)
     exact = PROC.exact(p)
-    for m, metric in enumerate(plan.metrics):
-        n, s, ss = (int(x) for x in out.stats[0, 4 * m : 4 * m + 3])
-        mean = s / n
-        var = (n * ss - s * s) / (n * (n - 1))
-        se = max(np.sqrt(var / n), 1e-12)
-        assert abs(mean - exact[metric.name]) <= 5 * se + 1e-12, metric.name
+    assert_within_standard_errors(plan, out.stats, exact)
 
 
 def test_wife_steps_must_increase_and_the_error_names_the_field():

@@ -14,6 +14,7 @@ from simulator.procedures import get
 from simulator.procedures.his.reformation import attempt_probability, highest_thresholds
 from simulator.rng import scenario_key
 from tests import naive_his_religion as naive
+from tests.exactness import assert_within_standard_errors
 from tests.fold import fold
 
 PROC = get("his.reformation")
@@ -29,19 +30,6 @@ def target(prot=0, pap=0, in_zone=True, reformer=False):
 
 def model(**kw):
     return PROC.params_model.model_validate(kw)
-
-
-def assert_within_five_se(plan, stats, exact, variant=0):
-    for m, metric in enumerate(plan.metrics):
-        n, s, ss = (int(x) for x in stats[variant, 4 * m : 4 * m + 3])
-        mean = s / n
-        var = (n * ss - s * s) / (n * (n - 1))
-        se = max(np.sqrt(var / n), 1e-12)
-        assert abs(mean - exact[metric.name]) <= 5 * se + 1e-12, (
-            metric.name,
-            mean,
-            exact[metric.name],
-        )
 
 
 BIBLE = {
@@ -132,14 +120,14 @@ def test_single_attempt_within_five_standard_errors_of_exact(side, a, b, zone, p
     p = model(side=side, targets=[target(a, b, zone)], paul_iii=paul, bible_bonus=bible)
     plan = make_plan(PROC, {"base": p}, seed=1517)
     out = simulate(plan, 20_000, threads=1, chunk_size=20_000)
-    assert_within_five_se(plan, out.stats, PROC.exact(p))
+    assert_within_standard_errors(plan, out.stats, PROC.exact(p))
 
 
 def test_six_attempt_chain_within_five_standard_errors_of_exact():
     p = model(**{**BIBLE, "chain": True})
     plan = make_plan(PROC, {"base": p}, seed=1521)
     out = simulate(plan, 60_000, threads=1, chunk_size=60_000)
-    assert_within_five_se(plan, out.stats, PROC.exact(p))
+    assert_within_standard_errors(plan, out.stats, PROC.exact(p))
 
 
 def _icepool_win(
