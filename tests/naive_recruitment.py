@@ -16,8 +16,16 @@ from typing import Protocol
 from tests.naive import Stream
 
 REVISIONS = ("1.0", "1.1", "1.2")
-COUNTERS = ("characters_owned", "defections", "removed_no_tokens", "removed_multi_tie",
-            "gap_multi_tie", "gap_zero_tie", "tokens_returned", "equipment_discarded")
+COUNTERS = (
+    "characters_owned",
+    "defections",
+    "removed_no_tokens",
+    "removed_multi_tie",
+    "gap_multi_tie",
+    "gap_zero_tie",
+    "tokens_returned",
+    "equipment_discarded",
+)
 WIN_SCALE = 60
 
 
@@ -184,9 +192,10 @@ class Game:
 
     def pay_wages(self) -> None:
         for empire in range(self.players):
-            mine = sorted(self.owned_by(empire),
-                          key=lambda i: (-self.loyalty(self.cards[i], empire),
-                                         self.cards[i].wage, i))
+            mine = sorted(
+                self.owned_by(empire),
+                key=lambda i: (-self.loyalty(self.cards[i], empire), self.cards[i].wage, i),
+            )
             for i in mine:
                 card = self.cards[i]
                 if self.gold[empire] >= card.wage:
@@ -241,8 +250,9 @@ class Game:
                 self.violations += 1
         if sum(self.gold) + self.gold_paid != self.gold_issued:
             self.violations += 1
-        if (sum(c.place == "deck" for c in self.cards) != len(self.deck)
-                or sum(c.place == "zone" for c in self.cards) != len(self.zone)):
+        if sum(c.place == "deck" for c in self.cards) != len(self.deck) or sum(
+            c.place == "zone" for c in self.cards
+        ) != len(self.zone):
             self.violations += 1
 
     # ---- a whole game ----------------------------------------------------------------------
@@ -295,12 +305,15 @@ def deal_deck(p: dict, words: Words) -> tuple[list[Card], list[int]]:
             home = c["home"] - 1 if c["home"] else None
             cards.append(Card(c["wage"], c["base_loyalty"], home, c["equipped"]))
     else:
+
         def draw(d: int | dict) -> int:
             lo, hi = (d, d) if isinstance(d, int) else (d["low"], d["high"])
             return lo + below(words, hi - lo + 1)
+
         for _ in range(deck["count"]):
-            wage, base, home, equipped = (draw(deck[f]) for f in
-                                          ("wage", "base_loyalty", "home", "equipped"))
+            wage, base, home, equipped = (
+                draw(deck[f]) for f in ("wage", "base_loyalty", "home", "equipped")
+            )
             cards.append(Card(wage, base, home - 1 if home else None, equipped))
     order = list(range(len(cards)))
     if p["shuffle_deck"]:

@@ -57,7 +57,9 @@ class Character(Params):
     name: str = Field(default="", max_length=80, description="the character's name (reports only)")
     wage: int = Field(default=1, ge=0, le=100, description="gold paid to it every maintenance")
     base_loyalty: int = Field(
-        default=0, ge=0, le=20,
+        default=0,
+        ge=0,
+        le=20,
         description="printed base loyalty, added to its home empire's tokens once it has one",
     )
     home: int = Field(
@@ -81,8 +83,17 @@ class Span(Params):
         return v
 
 
+def _dist_kind(v: Any) -> str:
+    return "span" if isinstance(v, dict | Span) else "fixed"
+
+
+#: Tags of the unions below: pydantic puts them in error locations, where they would not match the
+#: YAML path, so LoyaltyParams drops them.
+UNION_TAGS = ("fixed", "span", "cards", "generator", "one", "per_seat")
+
 Dist = Annotated[
-    int | Span,
+    Annotated[int, Tag("fixed")] | Annotated[Span, Tag("span")],
+    Discriminator(_dist_kind),
     Field(description="a fixed value, or {low, high} for a uniform integer per card"),
 ]
 
@@ -118,6 +129,16 @@ Deck = Annotated[
 PolicyName = Literal["random", "greedy"]
 
 
+def _policy_kind(v: Any) -> str:
+    return "per_seat" if isinstance(v, list | tuple) else "one"
+
+
+Policy = Annotated[
+    Annotated[PolicyName, Tag("one")] | Annotated[list[PolicyName], Tag("per_seat")],
+    Discriminator(_policy_kind),
+]
+
+
 def _entry_error(loc: tuple[str | int, ...], message: str, value: Any) -> ValidationError:
     """A validation error located at ``loc`` inside the field being validated."""
     return ValidationError.from_exception_data(
@@ -148,11 +169,13 @@ class LoyaltyParams(Params):
         default=2, ge=0, le=1_000, description="gold each empire receives at the start of a round"
     )
     loyalty_die: int = Field(default=6, ge=2, le=100, description="sides of the loyalty-check die")
-    policy: PolicyName | list[PolicyName] = Field(
+    policy: Policy = Field(
         default="random", description="token policy of every seat, or one per seat"
     )
     greedy_defend_margin: int = Field(
-        default=1, ge=-20, le=20,
+        default=1,
+        ge=-20,
+        le=20,
         description="greedy defends its weakest character while its lead over the best rival "
         "(or its loyalty, unchallenged) is at most this",
     )
@@ -164,20 +187,22 @@ class LoyaltyParams(Params):
     @model_validator(mode="wrap")
     @classmethod
     def _locate_deck_errors(cls, data: Any, handler: Any) -> Any:
-        # The deck is a tagged union: pydantic puts the tag ("cards"/"generator") in the error
-        # location, which would not match the YAML path. Drop it so `deck.3.wage` names the entry.
+        # Drop union tags from error locations so that `deck.3.wage` names the YAML entry.
         try:
             return handler(data)
         except ValidationError as e:
             errors: list[InitErrorDetails] = []
             for err in e.errors():
-                loc = tuple(err["loc"])
-                if len(loc) > 1 and loc[0] == "deck" and loc[1] in ("cards", "generator"):
-                    loc = (loc[0], *loc[2:])
-                errors.append(InitErrorDetails(
-                    type=PydanticCustomError(err["type"], err["msg"].replace("{", "(")
-                                             .replace("}", ")")),
-                    loc=loc, input=err["input"]))
+                loc = tuple(x for x in err["loc"] if x not in UNION_TAGS)
+                errors.append(
+                    InitErrorDetails(
+                        type=PydanticCustomError(
+                            err["type"], err["msg"].replace("{", "(").replace("}", ")")
+                        ),
+                        loc=loc,
+                        input=err["input"],
+                    )
+                )
             raise ValidationError.from_exception_data(e.title, errors) from None
 
     @field_validator("deck")
@@ -195,31 +220,35 @@ class LoyaltyParams(Params):
             if len(v) < need:
                 raise ValueError(
                     f"must hold at least players + 1 ({need}) characters to fill the "
-                    f"recruitment zone (got {len(v)}); add characters or lower players")
+                    f"recruitment zone (got {len(v)}); add characters or lower players"
+                )
             for i, c in enumerate(v):
                 if c.home > players:
                     label = f" ({c.name})" if c.name else ""
                     raise _entry_error(
                         (i, "home"),
                         f"character {i}{label}: home empire {c.home} is beyond the {players} "
-                        f"players; use a seat 1..{players} or 0 for none", c.home)
+                        f"players; use a seat 1..{players} or 0 for none",
+                        c.home,
+                    )
         else:
             if v.count < need:
                 raise _entry_error(
                     ("count",),
                     f"must be at least players + 1 ({need}) to fill the recruitment zone",
-                    v.count)
+                    v.count,
+                )
             if _span(v.home)[1] > players:
                 raise _entry_error(
                     ("home",),
-                    f"home seats must be at most players ({players}); 0 means no home", v.home)
+                    f"home seats must be at most players ({players}); 0 means no home",
+                    v.home,
+                )
         return v
 
     @field_validator("policy")
     @classmethod
-    def _one_policy_per_seat(
-        cls, v: str | list[str], info: ValidationInfo
-    ) -> str | list[str]:
+    def _one_policy_per_seat(cls, v: str | list[str], info: ValidationInfo) -> str | list[str]:
         players = info.data.get("players")
         if isinstance(v, list) and players is not None and len(v) != players:
             raise ValueError(f"must name one policy per seat ({players} seats, got {len(v)})")
@@ -234,19 +263,32 @@ class LoyaltyParams(Params):
 # --------------------------------------------------------------------------------------------
 
 #: Per-seat counters the kernel keeps (row of ``counts``); each is reported in total and per seat.
-(OWNED, DEFECTIONS, REMOVED_NO_TOKENS, REMOVED_MULTI_TIE, GAP_MULTI_TIE, GAP_ZERO_TIE,
- TOKENS_RETURNED, EQUIPMENT_DISCARDED) = range(8)
+(
+    OWNED,
+    DEFECTIONS,
+    REMOVED_NO_TOKENS,
+    REMOVED_MULTI_TIE,
+    GAP_MULTI_TIE,
+    GAP_ZERO_TIE,
+    TOKENS_RETURNED,
+    EQUIPMENT_DISCARDED,
+) = range(8)
 N_COUNTERS = 8
 
 COUNTER_METRICS = (
     ("characters_owned", "characters an empire owns at the end of the game"),
     ("defections", "owned characters that changed owner (counted for the empire that lost them)"),
     ("removed_no_tokens", "characters that left the game with no tokens on them"),
-    ("removed_multi_tie", "characters removed because several other empires tied above the owner "
-                          "(1.1, 1.2)"),
+    (
+        "removed_multi_tie",
+        "characters removed because several other empires tied above the owner (1.1, 1.2)",
+    ),
     ("gap_multi_tie", "1.0 gap: several other empires tied above the owner; the character stayed"),
-    ("gap_zero_tie", "1.0 gap: no tokens left, so the owner also tied for highest at zero; "
-                     "the character was removed"),
+    (
+        "gap_zero_tie",
+        "1.0 gap: no tokens left, so the owner also tied for highest at zero; "
+        "the character was removed",
+    ),
     ("tokens_returned", "influence tokens returned to an empire's supply"),
     ("equipment_discarded", "equipped cards discarded with removed characters (1.2)"),
 )
@@ -272,17 +314,36 @@ def metrics(p: LoyaltyParams) -> list[Metric]:
     for name, desc in COUNTER_METRICS:
         out.append(Metric(name, "mean", f"{desc}, all empires, per game"))
         for k in range(p.players):
-            out.append(Metric(f"{name}.seat{k + 1}", "mean", f"{desc}, seat {k + 1}, per game",
-                              headline=False))
+            out.append(
+                Metric(
+                    f"{name}.seat{k + 1}", "mean", f"{desc}, seat {k + 1}, per game", headline=False
+                )
+            )
     for k in range(p.players):
-        out.append(Metric(f"wins.seat{k + 1}", "mean",
-                          f"share of the win of seat {k + 1} (most characters; ties share)",
-                          scale=WIN_SCALE))
-    out.append(Metric("characters_in_play", "mean",
-                      "characters not removed from the game at its end", headline=False))
-    out.append(Metric("invariant_violations", "mean",
-                      "rounds where token, gold or card conservation failed (debug only)",
-                      headline=False))
+        out.append(
+            Metric(
+                f"wins.seat{k + 1}",
+                "mean",
+                f"share of the win of seat {k + 1} (most characters; ties share)",
+                scale=WIN_SCALE,
+            )
+        )
+    out.append(
+        Metric(
+            "characters_in_play",
+            "mean",
+            "characters not removed from the game at its end",
+            headline=False,
+        )
+    )
+    out.append(
+        Metric(
+            "invariant_violations",
+            "mean",
+            "rounds where token, gold or card conservation failed (debug only)",
+            headline=False,
+        )
+    )
     return out
 
 
@@ -290,8 +351,21 @@ def metrics(p: LoyaltyParams) -> list[Metric]:
 # Packing
 # --------------------------------------------------------------------------------------------
 
-(P_PLAYERS, P_ROUNDS, P_REVISION, P_TOKENS, P_PER_ROUND, P_GOLD, P_INCOME, P_DIE, P_DEBUG,
- P_SHUFFLE, P_DEFEND, P_GENERATED, P_CARDS) = range(13)
+(
+    P_PLAYERS,
+    P_ROUNDS,
+    P_REVISION,
+    P_TOKENS,
+    P_PER_ROUND,
+    P_GOLD,
+    P_INCOME,
+    P_DIE,
+    P_DEBUG,
+    P_SHUFFLE,
+    P_DEFEND,
+    P_GENERATED,
+    P_CARDS,
+) = range(13)
 P_POLICY = 13  # one code per seat, MAX_PLAYERS slots
 P_GEN = P_POLICY + MAX_PLAYERS  # (low, high) of wage, base_loyalty, home, equipped
 P_DECK = P_GEN + 8  # MAX_CARDS rows of (wage, base_loyalty, home, equipped)
@@ -322,16 +396,24 @@ def pack(p: LoyaltyParams) -> np.ndarray:
     if isinstance(p.deck, DeckGenerator):
         row[P_GENERATED] = 1.0
         row[P_CARDS] = p.deck.count
-        spans = [_span(p.deck.wage), _span(p.deck.base_loyalty), _span(p.deck.home),
-                 _span(p.deck.equipped)]
+        spans = [
+            _span(p.deck.wage),
+            _span(p.deck.base_loyalty),
+            _span(p.deck.home),
+            _span(p.deck.equipped),
+        ]
         for f, (lo, hi) in enumerate(spans):
             row[P_GEN + 2 * f] = lo
             row[P_GEN + 2 * f + 1] = hi
     else:
         row[P_CARDS] = len(p.deck)
         for i, c in enumerate(p.deck):
-            row[P_DECK + CARD_FIELDS * i: P_DECK + CARD_FIELDS * (i + 1)] = (
-                c.wage, c.base_loyalty, c.home, c.equipped)
+            row[P_DECK + CARD_FIELDS * i : P_DECK + CARD_FIELDS * (i + 1)] = (
+                c.wage,
+                c.base_loyalty,
+                c.home,
+                c.equipped,
+            )
     return row
 
 
@@ -422,8 +504,9 @@ def _rival_best(cards, tokens, c, e, players):
 
 
 @inline
-def place_greedy(cards, tokens, status, supply, zone, zone_len, n_cards, players, e, budget,
-                 defend_margin):
+def place_greedy(
+    cards, tokens, status, supply, zone, zone_len, n_cards, players, e, budget, defend_margin
+):
     """Defend the weakest own character first, then contest the zone card with the best
     loyalty per token. Deterministic: reads no random words.
 
@@ -444,8 +527,11 @@ def place_greedy(cards, tokens, status, supply, zone, zone_len, n_cards, players
             if status[c] == e:
                 own = effective_loyalty(cards, tokens, c, e)
                 lead = own - _rival_best(cards, tokens, c, e, players)
-                if weakest < 0 or lead < weakest_lead or (
-                        lead == weakest_lead and own < weakest_own):
+                if (
+                    weakest < 0
+                    or lead < weakest_lead
+                    or (lead == weakest_lead and own < weakest_own)
+                ):
                     weakest = c
                     weakest_lead = lead
                     weakest_own = own
@@ -472,8 +558,11 @@ def place_greedy(cards, tokens, status, supply, zone, zone_len, n_cards, players
             if cards[c, HOME] == e:
                 value += cards[c, BASE]
             # value / cost > pick_value / pick_cost, in integers
-            if pick < 0 or value * pick_cost > pick_value * cost or (
-                    value * pick_cost == pick_value * cost and cost < pick_cost):
+            if (
+                pick < 0
+                or value * pick_cost > pick_value * cost
+                or (value * pick_cost == pick_value * cost and cost < pick_cost)
+            ):
                 pick = c
                 pick_cost = cost
                 pick_value = value
@@ -631,8 +720,19 @@ def ownership_check(cards, tokens, status, supply, counts, n_cards, players, rev
 
 
 @inline
-def conservation_failures(tokens, status, supply, gold, n_cards, players, tokens_per_empire,
-                          gold_issued, gold_paid, deck_len, zone_len):
+def conservation_failures(
+    tokens,
+    status,
+    supply,
+    gold,
+    n_cards,
+    players,
+    tokens_per_empire,
+    gold_issued,
+    gold_paid,
+    deck_len,
+    zone_len,
+):
     """Number of broken invariants: per empire, tokens on cards + supply = tokens_per_empire and
     supply >= 0; gold held + gold paid to the bank = gold issued, no empire below zero; every
     card is in exactly one of deck, zone, an empire's hand or out of the game."""
@@ -662,12 +762,37 @@ def conservation_failures(tokens, status, supply, gold, n_cards, players, tokens
 
 
 @inline
-def place_tokens(state, policy, cards, tokens, status, supply, zone, zone_len, n_cards, players,
-                 e, budget, defend_margin, targets):
+def place_tokens(
+    state,
+    policy,
+    cards,
+    tokens,
+    status,
+    supply,
+    zone,
+    zone_len,
+    n_cards,
+    players,
+    e,
+    budget,
+    defend_margin,
+    targets,
+):
     """Dispatch to the seat's policy: add a policy = add a code and one branch here."""
     if policy == POLICY_GREEDY:
-        place_greedy(cards, tokens, status, supply, zone, zone_len, n_cards, players, e, budget,
-                     defend_margin)
+        place_greedy(
+            cards,
+            tokens,
+            status,
+            supply,
+            zone,
+            zone_len,
+            n_cards,
+            players,
+            e,
+            budget,
+            defend_margin,
+        )
     else:
         place_random(state, tokens, status, supply, zone, zone_len, n_cards, e, budget, targets)
 
@@ -694,8 +819,22 @@ def deal_deck(state, row, cards, deck, n_cards):
 
 
 @inline
-def play_game(state, row, cards, tokens, status, supply, gold, counts, deck, zone, zone_len,
-              targets, order, out):
+def play_game(
+    state,
+    row,
+    cards,
+    tokens,
+    status,
+    supply,
+    gold,
+    counts,
+    deck,
+    zone,
+    zone_len,
+    targets,
+    order,
+    out,
+):
     """One whole game; writes its metric values into ``out`` (the layout of metric_index)."""
     players = np.int64(row[P_PLAYERS])
     rounds = np.int64(row[P_ROUNDS])
@@ -732,18 +871,41 @@ def play_game(state, row, cards, tokens, status, supply, gold, counts, deck, zon
         deck_len = refill_zone(status, deck, deck_len, zone, zone_len, players)
         for e in range(players):
             budget = min(per_round, supply[e])
-            place_tokens(state, np.int64(row[P_POLICY + e]), cards, tokens, status, supply, zone,
-                         zone_len[0], n_cards, players, e, budget, defend, targets)
+            place_tokens(
+                state,
+                np.int64(row[P_POLICY + e]),
+                cards,
+                tokens,
+                status,
+                supply,
+                zone,
+                zone_len[0],
+                n_cards,
+                players,
+                e,
+                budget,
+                defend,
+                targets,
+            )
         deck_len = resolve_zone(state, tokens, status, deck, deck_len, zone, zone_len, players)
         # Maintenance phase.
         loyalty_check(state, cards, tokens, status, supply, counts, n_cards, players, die)
-        gold_paid += pay_wages(cards, tokens, status, supply, gold, counts, n_cards, players,
-                               order)
+        gold_paid += pay_wages(cards, tokens, status, supply, gold, counts, n_cards, players, order)
         ownership_check(cards, tokens, status, supply, counts, n_cards, players, revision)
         if debug:
-            violations += conservation_failures(tokens, status, supply, gold, n_cards, players,
-                                                per_empire, gold_issued, gold_paid, deck_len,
-                                                zone_len[0])
+            violations += conservation_failures(
+                tokens,
+                status,
+                supply,
+                gold,
+                n_cards,
+                players,
+                per_empire,
+                gold_issued,
+                gold_paid,
+                deck_len,
+                zone_len[0],
+            )
 
     in_play = 0
     for c in range(n_cards):
@@ -798,8 +960,22 @@ def loyalty_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
             row = packed[v]
             for i in range(m):
                 state[0] = trial_state(key, start + i)
-                play_game(state, row, cards, tokens, status, supply, gold, counts, deck, zone,
-                          zone_len, targets, order, out)
+                play_game(
+                    state,
+                    row,
+                    cards,
+                    tokens,
+                    status,
+                    supply,
+                    gold,
+                    counts,
+                    deck,
+                    zone,
+                    zone_len,
+                    targets,
+                    order,
+                    out,
+                )
                 for j in range(n_metrics):
                     values[v, j, i] = out[j]
         accumulate_block(stats, values, m, hist_offset, hist_max)
