@@ -1,6 +1,6 @@
-"""Recruitment and loyalty, a whole 6-player, 10-round game: games/s of the kernel through the engine
-on 1 and 2 threads, beside the plain-Python twin (tests/naive_recruitment.py) measured in the same
-run. The issue sets the target: at least 5e4 games/s on two threads."""
+"""Recruitment and loyalty, a whole 6-player, 10-round game: games/s of the kernel through the
+engine on 1 and 2 threads, beside the plain-Python twin (tests/naive_recruitment.py) measured in
+the same run. The issue sets the target: at least 5e4 games/s on two threads."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def rows(quick: bool) -> list[Row]:
         for threads in (1, 2):
             n = games if threads == 2 else games // 2
             secs = median_seconds(
-                lambda n=n, threads=threads: simulate(plan, n, threads=threads, chunk_size=4096),
+                lambda p=plan, n=n, t=threads: simulate(p, n, threads=t, chunk_size=4096),
                 repeat,
             )
             rate = n / secs

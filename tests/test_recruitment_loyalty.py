@@ -202,7 +202,12 @@ def arrays(game):
     deck[: len(game.deck)] = game.deck
     zone = np.zeros(8, dtype=np.int64)
     zone[: len(game.zone)] = game.zone
+    hands = np.zeros((players, n), dtype=np.int64)
+    hand_size = np.zeros(players, dtype=np.int64)
+    L.sort_hands(status, n, players, hands, hand_size)
     return {
+        "hands": hands,
+        "hand_size": hand_size,
         "cards": cards,
         "tokens": tokens,
         "status": status,
@@ -213,6 +218,11 @@ def arrays(game):
         "zone": zone,
         "zone_len": np.array([len(game.zone)], dtype=np.int64),
     }
+
+
+def rules_args(a):
+    """The arguments the maintenance rules share: printed cards, tokens and the empires' hands."""
+    return a["cards"], a["tokens"], a["hands"], a["hand_size"]
 
 
 def assert_same_state(game, a):
@@ -308,7 +318,7 @@ def test_loyalty_check_is_skipped_for_an_empire_with_a_single_character():
     game.words = nr.Script([])  # drawing any die fails the test
     a = arrays(game)
     state = np.array([12345], dtype=np.uint64)
-    L.loyalty_check(state, a["cards"], a["tokens"], a["status"], a["supply"], a["counts"], 2, 3, 6)
+    L.loyalty_check(state, *rules_args(a), a["supply"], a["counts"], 3, 6)
     game.loyalty_check()
     assert state[0] == 12345  # no word drawn
     assert game.cards[0].tokens == [1, 0, 0]
@@ -339,9 +349,7 @@ def test_loyalty_check_kernel_reads_the_same_dice_as_the_twin():
         state = np.array([stream.state], dtype=np.uint64)
         game.words = stream
         a = arrays(game)
-        L.loyalty_check(
-            state, a["cards"], a["tokens"], a["status"], a["supply"], a["counts"], 5, 3, 6
-        )
+        L.loyalty_check(state, *rules_args(a), a["supply"], a["counts"], 3, 6)
         game.loyalty_check()
         assert int(state[0]) == stream.state
         assert_same_state(game, a)
@@ -350,17 +358,7 @@ def test_loyalty_check_kernel_reads_the_same_dice_as_the_twin():
 def run_wages(game):
     a = arrays(game)
     order = np.zeros(len(game.cards), dtype=np.int64)
-    paid = L.pay_wages(
-        a["cards"],
-        a["tokens"],
-        a["status"],
-        a["supply"],
-        a["gold"],
-        a["counts"],
-        len(game.cards),
-        game.players,
-        order,
-    )
+    paid = L.pay_wages(*rules_args(a), a["supply"], a["gold"], a["counts"], game.players, order)
     game.pay_wages()
     assert paid == game.gold_paid
     assert_same_state(game, a)
@@ -447,7 +445,9 @@ def test_greedy_defends_its_weakest_character_first_then_contests_the_best_loyal
     )
     game.p["greedy_defend_margin"] = 1
     a = arrays(game)
-    L.place_greedy(a["cards"], a["tokens"], a["status"], a["supply"], a["zone"], 3, 5, 3, 0, 4, 1)
+    L.place_greedy(
+        a["cards"], a["tokens"], a["supply"], a["zone"], 3, a["hands"], a["hand_size"], 3, 0, 4, 1
+    )
     game.place_greedy(0, 4)
     # Defend card 0 twice (leads 0 then 1), then card 4 (3 per token), then card 2 is too dear
     # (2 tokens, 1 left) so card 3 takes the last one.
@@ -464,7 +464,9 @@ def test_random_policy_spreads_tokens_over_zone_cards_and_own_characters_only():
     a = arrays(game)
     state = np.array([stream.state], dtype=np.uint64)
     targets = np.zeros(8, dtype=np.int64)
-    L.place_random(state, a["tokens"], a["status"], a["supply"], a["zone"], 2, 4, 0, 30, targets)
+    L.place_random(
+        state, a["tokens"], a["supply"], a["zone"], 2, a["hands"], a["hand_size"], 0, 30, targets
+    )
     game.place_random(0, 30)
     assert game.cards[0].tokens[0] == 0  # another empire's character is not a target
     assert sum(c.tokens[0] for c in game.cards) == 30

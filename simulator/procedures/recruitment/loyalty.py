@@ -463,6 +463,20 @@ def lose_loyalty(tokens, supply, counts, c, e):
 
 
 @inline
+def sort_hands(status, n_cards, players, hands, hand_size):
+    """Each empire's characters, by card index: ``hands[e, :hand_size[e]]``. Ownership changes
+    only when the zone is resolved and at the ownership check, so the game sorts hands after
+    each of them instead of scanning every card in every step."""
+    for e in range(players):
+        hand_size[e] = 0
+    for c in range(n_cards):
+        e = status[c]
+        if e >= 0:
+            hands[e, hand_size[e]] = c
+            hand_size[e] += 1
+
+
+@inline
 def refill_zone(status, deck, deck_len, zone, zone_len, players):
     """Deal from the top of the deck until the zone holds players + 1 cards; new deck_len."""
     while zone_len[0] < players + 1 and deck_len > 0:
@@ -475,17 +489,16 @@ def refill_zone(status, deck, deck_len, zone, zone_len, players):
 
 
 @inline
-def place_random(state, tokens, status, supply, zone, zone_len, n_cards, e, budget, targets):
+def place_random(state, tokens, supply, zone, zone_len, hands, hand_size, e, budget, targets):
     """Spread ``budget`` tokens uniformly over the legal targets: the zone cards (in zone order),
     then the empire's own characters (by card index); one word per token."""
     n = 0
     for k in range(zone_len):
         targets[n] = zone[k]
         n += 1
-    for c in range(n_cards):
-        if status[c] == e:
-            targets[n] = c
-            n += 1
+    for k in range(hand_size[e]):
+        targets[n] = hands[e, k]
+        n += 1
     if n == 0:
         return
     for _ in range(budget):
@@ -505,7 +518,7 @@ def _rival_best(cards, tokens, c, e, players):
 
 @inline
 def place_greedy(
-    cards, tokens, status, supply, zone, zone_len, n_cards, players, e, budget, defend_margin
+    cards, tokens, supply, zone, zone_len, hands, hand_size, players, e, budget, defend_margin
 ):
     """Defend the weakest own character first, then contest the zone card with the best
     loyalty per token. Deterministic: reads no random words.
@@ -523,18 +536,14 @@ def place_greedy(
         weakest = -1
         weakest_lead = 0
         weakest_own = 0
-        for c in range(n_cards):
-            if status[c] == e:
-                own = effective_loyalty(cards, tokens, c, e)
-                lead = own - _rival_best(cards, tokens, c, e, players)
-                if (
-                    weakest < 0
-                    or lead < weakest_lead
-                    or (lead == weakest_lead and own < weakest_own)
-                ):
-                    weakest = c
-                    weakest_lead = lead
-                    weakest_own = own
+        for k in range(hand_size[e]):
+            c = hands[e, k]
+            own = effective_loyalty(cards, tokens, c, e)
+            lead = own - _rival_best(cards, tokens, c, e, players)
+            if weakest < 0 or lead < weakest_lead or (lead == weakest_lead and own < weakest_own):
+                weakest = c
+                weakest_lead = lead
+                weakest_own = own
         if weakest < 0 or weakest_lead > defend_margin:
             break
         tokens[weakest, e] += 1
@@ -612,22 +621,18 @@ def resolve_zone(state, tokens, status, deck, deck_len, zone, zone_len, players)
 
 
 @inline
-def loyalty_check(state, cards, tokens, status, supply, counts, n_cards, players, die):
+def loyalty_check(state, cards, tokens, hands, hand_size, supply, counts, players, die):
     """Maintenance 1: one die per owned character, in seat order then card order; a roll above
     its effective loyalty to the owner costs one owner token. Skipped (no dice) for an empire
     that owns only one character."""
     for e in range(players):
-        owned = 0
-        for c in range(n_cards):
-            if status[c] == e:
-                owned += 1
-        if owned < 2:
+        if hand_size[e] < 2:
             continue
-        for c in range(n_cards):
-            if status[c] == e:
-                roll = die_of(low32(next_word(state)), die)
-                if roll > effective_loyalty(cards, tokens, c, e):
-                    lose_loyalty(tokens, supply, counts, c, e)
+        for k in range(hand_size[e]):
+            c = hands[e, k]
+            roll = die_of(low32(next_word(state)), die)
+            if roll > effective_loyalty(cards, tokens, c, e):
+                lose_loyalty(tokens, supply, counts, c, e)
 
 
 @inline
@@ -642,20 +647,19 @@ def _pays_before(cards, tokens, a, b, e):
 
 
 @inline
-def pay_wages(cards, tokens, status, supply, gold, counts, n_cards, players, order):
+def pay_wages(cards, tokens, hands, hand_size, supply, gold, counts, players, order):
     """Maintenance 2: each empire pays its characters by descending loyalty, then ascending wage
     (then card index); one it cannot pay loses one loyalty instead. Returns the gold paid."""
     paid = 0
     for e in range(players):
-        n = 0
-        for c in range(n_cards):
-            if status[c] == e:
-                j = n
-                while j > 0 and _pays_before(cards, tokens, c, order[j - 1], e):
-                    order[j] = order[j - 1]
-                    j -= 1
-                order[j] = c
-                n += 1
+        n = hand_size[e]
+        for k in range(n):
+            c = hands[e, k]
+            j = k
+            while j > 0 and _pays_before(cards, tokens, c, order[j - 1], e):
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = c
         for k in range(n):
             c = order[k]
             w = cards[c, WAGE]
@@ -767,11 +771,11 @@ def place_tokens(
     policy,
     cards,
     tokens,
-    status,
     supply,
     zone,
     zone_len,
-    n_cards,
+    hands,
+    hand_size,
     players,
     e,
     budget,
@@ -783,18 +787,18 @@ def place_tokens(
         place_greedy(
             cards,
             tokens,
-            status,
             supply,
             zone,
             zone_len,
-            n_cards,
+            hands,
+            hand_size,
             players,
             e,
             budget,
             defend_margin,
         )
     else:
-        place_random(state, tokens, status, supply, zone, zone_len, n_cards, e, budget, targets)
+        place_random(state, tokens, supply, zone, zone_len, hands, hand_size, e, budget, targets)
 
 
 @inline
@@ -825,6 +829,8 @@ def play_game(
     cards,
     tokens,
     status,
+    hands,
+    hand_size,
     supply,
     gold,
     counts,
@@ -869,6 +875,7 @@ def play_game(
         gold_issued += income * players
         # Recruitment phase.
         deck_len = refill_zone(status, deck, deck_len, zone, zone_len, players)
+        sort_hands(status, n_cards, players, hands, hand_size)
         for e in range(players):
             budget = min(per_round, supply[e])
             place_tokens(
@@ -876,11 +883,11 @@ def play_game(
                 np.int64(row[P_POLICY + e]),
                 cards,
                 tokens,
-                status,
                 supply,
                 zone,
                 zone_len[0],
-                n_cards,
+                hands,
+                hand_size,
                 players,
                 e,
                 budget,
@@ -889,8 +896,11 @@ def play_game(
             )
         deck_len = resolve_zone(state, tokens, status, deck, deck_len, zone, zone_len, players)
         # Maintenance phase.
-        loyalty_check(state, cards, tokens, status, supply, counts, n_cards, players, die)
-        gold_paid += pay_wages(cards, tokens, status, supply, gold, counts, n_cards, players, order)
+        sort_hands(status, n_cards, players, hands, hand_size)
+        loyalty_check(state, cards, tokens, hands, hand_size, supply, counts, players, die)
+        gold_paid += pay_wages(
+            cards, tokens, hands, hand_size, supply, gold, counts, players, order
+        )
         ownership_check(cards, tokens, status, supply, counts, n_cards, players, revision)
         if debug:
             violations += conservation_failures(
@@ -943,6 +953,8 @@ def loyalty_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
     cards = np.zeros((MAX_CARDS, CARD_FIELDS), dtype=np.int64)
     tokens = np.zeros((MAX_CARDS, MAX_PLAYERS), dtype=np.int64)
     status = np.zeros(MAX_CARDS, dtype=np.int64)
+    hands = np.zeros((MAX_PLAYERS, MAX_CARDS), dtype=np.int64)
+    hand_size = np.zeros(MAX_PLAYERS, dtype=np.int64)
     supply = np.zeros(MAX_PLAYERS, dtype=np.int64)
     gold = np.zeros(MAX_PLAYERS, dtype=np.int64)
     counts = np.zeros((N_COUNTERS, MAX_PLAYERS), dtype=np.int64)
@@ -966,6 +978,8 @@ def loyalty_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
                     cards,
                     tokens,
                     status,
+                    hands,
+                    hand_size,
                     supply,
                     gold,
                     counts,
