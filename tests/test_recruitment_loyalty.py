@@ -540,3 +540,24 @@ def test_one_policy_per_seat():
 
 def test_unknown_revision_is_rejected():
     assert error_of(revision="2.0")["loc"] == ("revision",)
+
+
+def test_two_random_empires_with_one_token_each_collide_one_time_in_three():
+    # Round 1, three zone cards, one token each placed uniformly: with chance 1/3 both pick the
+    # same card (a tie: nobody gains it), otherwise each gains one (kept: one character skips
+    # the loyalty check, wages are 0, a sole token holder stays). Exact mean owned: 2 * 2/3.
+    p = validated(
+        players=2,
+        rounds=1,
+        tokens_per_round=1,
+        deck=[{"wage": 0}] * 3,
+        policy="random",
+    )
+    plan = make_plan(PROC, {"base": p}, seed=31)
+    n = 30_000
+    stats = run_range(plan, -1, 0, n)
+    m = [x.name for x in plan.metrics].index("characters_owned")
+    total, squares = stats[0, 4 * m + 1], stats[0, 4 * m + 2]
+    mean = total / n
+    se = np.sqrt((squares / n - mean**2) / n)
+    assert abs(mean - 4 / 3) <= 5 * se
