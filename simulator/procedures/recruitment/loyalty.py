@@ -1005,6 +1005,7 @@ PROCEDURE = Procedure(
     pack=pack,
     kernel=loyalty_kernel,
     exact=None,
+    example={"players": 4, "rounds": 10, "revision": "1.0"},
     notes=(
         "gap (1.0): several other empires tie above the owner -> the character stays; "
         "counted as gap_multi_tie",
