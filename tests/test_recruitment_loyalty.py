@@ -561,3 +561,29 @@ def test_two_random_empires_with_one_token_each_collide_one_time_in_three():
     mean = total / n
     se = np.sqrt((squares / n - mean**2) / n)
     assert abs(mean - 4 / 3) <= 5 * se
+
+
+@pytest.mark.parametrize("sides", [6, 8])
+def test_loyalty_check_costs_a_token_as_often_as_the_die_beats_the_loyalty(sides):
+    import icepool
+
+    # Empire 0 owns three characters at effective loyalty 1, 3 (1 token + base 2) and 5.
+    game = position(
+        [0, 0, 0],
+        ["owned"] * 3,
+        [[1, 0, 0], [1, 0, 0], [5, 0, 0]],
+        bases=[0, 2, 0],
+        homes=[None, 0, None],
+    )
+    n = 20_000
+    losses = np.zeros(3)
+    state = np.array([int(scenario_key(sides))], dtype=np.uint64)
+    for _ in range(n):
+        a = arrays(game)
+        L.loyalty_check(state, *rules_args(a), a["supply"], a["counts"], 3, sides)
+        losses += np.array([1, 1, 5]) - a["tokens"][:, 0]
+    die = icepool.d(sides)
+    for k, loyalty in enumerate([1, 3, 5]):
+        p = float((die > loyalty).mean())
+        se = np.sqrt(p * (1 - p) / n)
+        assert abs(losses[k] / n - p) <= 5 * se, (loyalty, losses[k] / n, p)
