@@ -7,6 +7,8 @@ are checked kernel against twin, exactly, under every revision and policy.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from pydantic import ValidationError
@@ -20,6 +22,7 @@ from tests.fold import fold
 from tests.naive import Stream
 
 PROC = get("recruitment.loyalty")
+ROOT = Path(__file__).resolve().parents[1]
 REVISIONS = ("1.0", "1.1", "1.2")
 
 
@@ -587,3 +590,46 @@ def test_loyalty_check_costs_a_token_as_often_as_the_die_beats_the_loyalty(sides
         p = float((die > loyalty).mean())
         se = np.sqrt(p * (1 - p) / n)
         assert abs(losses[k] / n - p) <= 5 * se, (loyalty, losses[k] / n, p)
+
+
+BAD_DECK_SCENARIO = """\
+name: bad-deck
+procedure: recruitment.loyalty
+trials: 100
+seed: 1
+params:
+  players: 3
+  deck:
+    - {name: Cao, wage: 1}
+    - {name: Liu, wage: 1, home: 5}
+    - {name: Sun, wage: 1}
+    - {name: Yuan, wage: 0}
+variants:
+  poor: {deck: [{name: Cao, wage: -1}, {name: Liu}, {name: Sun}, {name: Yuan}]}
+"""
+
+
+def test_a_bad_deck_in_a_scenario_file_is_reported_at_its_line_and_entry():
+    from simulator.scenario import ScenarioError, parse
+
+    with pytest.raises(ScenarioError) as info:
+        parse(BAD_DECK_SCENARIO, "bad.yaml")
+    lines = str(info.value).splitlines()
+    assert any(
+        line.startswith("bad.yaml:9:") and "params.deck[1].home" in line and "Liu" in line
+        for line in lines
+    ), lines
+    assert any(line.startswith("bad.yaml:13:") and "deck[0].wage" in line for line in lines), lines
+
+
+def test_the_shipped_scenarios_load_and_compare_the_three_revisions():
+    from simulator.scenario import load
+
+    revisions = load(ROOT / "scenarios/recruitment/revisions.yaml")
+    assert [p.revision for p in revisions.variants.values()] == ["1.0", "1.1", "1.2"]
+    assert load(ROOT / "scenarios/recruitment/loyalty.yaml").variants["base"].seat_policies() == [
+        "greedy",
+        "random",
+        "greedy",
+        "random",
+    ]
