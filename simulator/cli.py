@@ -152,7 +152,7 @@ def run(
     target = out_dir or Path("reports") / "out" / loaded.name
     written = write_reports(result, target)
     if as_json:
-        out.print_json(json.dumps(result.document()), highlight=False)
+        sys.stdout.write(json.dumps(result.document(), indent=2) + "\n")
     else:
         print_tables(result, out)
         out.print(

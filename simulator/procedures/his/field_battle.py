@@ -21,7 +21,6 @@ from typing import Literal
 
 import numpy as np
 from pydantic import Field
-from scipy.stats import binom
 
 from simulator.accumulate import BLOCK, accumulate_block, accumulate_weighted, new_stats
 from simulator.jit import inline, kernel
@@ -234,6 +233,8 @@ def field_battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_ma
 def exact(p: FieldBattleParams) -> dict[str, float]:
     """Exact values: the two sides' hits are independent binomials. Written out again here, not
     shared with the kernel, so that the two check each other."""
+    from scipy.stats import binom
+
     prob = (7 - p.hit_on) / 6
     na, nd = p.attacker_dice, p.defender_dice
     pa = binom.pmf(np.arange(na + 1), na, prob)
