@@ -286,6 +286,8 @@ class Game:
         most = max(owned)
         winners = [e for e in range(self.players) if owned[e] == most]
         out.extend(WIN_SCALE // len(winners) if e in winners else 0 for e in range(self.players))
+        out.append(int(sum(self.count["gap_multi_tie"]) > 0))
+        out.append(int(sum(self.count["gap_zero_tie"]) > 0))
         out.append(sum(c.place != "removed" for c in self.cards))
         out.append(self.violations)
         return out

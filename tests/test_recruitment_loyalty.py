@@ -118,6 +118,8 @@ def test_revisions_1_1_and_1_2_differ_only_in_equipment_discarded():
     assert mean(plan, stats, 0, "removed_multi_tie") == 0
     assert mean(plan, stats, 1, "removed_multi_tie") > 0
     assert mean(plan, stats, 1, "gap_multi_tie") == 0
+    assert mean(plan, stats, 0, "games_with_gap_multi_tie") > 0.5
+    assert mean(plan, stats, 1, "games_with_gap_multi_tie") == 0
 
 
 @pytest.mark.parametrize("policy", ["random", "greedy"])

@@ -304,8 +304,10 @@ def metric_index(players: int) -> dict[str, int]:
     wins = N_COUNTERS * (players + 1)
     for k in range(players):
         out[f"wins.seat{k + 1}"] = wins + k
-    out["characters_in_play"] = wins + players
-    out["invariant_violations"] = wins + players + 1
+    out["games_with_gap_multi_tie"] = wins + players
+    out["games_with_gap_zero_tie"] = wins + players + 1
+    out["characters_in_play"] = wins + players + 2
+    out["invariant_violations"] = wins + players + 3
     return out
 
 
@@ -328,6 +330,20 @@ def metrics(p: LoyaltyParams) -> list[Metric]:
                 scale=WIN_SCALE,
             )
         )
+    out.append(
+        Metric(
+            "games_with_gap_multi_tie",
+            "proportion",
+            "games where 1.0's multi-tie gap was reached at least once",
+        )
+    )
+    out.append(
+        Metric(
+            "games_with_gap_zero_tie",
+            "proportion",
+            "games where 1.0's zero-tie gap was reached at least once",
+        )
+    )
     out.append(
         Metric(
             "characters_in_play",
@@ -939,15 +955,17 @@ def play_game(
             n_most += 1
     for e in range(players):
         out[wins + e] = WIN_SCALE // n_most if counts[OWNED, e] == most else 0
-    out[wins + players] = in_play
-    out[wins + players + 1] = violations
+    out[wins + players] = np.int64(out[GAP_MULTI_TIE * (players + 1)] > 0)
+    out[wins + players + 1] = np.int64(out[GAP_ZERO_TIE * (players + 1)] > 0)
+    out[wins + players + 2] = in_play
+    out[wins + players + 3] = violations
 
 
 @kernel
 def loyalty_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
     n_variants = packed.shape[0]
     players = np.int64(packed[0, P_PLAYERS])
-    n_metrics = (N_COUNTERS + 1) * players + N_COUNTERS + 2
+    n_metrics = (N_COUNTERS + 1) * players + N_COUNTERS + 4
     stats = new_stats(n_variants, n_slots)
     values = np.zeros((n_variants, n_metrics, BLOCK), dtype=np.int64)
     cards = np.zeros((MAX_CARDS, CARD_FIELDS), dtype=np.int64)
