@@ -35,7 +35,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
 from simulator.procedures.base import Metric, Params, Procedure
-from simulator.rng import die_of, low32, next_word, trial_state
+from simulator.rng import GAMMA, die_of, low32, mix64, trial_state
 
 MAX_PLAYERS = 6
 MAX_CARDS = 64
@@ -451,31 +451,26 @@ IN_DECK = -2
 REMOVED = -3
 
 
-@inline
-def uniform_below(state, n):
-    """A uniform integer in 0..n-1 from the next word of the stream."""
-    return die_of(low32(next_word(state)), n) - 1
+# The rule functions below take the game's arrays; the small helpers they call in loops take only
+# scalars. Numba counts references to every array passed into an inlined function with atomic
+# instructions, and we previously passed arrays to these helpers inside loops: that cost about a
+# sixth of the run time in reference counting alone. For the same reason the stream is advanced in
+# place (``state[0] += GAMMA; mix64(state[0])``, exactly rng.next_word) rather than through a call.
 
 
 @inline
-def effective_loyalty(cards, tokens, c, e):
-    """Tokens of ``e`` on ``c``, plus the printed base loyalty if ``e`` is its home empire and it
-    carries at least one of ``e``'s tokens."""
-    t = tokens[c, e]
-    if t >= 1 and cards[c, HOME] == e:
-        return t + cards[c, BASE]
-    return t
+def uniform_below(word, n):
+    """A uniform integer in 0..n-1 from a random word (multiply-shift on its low half)."""
+    return die_of(low32(word), n) - 1
 
 
 @inline
-def lose_loyalty(tokens, supply, counts, c, e):
-    """Take one of ``e``'s tokens off ``c`` back to its supply; 1 if there was one to take."""
-    if tokens[c, e] > 0:
-        tokens[c, e] -= 1
-        supply[e] += 1
-        counts[TOKENS_RETURNED, e] += 1
-        return 1
-    return 0
+def effective_loyalty(tokens_of_e, home, base, e):
+    """Loyalty to ``e`` of a card carrying ``tokens_of_e`` of its tokens: plus the printed base
+    loyalty if ``e`` is the card's home empire and it carries at least one of ``e``'s tokens."""
+    if tokens_of_e >= 1 and home == e:
+        return tokens_of_e + base
+    return tokens_of_e
 
 
 @inline
@@ -518,18 +513,10 @@ def place_random(state, tokens, supply, zone, zone_len, hands, hand_size, e, bud
     if n == 0:
         return
     for _ in range(budget):
-        c = targets[uniform_below(state, n)]
+        state[0] += GAMMA
+        c = targets[uniform_below(mix64(state[0]), n)]
         tokens[c, e] += 1
         supply[e] -= 1
-
-
-@inline
-def _rival_best(cards, tokens, c, e, players):
-    best = 0
-    for f in range(players):
-        if f != e:
-            best = max(best, effective_loyalty(cards, tokens, c, f))
-    return best
 
 
 @inline
@@ -554,8 +541,14 @@ def place_greedy(
         weakest_own = 0
         for k in range(hand_size[e]):
             c = hands[e, k]
-            own = effective_loyalty(cards, tokens, c, e)
-            lead = own - _rival_best(cards, tokens, c, e, players)
+            home = cards[c, HOME]
+            base = cards[c, BASE]
+            own = effective_loyalty(tokens[c, e], home, base, e)
+            rival = 0
+            for f in range(players):
+                if f != e:
+                    rival = max(rival, effective_loyalty(tokens[c, f], home, base, f))
+            lead = own - rival
             if weakest < 0 or lead < weakest_lead or (lead == weakest_lead and own < weakest_own):
                 weakest = c
                 weakest_lead = lead
@@ -621,7 +614,8 @@ def resolve_zone(state, tokens, status, deck, deck_len, zone, zone_len, players)
             elif t == top:
                 n_top += 1
         if top == 0:
-            pos = uniform_below(state, deck_len + 1)
+            state[0] += GAMMA
+            pos = uniform_below(mix64(state[0]), deck_len + 1)
             for j in range(deck_len, pos, -1):
                 deck[j] = deck[j - 1]
             deck[pos] = c
@@ -646,19 +640,23 @@ def loyalty_check(state, cards, tokens, hands, hand_size, supply, counts, player
             continue
         for k in range(hand_size[e]):
             c = hands[e, k]
-            roll = die_of(low32(next_word(state)), die)
-            if roll > effective_loyalty(cards, tokens, c, e):
-                lose_loyalty(tokens, supply, counts, c, e)
+            state[0] += GAMMA
+            roll = die_of(low32(mix64(state[0])), die)
+            loyalty = effective_loyalty(tokens[c, e], cards[c, HOME], cards[c, BASE], e)
+            # Above its loyalty: it loses one loyalty, an owner token back to the supply (if any).
+            if roll > loyalty and tokens[c, e] > 0:
+                tokens[c, e] -= 1
+                supply[e] += 1
+                counts[TOKENS_RETURNED, e] += 1
 
 
 @inline
-def _pays_before(cards, tokens, a, b, e):
-    la = effective_loyalty(cards, tokens, a, e)
-    lb = effective_loyalty(cards, tokens, b, e)
-    if la != lb:
-        return la > lb
-    if cards[a, WAGE] != cards[b, WAGE]:
-        return cards[a, WAGE] < cards[b, WAGE]
+def _pays_before(loyalty_a, wage_a, a, loyalty_b, wage_b, b):
+    """Wage order: descending loyalty, then ascending wage, then card index."""
+    if loyalty_a != loyalty_b:
+        return loyalty_a > loyalty_b
+    if wage_a != wage_b:
+        return wage_a < wage_b
     return a < b
 
 
@@ -671,9 +669,15 @@ def pay_wages(cards, tokens, hands, hand_size, supply, gold, counts, players, or
         n = hand_size[e]
         for k in range(n):
             c = hands[e, k]
+            loyalty = effective_loyalty(tokens[c, e], cards[c, HOME], cards[c, BASE], e)
+            wage = cards[c, WAGE]
             j = k
-            while j > 0 and _pays_before(cards, tokens, c, order[j - 1], e):
-                order[j] = order[j - 1]
+            while j > 0:
+                b = order[j - 1]
+                loyalty_b = effective_loyalty(tokens[b, e], cards[b, HOME], cards[b, BASE], e)
+                if not _pays_before(loyalty, wage, c, loyalty_b, cards[b, WAGE], b):
+                    break
+                order[j] = b
                 j -= 1
             order[j] = c
         for k in range(n):
@@ -682,8 +686,10 @@ def pay_wages(cards, tokens, hands, hand_size, supply, gold, counts, players, or
             if gold[e] >= w:
                 gold[e] -= w
                 paid += w
-            else:
-                lose_loyalty(tokens, supply, counts, c, e)
+            elif tokens[c, e] > 0:  # unpaid: it loses one loyalty (an owner token) instead
+                tokens[c, e] -= 1
+                supply[e] += 1
+                counts[TOKENS_RETURNED, e] += 1
     return paid
 
 
@@ -707,14 +713,14 @@ def ownership_check(cards, tokens, status, supply, counts, n_cards, players, rev
                 counts[EQUIPMENT_DISCARDED, e] += cards[c, EQUIPPED]
             status[c] = REMOVED
             continue
-        own = effective_loyalty(cards, tokens, c, e)
+        own = effective_loyalty(tokens[c, e], cards[c, HOME], cards[c, BASE], e)
         best = -1
         n_best = 0
         who = -1
         for f in range(players):
             if f == e:
                 continue
-            loyalty = effective_loyalty(cards, tokens, c, f)
+            loyalty = effective_loyalty(tokens[c, f], cards[c, HOME], cards[c, BASE], f)
             if loyalty > best:
                 best = loyalty
                 n_best = 1
@@ -782,42 +788,6 @@ def conservation_failures(
 
 
 @inline
-def place_tokens(
-    state,
-    policy,
-    cards,
-    tokens,
-    supply,
-    zone,
-    zone_len,
-    hands,
-    hand_size,
-    players,
-    e,
-    budget,
-    defend_margin,
-    targets,
-):
-    """Dispatch to the seat's policy: add a policy = add a code and one branch here."""
-    if policy == POLICY_GREEDY:
-        place_greedy(
-            cards,
-            tokens,
-            supply,
-            zone,
-            zone_len,
-            hands,
-            hand_size,
-            players,
-            e,
-            budget,
-            defend_margin,
-        )
-    else:
-        place_random(state, tokens, supply, zone, zone_len, hands, hand_size, e, budget, targets)
-
-
-@inline
 def deal_deck(state, row, cards, deck, n_cards):
     """The game's deck: printed data (drawn per card for a generator, 4 words per card in the
     order wage, base loyalty, home, equipped), then a Fisher-Yates shuffle (one word per swap)."""
@@ -827,14 +797,16 @@ def deal_deck(state, row, cards, deck, n_cards):
             if generated:
                 lo = np.int64(row[P_GEN + 2 * f])
                 hi = np.int64(row[P_GEN + 2 * f + 1])
-                cards[c, f] = lo + uniform_below(state, hi - lo + 1)
+                state[0] += GAMMA
+                cards[c, f] = lo + uniform_below(mix64(state[0]), hi - lo + 1)
             else:
                 cards[c, f] = np.int64(row[P_DECK + CARD_FIELDS * c + f])
         cards[c, HOME] -= 1  # seat k -> index k-1, none (0) -> -1
         deck[c] = c
     if row[P_SHUFFLE] > 0.5:
         for i in range(n_cards - 1, 0, -1):
-            j = uniform_below(state, i + 1)
+            state[0] += GAMMA
+            j = uniform_below(mix64(state[0]), i + 1)
             deck[i], deck[j] = deck[j], deck[i]
 
 
@@ -894,22 +866,27 @@ def play_game(
         sort_hands(status, n_cards, players, hands, hand_size)
         for e in range(players):
             budget = min(per_round, supply[e])
-            place_tokens(
-                state,
-                np.int64(row[P_POLICY + e]),
-                cards,
-                tokens,
-                supply,
-                zone,
-                zone_len[0],
-                hands,
-                hand_size,
-                players,
-                e,
-                budget,
-                defend,
-                targets,
-            )
+            # The seat's policy: adding one is a code and one branch here. (The branch is here
+            # rather than in a dispatch function: every call that passes arrays costs atomic
+            # reference counting, and this runs once per seat per round.)
+            if row[P_POLICY + e] == POLICY_GREEDY:
+                place_greedy(
+                    cards,
+                    tokens,
+                    supply,
+                    zone,
+                    zone_len[0],
+                    hands,
+                    hand_size,
+                    players,
+                    e,
+                    budget,
+                    defend,
+                )
+            else:
+                place_random(
+                    state, tokens, supply, zone, zone_len[0], hands, hand_size, e, budget, targets
+                )
         deck_len = resolve_zone(state, tokens, status, deck, deck_len, zone, zone_len, players)
         # Maintenance phase.
         sort_hands(status, n_cards, players, hands, hand_size)
