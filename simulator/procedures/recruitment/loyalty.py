@@ -964,7 +964,9 @@ def loyalty_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
     for start in range(first_trial, end, BLOCK):
         m = min(BLOCK, end - start)
         for v in range(n_variants):
-            row = packed[v]
+            # A private copy: the row is passed to helpers every game, and reference counts on
+            # the shared packed array would bounce its cache line between threads.
+            row = packed[v].copy()
             for i in range(m):
                 state[0] = trial_state(key, start + i)
                 play_game(
