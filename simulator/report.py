@@ -217,12 +217,15 @@ def write_reports(result: RunResult, out_dir: Path) -> list[Path]:
     return written
 
 
+def new_figure(width: float, height: float) -> Any:
+    """A matplotlib Figure drawn with Agg. pyplot is not imported: it costs half a second of
+    every `sim run` and keeps global state we never need."""
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height))
+
+
 def write_plots(result: RunResult, out_dir: Path) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     if result.is_sweep:
         from simulator import sweep
 
@@ -231,7 +234,8 @@ def write_plots(result: RunResult, out_dir: Path) -> list[Path]:
     dist = result.distributions
     if not dist.empty:
         metrics = list(dict.fromkeys(dist["metric"]))
-        fig, axes = plt.subplots(1, len(metrics), figsize=(4.5 * len(metrics), 3.6), squeeze=False)
+        fig = new_figure(4.5 * len(metrics), 3.6)
+        axes = fig.subplots(1, len(metrics), squeeze=False)
         variants = list(result.plan.variant_names)
         width = 0.8 / len(variants)
         for ax, metric in zip(axes[0], metrics, strict=True):
@@ -252,18 +256,13 @@ def write_plots(result: RunResult, out_dir: Path) -> list[Path]:
         fig.suptitle(f"{result.scenario.name}: distributions")
         fig.tight_layout()
         written.append(_save(fig, out_dir / "distributions.png"))
-        plt.close(fig)
     if result.plan.n_variants > 1:
         est = result.estimates
         props = est[est["kind"] == "proportion"]
         others = est[est["kind"] != "proportion"]
         groups = [g for g in (props, others) if not g.empty]
-        fig, axes = plt.subplots(
-            1,
-            len(groups),
-            figsize=(7 * len(groups), 0.5 + 0.45 * len(est) / max(len(groups), 1) + 1.5),
-            squeeze=False,
-        )
+        fig = new_figure(7 * len(groups), 0.5 + 0.45 * len(est) / max(len(groups), 1) + 1.5)
+        axes = fig.subplots(1, len(groups), squeeze=False)
         variants = list(result.plan.variant_names)
         for ax, g in zip(axes[0], groups, strict=True):
             metrics = list(dict.fromkeys(g["metric"]))
@@ -291,7 +290,6 @@ def write_plots(result: RunResult, out_dir: Path) -> list[Path]:
         fig.suptitle(f"{result.scenario.name}: variants side by side")
         fig.tight_layout()
         written.append(_save(fig, out_dir / "variants.png"))
-        plt.close(fig)
     return written
 
 

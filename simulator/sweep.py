@@ -208,9 +208,6 @@ def write_plots(result: RunResult, out_dir: Path) -> list[Path]:
         path = save_figure(fig, out_dir / "sweep.png")
     else:
         return []
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
     return [path]
 
 
@@ -220,7 +217,9 @@ def _text_colour(rgba: tuple[float, ...]) -> str:
 
 
 def heatmap_figure(result: RunResult) -> Any:
-    import matplotlib.pyplot as plt
+    from matplotlib import colormaps
+
+    from simulator.report import new_figure
 
     (ypath, yvals), (xpath, xvals) = list(result.scenario.sweep.items())
     metrics = headline_metrics(result)
@@ -229,23 +228,19 @@ def heatmap_figure(result: RunResult) -> Any:
     cell = 0.62 if nx <= 12 else 0.45
     width = min(max(cell * nx + 2.4, 5.0), 40.0)
     height = min(max(0.5 * ny + 1.8, 3.5), 40.0)
-    fig, axs = plt.subplots(
-        len(metrics),
-        len(variants),
-        figsize=(width * len(variants), height * len(metrics)),
-        squeeze=False,
-    )
+    fig = new_figure(width * len(variants), height * len(metrics))
+    axs = fig.subplots(len(metrics), len(variants), squeeze=False)
     annotate = nx <= MAX_ANNOTATED_CELLS and ny <= MAX_ANNOTATED_CELLS
     for i, metric in enumerate(metrics):
         kind = _kind(result, metric)
         grids = [grid(result, metric, v).to_numpy(dtype=float) for v in variants]
         if kind == "proportion":
-            vmin, vmax, cmap = 0.0, 1.0, plt.get_cmap("RdYlBu_r")
+            vmin, vmax, cmap = 0.0, 1.0, colormaps["RdYlBu_r"]
         else:
             finite = np.concatenate([g[np.isfinite(g)] for g in grids]) if grids else np.array([])
             vmin = float(finite.min()) if finite.size else 0.0
             vmax = float(finite.max()) if finite.size else 1.0
-            cmap = plt.get_cmap("viridis")
+            cmap = colormaps["viridis"]
         for j, v in enumerate(variants):
             ax = axs[i][j]
             values = grids[j]
@@ -280,19 +275,15 @@ def heatmap_figure(result: RunResult) -> Any:
 
 
 def lines_figure(result: RunResult) -> Any:
-    import matplotlib.pyplot as plt
+    from simulator.report import new_figure
 
     ((path, values),) = list(result.scenario.sweep.items())
     metrics = headline_metrics(result)
     variants = list(result.plan.variant_names)
     numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
     df = frame(result)
-    fig, axs = plt.subplots(
-        1,
-        len(metrics),
-        figsize=(max(5.5, 0.45 * len(values) + 3) * len(metrics), 4.2),
-        squeeze=False,
-    )
+    fig = new_figure(max(5.5, 0.45 * len(values) + 3) * len(metrics), 4.2)
+    axs = fig.subplots(1, len(metrics), squeeze=False)
     for ax, metric in zip(axs[0], metrics, strict=True):
         for v in variants:
             d = df[(df["metric"] == metric) & (df["variant"] == v)]
