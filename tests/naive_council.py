@@ -22,10 +22,10 @@ CATEGORY_TRAITS = {"military": ("warlike", "peaceful"), "religious": ("believer"
 KINDS = ("messenger", "spy", "thief", "guard", "assassin")
 VICTORIES = ("election", "coup", "will_of_people", "hand_of_order", "draw")
 GAPS = ("tip_tie", "no_appointer", "simultaneous_victory", "hand_of_order_tie",
-        "removal_four_votes", "messenger_no_target")
+        "removal_four_votes")
 MAX_HAND = 6
 MAX_BUYS = 40
-MAX_CARDS = 96
+MAX_CARDS = 48
 MAX_MOVES = 512
 
 
@@ -350,6 +350,7 @@ class Game:
                         self.discard(gm)
                         self.discard(k)
                         self.give(r, ("char", tm), 1)
+                        self.check_victory()
                         continue
                     take_card = True
                     if other.bribe:
@@ -554,29 +555,59 @@ class Game:
         return int(self.has(c, yes)) - int(self.has(c, no))
 
     def council_vote(self, proposer: int, category: str) -> int:
+        """Each member's controlling player (or each tied player of a neutral member) declares;
+        the proposer is always for."""
+        declared: list[dict[int, int]] = []
+        for k in range(5):
+            c = self.council_member(k)
+            declared.append({})
+            if c < 0:
+                continue
+            tokens = [self.on_char[q][c] for q in range(self.n)]
+            if max(tokens) == 0:
+                continue
+            stance = self.stance(c, category)
+            cost = 2 if self.has(c, "proud") else 1
+            for q in range(self.n):
+                if tokens[q] != max(tokens):
+                    continue
+                if q == proposer:
+                    declared[k][q] = 1
+                    continue
+                scores = []
+                for for_it in (True, False):
+                    against_trait = stance < 0 if for_it else stance > 0
+                    scores.append(self.delta(q, ("char", c), -min(cost, tokens[q]))
+                                  if against_trait and self.greedy(q) else 0)
+                declared[k][q] = 1 if self.choose(q, scores) == 0 else -1
+        return self.tally(category, declared)
+
+    def tally(self, category: str, declared: list[dict[int, int]]) -> int:
+        """The seed's Council vote: 3 of 5 for. A controlled member votes as declared; a neutral
+        one as its tied players if they all agree (each paying for going against a trait), else by
+        its traits, else it abstains."""
         yes = 0
         for k in range(5):
             c = self.council_member(k)
             if c < 0:
                 continue
             stance = self.stance(c, category)
-            q = self.char_owner(c)
-            if q < 0:
-                yes += stance > 0
-                continue
-            cost = 2 if self.has(c, "proud") else 1
-            if q == proposer:
-                vote_for = True
+            tokens = [self.on_char[q][c] for q in range(self.n)]
+            owner = self.char_owner(c)
+            if owner >= 0:
+                payers = [owner]
+                vote = declared[k][owner]
             else:
-                scores = []
-                for for_it in (True, False):
-                    against_trait = stance < 0 if for_it else stance > 0
-                    scores.append(self.delta(q, ("char", c), -min(cost, self.on_char[q][c]))
-                                  if against_trait else 0)
-                vote_for = self.choose(q, scores) == 0
-            if (vote_for and stance < 0) or (not vote_for and stance > 0):
-                self.take(q, ("char", c), cost)
-            yes += vote_for
+                tied = [q for q in range(self.n) if tokens[q] == max(tokens) and tokens[q] > 0]
+                choices = {declared[k].get(q, 0) for q in tied}
+                if tied and len(choices) == 1 and choices != {0}:
+                    payers, vote = tied, choices.pop()
+                else:
+                    payers, vote = [], stance
+            if stance != 0 and vote != 0 and vote != stance:
+                for q in payers:
+                    self.take(q, ("char", c), 2 if self.has(c, "proud") else 1)
+            yes += vote > 0
         return yes
 
     def land_vote(self, proposer: int) -> int:

@@ -32,7 +32,7 @@ N_SEATS = 11
 MAX_PLAYERS = 6
 MAX_LAWS = 16
 ACTIVE_LAWS = 3
-MAX_CARDS = 96
+MAX_CARDS = 48
 MAX_MOVES = 512
 WIN_SCALE = 60  # a win shared by k players (Hand of Order ties) scores 60 / k
 
@@ -59,10 +59,10 @@ GAPS = (
     ("simultaneous_victory", "two victory conditions held at the same check: first in order wins"),
     ("hand_of_order_tie", "Hand of Order still tied after every tie-break: the win is shared"),
     ("removal_four_votes", "a vote to remove a Councillor got exactly 4 of 7 (the 4-vs-5 point)"),
-    ("messenger_no_target", "a revealed or stolen card's target left play: the card is discarded"),
 )
 N_GAPS = len(GAPS)
-GAP_TIP, GAP_APPOINT, GAP_SIMULTANEOUS, GAP_HAND_TIE, GAP_FOUR_VOTES, GAP_NO_TARGET = range(N_GAPS)
+N_METRICS_BASE = 5 + 3 + 5 + 1 + N_GAPS  # metrics besides the per-seat wins
+GAP_TIP, GAP_APPOINT, GAP_SIMULTANEOUS, GAP_HAND_TIE, GAP_FOUR_VOTES = range(N_GAPS)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -801,37 +801,82 @@ def trait_stance(ch, c, category):
 
 
 @kernel
-def council_vote(st, tok, pl, g, ch, proposer, category, score, tied):
-    """A Council vote: controlled members vote by their player (its own proposal: for), neutral
-    members by their traits. Voting against a trait costs 1 token (Proud: 2). True if it passes."""
+def tally_council(tok, pl, g, ch, category, decl):
+    """Count a Council vote from the players' declarations ``decl[k, p]`` (+1 for, -1 against,
+    0 none) for Council place k. A controlled member votes as its player declares. A neutral member
+    whose tied players all declare the same way votes that way. Otherwise a neutral member votes
+    by its traits (or abstains). Voting against a trait under influence costs each influencing
+    player 1 token (Proud: 2). Returns the votes for."""
+    n_players = g[G_PLAYERS]
     yes = 0
     for k in range(5):
         c = _council_member(g, k)
         if c < 0:
             continue
         stance = trait_stance(ch, c, category)
-        q = char_owner(tok, g, c)
-        if q < 0:
-            if stance > 0:
-                yes += 1
-            continue
         cost = 2 if _trait(ch, c, T_PROUD) == 1 else 1
-        if q == proposer:
-            vote_for = True
-        else:
+        q = char_owner(tok, g, c)
+        most = np.int64(0)
+        for p in range(n_players):
+            most = max(most, tok[p, N_LANDS + c])
+        vote = stance
+        if q >= 0:
+            vote = decl[k, q]
+        elif most > 0:
+            agreed = np.int64(0)
+            for p in range(n_players):
+                if tok[p, N_LANDS + c] == most:
+                    if agreed == 0:
+                        agreed = decl[k, p]
+                    elif decl[k, p] != agreed:
+                        agreed = -9
+            if agreed == 1 or agreed == -1:
+                vote = agreed
+            else:
+                most = 0  # no joint influence: the trait vote, nobody pays
+        if (q >= 0 or most > 0) and vote != 0 and stance != 0 and vote != stance:
+            for p in range(n_players):
+                if (q >= 0 and p == q) or (q < 0 and tok[p, N_LANDS + c] == most):
+                    _remove_tokens(tok, pl, p, N_LANDS + c, cost)
+        if vote > 0:
+            yes += 1
+    return yes
+
+
+@kernel
+def council_vote(st, tok, pl, g, ch, proposer, category, score, tied, decl):
+    """A Council vote: the controlling player of each member (or each tied player of a neutral
+    one) declares for or against, in Council order then seat order; the proposer always for;
+    greedy avoids trait costs that lose it priority. Returns the votes for."""
+    n_players = g[G_PLAYERS]
+    for k in range(5):
+        for p in range(n_players):
+            decl[k, p] = 0
+        c = _council_member(g, k)
+        if c < 0:
+            continue
+        stance = trait_stance(ch, c, category)
+        cost = 2 if _trait(ch, c, T_PROUD) == 1 else 1
+        most = np.int64(0)
+        for p in range(n_players):
+            most = max(most, tok[p, N_LANDS + c])
+        if most == 0:
+            continue
+        for p in range(n_players):
+            if tok[p, N_LANDS + c] != most:
+                continue
+            if p == proposer:
+                decl[k, p] = 1
+                continue
             # move 0 = for, 1 = against; greedy scores the trait cost on its priority.
             for i in range(2):
                 against_trait = (stance < 0) if i == 0 else (stance > 0)
                 score[i] = 0
-                if against_trait:
-                    score[i] = _token_delta(tok, g, ch, q, N_LANDS + c,
-                                            -min(cost, tok[q, N_LANDS + c]), tied)
-            vote_for = _choose(st, pl, q, 2, score) == 0
-        if (vote_for and stance < 0) or (not vote_for and stance > 0):
-            _remove_tokens(tok, pl, q, N_LANDS + c, cost)
-        if vote_for:
-            yes += 1
-    return yes
+                if against_trait and pl[p, P_POLICY] == 1:
+                    score[i] = _token_delta(tok, g, ch, p, N_LANDS + c,
+                                            -min(cost, tok[p, N_LANDS + c]), tied)
+            decl[k, p] = 1 if _choose(st, pl, p, 2, score) == 0 else -1
+    return tally_council(tok, pl, g, ch, category, decl)
 
 
 @kernel
@@ -1040,6 +1085,8 @@ def reveal_step(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
                         _discard_card(tok, pl, card, gm)
                         _discard_card(tok, pl, card, k)
                         _give_tokens(tok, pl, r, N_LANDS + tm, 1)
+                        if check_victory(tok, g, land, ch):
+                            return
                         continue
                     take = True
                     if card[m, K_MODE] == 1:
@@ -1299,7 +1346,7 @@ def _law_moves(g, law, mv, n):
 
 
 @kernel
-def character_action(st, tok, pl, g, ch, land, law, card, mv, score, tied, c, p):
+def character_action(st, tok, pl, g, ch, land, law, card, mv, score, tied, decl, c, p):
     """Player p acts through Character c: chooses one legal move and plays it."""
     seat = ch[c, C_SEAT]
     is_head = seat >= HEAD0
@@ -1388,13 +1435,13 @@ def character_action(st, tok, pl, g, ch, land, law, card, mv, score, tied, c, p)
                     vetoed = True
                     g[G_VETO_USED] = 1
         if not vetoed:
-            yes = council_vote(st, tok, pl, g, ch, p, law[a, 0], score, tied)
+            yes = council_vote(st, tok, pl, g, ch, p, law[a, 0], score, tied, decl)
             if yes >= g[G_COUNCIL_VOTES]:
                 pass_law(g, land, law, a, b)
     elif kind == MV_REMOVE_HEAD:
         if check_election(tok, g):
             return
-        yes = council_vote(st, tok, pl, g, ch, p, 0, score, tied)
+        yes = council_vote(st, tok, pl, g, ch, p, 0, score, tied, decl)
         if yes >= g[G_COUNCIL_VOTES]:
             _vacate(g, ch, a)
     elif kind == MV_REMOVE_COUNCILLOR:
@@ -1410,7 +1457,8 @@ def character_action(st, tok, pl, g, ch, land, law, card, mv, score, tied, c, p)
 
 
 @kernel
-def actions_phase(st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, votes, order):
+def actions_phase(st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, votes, order,
+                  decl):
     """Vacancies and the Representative, then each Character in acting order; a neutral Head may
     be tipped by players discarding tokens from its Land (the most discarded acts)."""
     n_players = g[G_PLAYERS]
@@ -1455,7 +1503,7 @@ def actions_phase(st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, vo
             if count > 1:
                 g[G_GAP0 + GAP_TIP] += 1
                 continue
-        character_action(st, tok, pl, g, ch, land, law, card, mv, score, tied, c, p)
+        character_action(st, tok, pl, g, ch, land, law, card, mv, score, tied, decl, c, p)
         if g[G_DONE] == 1:
             return
         if check_victory(tok, g, land, ch):
@@ -1582,7 +1630,7 @@ def _audit(tok, pl, g, ch, land, card):
 
 @kernel
 def play_game(row, st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, votes, order,
-              owner, contest, check):
+              owner, contest, decl, check):
     """One whole game from ``st``'s stream; the result is left in ``g`` (and the position)."""
     setup(row, st, tok, pl, g, ch, land, law, card, mv, score, tied)
     g[G_CHECK] = check
@@ -1603,7 +1651,8 @@ def play_game(row, st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, v
         _audit(tok, pl, g, ch, land, card)
         if g[G_DONE] == 1:
             break
-        actions_phase(st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, votes, order)
+        actions_phase(st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, votes, order,
+                      decl)
         _audit(tok, pl, g, ch, land, card)
         if g[G_DONE] == 1:
             break
@@ -1662,8 +1711,9 @@ def _buffers_play(row, key, trial, check, out):
     order = np.zeros(N_CHARS, dtype=np.int64)
     owner = np.zeros(N_LANDS, dtype=np.int64)
     contest = np.zeros((N_LANDS, MAX_PLAYERS), dtype=np.int64)
+    decl = np.zeros((5, MAX_PLAYERS), dtype=np.int64)
     play_game(row, st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, votes, order,
-              owner, contest, check)
+              owner, contest, decl, check)
     game_values(g, out)
     return g[G_VIOLATIONS]
 
@@ -1671,7 +1721,7 @@ def _buffers_play(row, key, trial, check, out):
 @kernel
 def council_game_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
     n_variants = packed.shape[0]
-    n_metrics = np.int64(packed[0, H_PLAYERS]) + 20
+    n_metrics = np.int64(packed[0, H_PLAYERS]) + N_METRICS_BASE
     stats = new_stats(n_variants, n_slots)
     values = np.zeros((n_variants, n_metrics, BLOCK), dtype=np.int64)
     out = np.zeros(n_metrics, dtype=np.int64)
@@ -1690,7 +1740,7 @@ def council_game_kernel(packed, key, first_trial, n_trials, hist_offset, hist_ma
 @kernel
 def invariant_violations(row, key, first_trial, n_trials):
     """Games first..first+n-1 with every invariant audited after each phase: total violations."""
-    out = np.zeros(np.int64(row[H_PLAYERS]) + 20, dtype=np.int64)
+    out = np.zeros(np.int64(row[H_PLAYERS]) + N_METRICS_BASE, dtype=np.int64)
     bad = 0
     for t in range(first_trial, first_trial + n_trials):
         bad += _buffers_play(row, key, t, 1, out)
@@ -1699,7 +1749,7 @@ def invariant_violations(row, key, first_trial, n_trials):
 
 def play_one(p: CouncilGameParams, key: int, trial: int) -> list[int]:
     """The metric values of one game (a convenience for tests and notebooks)."""
-    out = np.zeros(p.players + 20, dtype=np.int64)
+    out = np.zeros(p.players + N_METRICS_BASE, dtype=np.int64)
     _buffers_play(pack(p), np.uint64(key), np.int64(trial), np.int64(0), out)
     return [int(x) for x in out]
 
