@@ -35,12 +35,17 @@ def rows(quick: bool) -> list[Row]:
     out = []
     for threads in (1, 2):
         rate = engine_rate(plan, games, threads, repeat=repeat)
-        out.append(Row(
-            bench=f"council.game 4 random players, {threads} thread(s)",
-            value=rate, unit="games/s", baseline=twin, baseline_name="plain-Python twin",
-            target=">= 2000 games/s on 2 threads" if threads == 2 else "",
-            met=(rate >= TARGET) if threads == 2 else None,
-        ))
+        out.append(
+            Row(
+                bench=f"council.game 4 random players, {threads} thread(s)",
+                value=rate,
+                unit="games/s",
+                baseline=twin,
+                baseline_name="plain-Python twin",
+                target=">= 2000 games/s on 2 threads" if threads == 2 else "",
+                met=(rate >= TARGET) if threads == 2 else None,
+            )
+        )
     return out
 
 

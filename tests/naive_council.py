@@ -12,17 +12,42 @@ from dataclasses import dataclass, field
 from tests.naive import Stream
 
 TRAITS = (
-    "warlike", "peaceful", "believer", "atheist", "humane", "egoist", "bribable", "greedy",
-    "proud", "thrifty", "wasteful", "cautious", "traveller", "homebody", "collector", "cowardly",
-    "domineering", "sycophant", "fanatic", "incorruptible",
+    "warlike",
+    "peaceful",
+    "believer",
+    "atheist",
+    "humane",
+    "egoist",
+    "bribable",
+    "greedy",
+    "proud",
+    "thrifty",
+    "wasteful",
+    "cautious",
+    "traveller",
+    "homebody",
+    "collector",
+    "cowardly",
+    "domineering",
+    "sycophant",
+    "fanatic",
+    "incorruptible",
 )
 COUNCIL = ("warlord", "treasurer", "bishop", "privy_councillor")
-CATEGORY_TRAITS = {"military": ("warlike", "peaceful"), "religious": ("believer", "atheist"),
-                   "social": ("humane", "egoist")}
+CATEGORY_TRAITS = {
+    "military": ("warlike", "peaceful"),
+    "religious": ("believer", "atheist"),
+    "social": ("humane", "egoist"),
+}
 KINDS = ("messenger", "spy", "thief", "guard", "assassin")
 VICTORIES = ("election", "coup", "will_of_people", "hand_of_order", "draw")
-GAPS = ("tip_tie", "no_appointer", "simultaneous_victory", "hand_of_order_tie",
-        "removal_four_votes")
+GAPS = (
+    "tip_tie",
+    "no_appointer",
+    "simultaneous_victory",
+    "hand_of_order_tie",
+    "removal_four_votes",
+)
 MAX_HAND = 6
 MAX_BUYS = 40
 MAX_CARDS = 48
@@ -192,9 +217,9 @@ class Game:
             if q < 0:
                 continue
             lands = [
-                land for land in range(7)
-                if self.strict_top([self.on_land[r][land] for r in range(self.n)]) == q
-                and ok(land)
+                land
+                for land in range(7)
+                if self.strict_top([self.on_land[r][land] for r in range(self.n)]) == q and ok(land)
             ]
             if len(lands) >= 4:
                 found.append((q, victory))
@@ -404,9 +429,9 @@ class Game:
         if self.p["mood"]:
             if self.mood <= -3:
                 return 0
-            if self.mood == -2 and self.sol[land] < self.civ[land]:
-                if head < 0 or not self.has(head, "domineering"):
-                    return 0
+            unrest = self.mood == -2 and self.sol[land] < self.civ[land]
+            if unrest and (head < 0 or not self.has(head, "domineering")):
+                return 0
             if self.mood >= 3:
                 v += 1
         return max(v, 0)
@@ -416,9 +441,10 @@ class Game:
         give_up = [-1] * self.n
         for q in range(self.n):
             options = [None] + [
-                land for land in range(7)
-                if prio[land][0] == q and self.civ[land] + self.sol[land]
-                < self.p["lands"][land]["size"]
+                land
+                for land in range(7)
+                if prio[land][0] == q
+                and self.civ[land] + self.sol[land] < self.p["lands"][land]["size"]
             ]
             give_up[q] = options[self.choose(q, [0] * len(options))] if len(options) else None
             if give_up[q] is None:
@@ -452,10 +478,15 @@ class Game:
                     for land in range(7):
                         options.append(("land", land))
                         scores.append(self.delta(q, ("land", land), 1) if self.greedy(q) else 0)
-                hand = sum(1 for c in self.cards if c is not None and not c.face_down
-                           and c.owner == q)
-                if (self.p["mercenaries"] and self.coins[q] >= self.p["mercenary_cost"]
-                        and None in self.cards and hand < MAX_HAND):
+                hand = sum(
+                    1 for c in self.cards if c is not None and not c.face_down and c.owner == q
+                )
+                if (
+                    self.p["mercenaries"]
+                    and self.coins[q] >= self.p["mercenary_cost"]
+                    and None in self.cards
+                    and hand < MAX_HAND
+                ):
                     for kind in KINDS:
                         options.append(kind)
                         scores.append(0)
@@ -520,9 +551,14 @@ class Game:
             if h < 0:
                 continue
             on_head = sum(self.on_char[q][h] for q in range(self.n))
-            key = (on_head, on_head + sum(self.on_land[q][land] for q in range(self.n)),
-                   self.p["lands"][land]["size"], self.civ[land] + self.sol[land],
-                   self.civ[land], self.sol[land])
+            key = (
+                on_head,
+                on_head + sum(self.on_land[q][land] for q in range(self.n)),
+                self.p["lands"][land]["size"],
+                self.civ[land] + self.sol[land],
+                self.civ[land],
+                self.sol[land],
+            )
             if best is None or key > best:
                 best, cands = key, [h]
             elif key == best:
@@ -577,8 +613,11 @@ class Game:
                 scores = []
                 for for_it in (True, False):
                     against_trait = stance < 0 if for_it else stance > 0
-                    scores.append(self.delta(q, ("char", c), -min(cost, tokens[q]))
-                                  if against_trait and self.greedy(q) else 0)
+                    scores.append(
+                        self.delta(q, ("char", c), -min(cost, tokens[q]))
+                        if against_trait and self.greedy(q)
+                        else 0
+                    )
                 declared[k][q] = 1 if self.choose(q, scores) == 0 else -1
         return self.tally(category, declared)
 

@@ -30,7 +30,7 @@ def land(name: str) -> int:
 
 
 def position(**params) -> SimpleNamespace:
-    """The starting position of a game with ``params`` (no tokens placed), as the kernel's arrays."""
+    """The starting position of a game with ``params`` (no tokens placed): the kernel's arrays."""
     params.setdefault("start_tokens", 0)
     p = G.CouncilGameParams(**params)
     s = SimpleNamespace(
@@ -158,12 +158,13 @@ def test_tax_is_one_and_a_half_coins_per_land_rounded_down(lands, due):
 def test_a_land_whose_tax_cannot_be_paid_costs_a_token_on_the_land_and_one_on_its_head():
     s = position(players=3)
     s.pl[BLUE, G.P_COINS] = 0
+    s.g[G.G_TO_BANK] += 6  # blue has spent its coins
     on_land(s, BLUE, "Brothers", 2)
     on_char(s, BLUE, "Irena the Tall", 1)
     tax(s)
     assert s.tok[BLUE, land("Brothers")] == 1
     assert s.tok[BLUE, G.N_LANDS + char("Irena the Tall")] == 0
-    assert s.g[G.G_VIOLATIONS] == 0 and G.violations(s.tok, s.pl, s.g, s.ch, s.land, s.card) == 0
+    assert G.violations(s.tok, s.pl, s.g, s.ch, s.land, s.card) == 0
 
 
 def test_each_player_tied_on_a_contested_land_pays_one_coin():
@@ -178,8 +179,12 @@ def test_each_player_tied_on_a_contested_land_pays_one_coin():
 
 
 def test_acting_order_follows_the_seeds_example():
-    seats = {"Arthur the Handsome": "warlord", "Josette the Fiery": "treasurer",
-             "Edmar the Dark": "Black Harbour", "Eliza of the Evening": "Sapphire Lakes"}
+    seats = {
+        "Arthur the Handsome": "warlord",
+        "Josette the Fiery": "treasurer",
+        "Edmar the Dark": "Black Harbour",
+        "Eliza of the Evening": "Sapphire Lakes",
+    }
     chars = [dict(c, seat=seats.get(c["name"], c["seat"])) for c in G.DEFAULT_CHARACTERS]
     s = position(players=3, characters=chars)
     green = YELLOW
@@ -197,7 +202,10 @@ def test_acting_order_follows_the_seeds_example():
     n = G.acting_order(s.st, s.tok, s.g, s.ch, s.order)
     with_tokens = [int(c) for c in s.order[:n] if s.tok[:, G.N_LANDS + c].sum() > 0]
     assert [NAMES[c] for c in with_tokens] == [
-        "Arthur the Handsome", "Josette the Fiery", "Irena the Tall", "Matej the Verbose",
+        "Arthur the Handsome",
+        "Josette the Fiery",
+        "Irena the Tall",
+        "Matej the Verbose",
         "Gunter the Fisherman",
     ]
     actors = [int(G.char_owner(s.tok, s.g, c)) for c in with_tokens]
@@ -312,8 +320,12 @@ def test_neutral_councillors_vote_by_their_traits_otherwise_abstain(category, ex
 def test_council_election_needs_priority_on_all_five_councillors():
     s = position(players=3)
     s.g[G.G_REP] = char("Thomas the Firm")
-    for name in ("Edmar the Dark", "Eliza of the Evening", "Mark the Broad-Shouldered",
-                 "Gustav the Wise"):
+    for name in (
+        "Edmar the Dark",
+        "Eliza of the Evening",
+        "Mark the Broad-Shouldered",
+        "Gustav the Wise",
+    ):
         on_char(s, RED, name, 1)
     assert not G.check_election(s.tok, s.g)
     on_char(s, RED, "Thomas the Firm", 1)
@@ -327,8 +339,12 @@ def test_council_election_needs_priority_on_all_five_councillors():
 def test_four_heads_remove_a_councillor_only_under_the_four_of_seven_reading():
     for needed in (4, 5):
         s = position(players=3, remove_councillor_votes=needed)
-        for name in ("Matej the Verbose", "Thomas the Firm", "Gunter the Fisherman",
-                     "Irena the Tall"):
+        for name in (
+            "Matej the Verbose",
+            "Thomas the Firm",
+            "Gunter the Fisherman",
+            "Irena the Tall",
+        ):
             on_char(s, BLUE, name, 1)
         yes = G.land_vote(s.st, s.tok, s.pl, s.g, BLUE, s.score)
         assert yes == 4
@@ -412,7 +428,8 @@ def test_without_mercenaries_nobody_is_killed_and_no_card_is_played():
     stats = run_range(plan, -1, 0, 300)
     for m, metric in enumerate(plan.metrics):
         if metric.name.startswith("mercenaries_played") or metric.name in (
-            "characters_killed", "victory.hand_of_order"
+            "characters_killed",
+            "victory.hand_of_order",
         ):
             assert stats[0, 4 * m + 1] == 0, metric.name
 
@@ -423,24 +440,24 @@ def test_without_mercenaries_nobody_is_killed_and_no_card_is_played():
 @pytest.mark.parametrize(
     ("raw", "n"),
     [
-        ({}, 120),
-        ({"policies": ["greedy", "greedy", "random", "greedy"], "max_turns": 25}, 60),
+        ({}, 100),
+        ({"policies": ["greedy", "greedy", "random", "greedy"], "max_turns": 15}, 30),
         ({"players": 3, "mood_start": -2, "start_tokens": 5, "max_turns": 25}, 60),
-        ({"players": 6, "policies": ["greedy"] * 6, "max_turns": 12}, 40),
+        ({"players": 6, "policies": ["greedy"] * 6, "max_turns": 8}, 16),
     ],
 )
 def test_kernel_equals_plain_python_twin(raw, n):
     base = PROC.params_model.model_validate(raw)
-    other = PROC.params_model.model_validate(
-        {**raw, "remove_councillor_votes": 4, "tax_rate": 2.0}
-    )
+    other = PROC.params_model.model_validate({**raw, "remove_councillor_votes": 4, "tax_rate": 2.0})
     variants = {"base": base, "four-of-seven": other}
     plan = make_plan(PROC, variants, seed=2002)
     key = int(scenario_key(2002))
     first = 500
     got = run_range(plan, -1, first, n)
-    twin = [[naive_council.play(v.model_dump(), key, t) for t in range(first, first + n)]
-            for v in variants.values()]
+    twin = [
+        [naive_council.play(v.model_dump(), key, t) for t in range(first, first + n)]
+        for v in variants.values()
+    ]
     np.testing.assert_array_equal(got, fold(plan, twin))
 
 

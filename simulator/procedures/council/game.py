@@ -41,9 +41,26 @@ HEAD0 = 4
 COUNCIL_SEATS = ("warlord", "treasurer", "bishop", "privy_councillor")
 
 TRAITS = (
-    "warlike", "peaceful", "believer", "atheist", "humane", "egoist", "bribable", "greedy",
-    "proud", "thrifty", "wasteful", "cautious", "traveller", "homebody", "collector", "cowardly",
-    "domineering", "sycophant", "fanatic", "incorruptible",
+    "warlike",
+    "peaceful",
+    "believer",
+    "atheist",
+    "humane",
+    "egoist",
+    "bribable",
+    "greedy",
+    "proud",
+    "thrifty",
+    "wasteful",
+    "cautious",
+    "traveller",
+    "homebody",
+    "collector",
+    "cowardly",
+    "domineering",
+    "sycophant",
+    "fanatic",
+    "incorruptible",
 )
 T_WARLIKE, T_PEACEFUL, T_BELIEVER, T_ATHEIST, T_HUMANE, T_EGOIST = 0, 1, 2, 3, 4, 5
 T_PROUD, T_THRIFTY, T_WASTEFUL, T_COLLECTOR, T_DOMINEERING, T_INCORRUPTIBLE = 8, 9, 10, 14, 16, 19
@@ -115,7 +132,10 @@ class Law(Params):
     cost: int = Field(default=3, ge=0, le=50, description="coins paid from the Treasury")
     mood: int = Field(default=0, ge=-3, le=3, description="change of the people's mood")
     militarise: int = Field(
-        default=0, ge=-1, le=1, description="+1: one civilian becomes a soldier in every Land; -1 back"
+        default=0,
+        ge=-1,
+        le=1,
+        description="+1: a civilian becomes a soldier in every Land; -1 back",
     )
     tax_delta: float = Field(default=0.0, ge=-1.5, le=1.5, description="change of the tax per Land")
 
@@ -129,23 +149,46 @@ class Law(Params):
 
 # The default data set (scenarios/council/game.yaml repeats it with each invented value marked).
 # Names and powers are the seed's; sizes, populations, seats and traits are invented except where
-# the seed's examples fix them (Valley of Arrows: 8 cells, 7 occupied; Gustav is Warlike; Matej heads
-# the Golden Coast, Gunter the Brown Plains, Irena the Brothers).
+# the seed's examples fix them (Valley of Arrows: 8 cells, 7 occupied; Gustav is Warlike; Matej
+# heads the Golden Coast, Gunter the Brown Plains, Irena the Brothers).
 DEFAULT_LANDS: list[dict] = [
-    {"name": "Golden Coast", "size": 7, "civilians": 4, "soldiers": 2,
-     "power": "rare gift for 2 coins"},
-    {"name": "Valley of Arrows", "size": 8, "civilians": 3, "soldiers": 4,
-     "power": "the Warlord sets the tax"},
-    {"name": "Brown Plains", "size": 6, "civilians": 4, "soldiers": 1,
-     "power": "ignore one law"},
-    {"name": "Black Harbour", "size": 6, "civilians": 2, "soldiers": 2,
-     "power": "+1 income"},
-    {"name": "Sapphire Lakes", "size": 5, "civilians": 3, "soldiers": 1,
-     "power": "sway a neutral Head"},
-    {"name": "Zalesye", "size": 6, "civilians": 2, "soldiers": 3,
-     "power": "Mercenaries cost 1 less"},
-    {"name": "Brothers", "size": 5, "civilians": 2, "soldiers": 2,
-     "power": "sway the Council without losing tokens"},
+    {
+        "name": "Golden Coast",
+        "size": 7,
+        "civilians": 4,
+        "soldiers": 2,
+        "power": "rare gift for 2 coins",
+    },
+    {
+        "name": "Valley of Arrows",
+        "size": 8,
+        "civilians": 3,
+        "soldiers": 4,
+        "power": "the Warlord sets the tax",
+    },
+    {"name": "Brown Plains", "size": 6, "civilians": 4, "soldiers": 1, "power": "ignore one law"},
+    {"name": "Black Harbour", "size": 6, "civilians": 2, "soldiers": 2, "power": "+1 income"},
+    {
+        "name": "Sapphire Lakes",
+        "size": 5,
+        "civilians": 3,
+        "soldiers": 1,
+        "power": "sway a neutral Head",
+    },
+    {
+        "name": "Zalesye",
+        "size": 6,
+        "civilians": 2,
+        "soldiers": 3,
+        "power": "Mercenaries cost 1 less",
+    },
+    {
+        "name": "Brothers",
+        "size": 5,
+        "civilians": 2,
+        "soldiers": 2,
+        "power": "sway the Council without losing tokens",
+    },
 ]
 DEFAULT_CHARACTERS: list[dict] = [
     {"name": "Edmar the Dark", "traits": ["warlike", "proud"], "seat": "warlord"},
@@ -161,8 +204,13 @@ DEFAULT_CHARACTERS: list[dict] = [
     {"name": "Irena the Tall", "traits": ["believer", "egoist"], "seat": "Brothers"},
 ]
 DEFAULT_LAWS: list[dict] = [
-    {"name": "Military mobilisation", "category": "military", "cost": 4, "mood": -1,
-     "militarise": 1},
+    {
+        "name": "Military mobilisation",
+        "category": "military",
+        "cost": 4,
+        "mood": -1,
+        "militarise": 1,
+    },
     {"name": "Border levy", "category": "military", "cost": 3, "mood": -1, "tax_delta": 0.5},
     {"name": "Temple tithe", "category": "religious", "cost": 2, "mood": -1, "tax_delta": 0.5},
     {"name": "Freedom of worship", "category": "religious", "cost": 3, "mood": 1},
@@ -187,14 +235,14 @@ def _default_laws() -> list[Law]:
 
 class CouncilGameParams(Params):
     players: int = Field(default=4, ge=3, le=MAX_PLAYERS, description="number of players")
-    lands: list[Land] = Field(
-        default_factory=_default_lands, description="the seven Lands in play"
-    )
+    lands: list[Land] = Field(default_factory=_default_lands, description="the seven Lands in play")
     characters: list[Character] = Field(
         default_factory=_default_characters, description="the eleven Characters"
     )
     laws: list[Law] = Field(
-        default_factory=_default_laws, description="the laws deck", min_length=1,
+        default_factory=_default_laws,
+        description="the laws deck",
+        min_length=1,
         max_length=MAX_LAWS,
     )
     tax_rate: float = Field(default=1.5, ge=0, le=5, description="tax per Land, total rounded down")
@@ -215,7 +263,8 @@ class CouncilGameParams(Params):
     tokens_per_player: int = Field(default=40, ge=1, le=200, description="influence supply")
     start_treasury: int = Field(default=0, ge=0, le=100, description="coins in the Treasury")
     policies: list[Literal["random", "greedy"]] = Field(
-        default_factory=list, max_length=MAX_PLAYERS,
+        default_factory=list,
+        max_length=MAX_PLAYERS,
         description="policy per seat (missing seats play random)",
     )
 
@@ -279,9 +328,23 @@ class CouncilGameParams(Params):
 # Metrics and packing
 
 # Header of the packed row.
-(H_PLAYERS, H_TAX_HALF, H_INFLUENCE_COST, H_MERC_COST, H_MERCS, H_MOOD, H_MOOD_START,
- H_MAX_TURNS, H_REMOVE_VOTES, H_COUNCIL_VOTES, H_START_COINS, H_START_TOKENS, H_TOKENS,
- H_TREASURY, H_N_LAWS) = range(15)
+(
+    H_PLAYERS,
+    H_TAX_HALF,
+    H_INFLUENCE_COST,
+    H_MERC_COST,
+    H_MERCS,
+    H_MOOD,
+    H_MOOD_START,
+    H_MAX_TURNS,
+    H_REMOVE_VOTES,
+    H_COUNCIL_VOTES,
+    H_START_COINS,
+    H_START_TOKENS,
+    H_TOKENS,
+    H_TREASURY,
+    H_N_LAWS,
+) = range(15)
 H_POLICY = 16
 H_LANDS = H_POLICY + MAX_PLAYERS  # size, civilians, soldiers per Land
 H_CHARS = H_LANDS + 3 * N_LANDS  # traits bitmask, seat per Character
@@ -310,17 +373,19 @@ def metrics(p: CouncilGameParams) -> list[Metric]:
     out.append(Metric("laws_passed", "mean", "laws passed per game", headline=False))
     out.append(Metric("characters_killed", "mean", "Characters killed per game", headline=False))
     for k in MERC_KINDS:
-        out.append(Metric(f"mercenaries_played.{k}", "mean", f"{k} cards revealed per game",
-                          headline=False))
-    out.append(Metric("contested_lands", "mean", "contested Land incomes per game",
-                      headline=False))
+        out.append(
+            Metric(
+                f"mercenaries_played.{k}", "mean", f"{k} cards revealed per game", headline=False
+            )
+        )
+    out.append(Metric("contested_lands", "mean", "contested Land incomes per game", headline=False))
     for g, desc in GAPS:
         out.append(Metric(f"gap.{g}", "mean", desc, headline=False))
     return out
 
 
 def seat_index(seat: str, land_names: list[str]) -> int:
-    """Seat number of a seat name: 0-3 the Council, 4+l the Head of Land l, -1 the pool."""
+    """Seat number of a seat name: 0-3 the Council, 4+li the Head of Land li, -1 the pool."""
     if seat == "pool":
         return -1
     if seat in COUNCIL_SEATS:
@@ -355,7 +420,10 @@ def pack(p: CouncilGameParams) -> np.ndarray:
         row[H_CHARS + 2 * i + 1] = seat_index(c.seat, names)
     for i, law in enumerate(p.laws):
         row[H_LAWS + 5 * i : H_LAWS + 5 * i + 5] = (
-            CATEGORIES.index(law.category), law.cost, law.mood, law.militarise,
+            CATEGORIES.index(law.category),
+            law.cost,
+            law.mood,
+            law.militarise,
             round(law.tax_delta * 2),
         )
     return row
@@ -363,9 +431,9 @@ def pack(p: CouncilGameParams) -> np.ndarray:
 
 # ---------------------------------------------------------------------------------------------
 # Game state. Arrays only, so the whole game compiles:
-#   tok[p, 0..6]  tokens of player p on Land l;  tok[p, 7 + c] on Character c
+#   tok[p, 0..6]  tokens of player p on Land li;  tok[p, 7 + c] on Character c
 #   pl[p]         coins, supply, policy
-#   land[l]       size, civilians, soldiers
+#   land[li]       size, civilians, soldiers
 #   ch[c]         traits, seat (-1 pool, -2 dead), lot key of this turn's acting order
 #   g             the globals below (including who holds each seat)
 #   law[i]        category, cost, mood, militarise, tax delta (halves), active slot or -1
@@ -375,18 +443,57 @@ P_COINS, P_SUPPLY, P_POLICY = 0, 1, 2
 L_SIZE, L_CIV, L_SOL = 0, 1, 2
 C_TRAITS, C_SEAT, C_LOT = 0, 1, 2
 K_KIND, K_OWNER, K_TARGET, K_STATUS, K_MODE, K_TURN = range(6)
-(G_MOOD, G_TREASURY, G_TURN, G_WINMASK, G_VICTORY, G_LAWS_PASSED, G_KILLED, G_CONTESTED, G_REP,
- G_TAX_DELTA, G_VETO_USED, G_PLAYERS, G_ISSUED, G_TO_BANK, G_DONE, G_TOKENS, G_VIOLATIONS,
- G_CHECK, G_N_LAWS, G_MOOD_ON, G_MERCS_ON, G_INF_COST, G_MERC_COST, G_TAX_HALF, G_REMOVE_VOTES,
- G_COUNCIL_VOTES, G_MAX_TURNS, G_START_COINS, G_START_TREASURY) = range(29)
+(
+    G_MOOD,
+    G_TREASURY,
+    G_TURN,
+    G_WINMASK,
+    G_VICTORY,
+    G_LAWS_PASSED,
+    G_KILLED,
+    G_CONTESTED,
+    G_REP,
+    G_TAX_DELTA,
+    G_VETO_USED,
+    G_PLAYERS,
+    G_ISSUED,
+    G_TO_BANK,
+    G_DONE,
+    G_TOKENS,
+    G_VIOLATIONS,
+    G_CHECK,
+    G_N_LAWS,
+    G_MOOD_ON,
+    G_MERCS_ON,
+    G_INF_COST,
+    G_MERC_COST,
+    G_TAX_HALF,
+    G_REMOVE_VOTES,
+    G_COUNCIL_VOTES,
+    G_MAX_TURNS,
+    G_START_COINS,
+    G_START_TREASURY,
+) = range(29)
 G_MERC0 = 29
 G_GAP0 = G_MERC0 + 5
 G_HOLDER0 = G_GAP0 + N_GAPS
 G_SIZE = G_HOLDER0 + N_SEATS
 
 # Move kinds of the legal-move lists.
-(MV_PASS, MV_LAND_TOKEN, MV_CHAR_TOKEN, MV_BUY_MERC, MV_WARLORD, MV_BISHOP, MV_LAW,
- MV_REMOVE_HEAD, MV_REMOVE_COUNCILLOR, MV_SEND, MV_GIVE_UP, MV_REVEAL) = range(12)
+(
+    MV_PASS,
+    MV_LAND_TOKEN,
+    MV_CHAR_TOKEN,
+    MV_BUY_MERC,
+    MV_WARLORD,
+    MV_BISHOP,
+    MV_LAW,
+    MV_REMOVE_HEAD,
+    MV_REMOVE_COUNCILLOR,
+    MV_SEND,
+    MV_GIVE_UP,
+    MV_REVEAL,
+) = range(12)
 
 
 @inline
@@ -398,21 +505,21 @@ def _pick(st, n):
 
 
 @inline
-def _head_tok(tok, g, p, l):
-    h = g[G_HOLDER0 + HEAD0 + l]
+def _head_tok(tok, g, p, li):
+    h = g[G_HOLDER0 + HEAD0 + li]
     if h < 0:
         return np.int64(0)
     return tok[p, N_LANDS + h]
 
 
 @kernel
-def land_owner(tok, g, l, tied):
-    """Priority on Land l by Land + Head tokens (ties: more on the Head). Returns the player, -1
+def land_owner(tok, g, li, tied):
+    """Priority on Land li by Land + Head tokens (ties: more on the Head). Returns the player, -1
     when nobody has tokens, -2 when contested (``tied[p]`` then marks the contesting players)."""
     n_players = g[G_PLAYERS]
     top = np.int64(0)
     for p in range(n_players):
-        c = tok[p, l] + _head_tok(tok, g, p, l)
+        c = tok[p, li] + _head_tok(tok, g, p, li)
         top = max(top, c)
     if top == 0:
         return np.int64(-1)
@@ -420,16 +527,16 @@ def land_owner(tok, g, l, tied):
     who = -1
     head_top = np.int64(-1)
     for p in range(n_players):
-        if tok[p, l] + _head_tok(tok, g, p, l) == top:
+        if tok[p, li] + _head_tok(tok, g, p, li) == top:
             count += 1
             who = p
-            head_top = max(head_top, _head_tok(tok, g, p, l))
+            head_top = max(head_top, _head_tok(tok, g, p, li))
     if count == 1:
         return np.int64(who)
     count = 0
     for p in range(n_players):
         tied[p] = 0
-        if tok[p, l] + _head_tok(tok, g, p, l) == top and _head_tok(tok, g, p, l) == head_top:
+        if tok[p, li] + _head_tok(tok, g, p, li) == top and _head_tok(tok, g, p, li) == head_top:
             count += 1
             who = p
             tied[p] = 1
@@ -466,8 +573,8 @@ def char_owner(tok, g, c):
 def priority_count(tok, g, ch, p, tied):
     """Lands (income rule) and Characters in play on which player p has priority."""
     n = 0
-    for l in range(N_LANDS):
-        if land_owner(tok, g, l, tied) == p:
+    for li in range(N_LANDS):
+        if land_owner(tok, g, li, tied) == p:
             n += 1
     for c in range(N_CHARS):
         if ch[c, C_SEAT] >= 0 and _strict_top(tok, g[G_PLAYERS], N_LANDS + c) == p:
@@ -520,12 +627,12 @@ def check_victory(tok, g, land, ch):
         if p < 0:
             continue
         lands = 0
-        for l in range(N_LANDS):
-            if _strict_top(tok, n_players, l) != p:
+        for li in range(N_LANDS):
+            if _strict_top(tok, n_players, li) != p:
                 continue
-            if cond == 0 and land[l, L_SOL] >= land[l, L_CIV]:
-                lands += 1
-            elif cond == 1 and land[l, L_SOL] <= land[l, L_CIV]:
+            military = land[li, L_SOL] >= land[li, L_CIV]
+            civil = land[li, L_SOL] <= land[li, L_CIV]
+            if (cond == 0 and military) or (cond == 1 and civil):
                 lands += 1
         if lands >= 4:
             if found == 0:
@@ -647,16 +754,16 @@ def fill_vacancies(st, tok, pl, g, ch, cand, votes, score):
         if g[G_HOLDER0 + s] >= 0:
             continue
         n = 0
-        for l in range(N_LANDS):
-            h = g[G_HOLDER0 + HEAD0 + l]
+        for li in range(N_LANDS):
+            h = g[G_HOLDER0 + HEAD0 + li]
             if h >= 0:
                 cand[n] = h
                 votes[n] = 0
                 n += 1
         if n == 0:
             continue
-        for l in range(N_LANDS):
-            h = g[G_HOLDER0 + HEAD0 + l]
+        for li in range(N_LANDS):
+            h = g[G_HOLDER0 + HEAD0 + li]
             if h < 0:
                 continue
             q = char_owner(tok, g, h)
@@ -677,8 +784,8 @@ def fill_vacancies(st, tok, pl, g, ch, cand, votes, score):
         _vacate(g, ch, chosen)
         ch[chosen, C_SEAT] = s
         g[G_HOLDER0 + s] = chosen
-    for l in range(N_LANDS):
-        if g[G_HOLDER0 + HEAD0 + l] >= 0:
+    for li in range(N_LANDS):
+        if g[G_HOLDER0 + HEAD0 + li] >= 0:
             continue
         n = 0
         for c in range(N_CHARS):
@@ -688,8 +795,8 @@ def fill_vacancies(st, tok, pl, g, ch, cand, votes, score):
         if n == 0:
             continue
         chosen = _choose_among(st, tok, pl, g, cand, n, score)
-        ch[chosen, C_SEAT] = HEAD0 + l
-        g[G_HOLDER0 + HEAD0 + l] = chosen
+        ch[chosen, C_SEAT] = HEAD0 + li
+        g[G_HOLDER0 + HEAD0 + li] = chosen
 
 
 @kernel
@@ -701,10 +808,10 @@ def _char_total(tok, g, c):
 
 
 @kernel
-def _land_total(tok, g, l):
+def _land_total(tok, g, li):
     t = np.int64(0)
     for p in range(g[G_PLAYERS]):
-        t += tok[p, l]
+        t += tok[p, li]
     return t
 
 
@@ -715,16 +822,16 @@ def choose_representative(st, tok, pl, g, ch, land, cand, score):
     n = 0
     best = np.zeros(6, dtype=np.int64)
     key = np.zeros(6, dtype=np.int64)
-    for l in range(N_LANDS):
-        h = g[G_HOLDER0 + HEAD0 + l]
+    for li in range(N_LANDS):
+        h = g[G_HOLDER0 + HEAD0 + li]
         if h < 0:
             continue
         key[0] = _char_total(tok, g, h)
-        key[1] = key[0] + _land_total(tok, g, l)
-        key[2] = land[l, L_SIZE]
-        key[3] = land[l, L_CIV] + land[l, L_SOL]
-        key[4] = land[l, L_CIV]
-        key[5] = land[l, L_SOL]
+        key[1] = key[0] + _land_total(tok, g, li)
+        key[2] = land[li, L_SIZE]
+        key[3] = land[li, L_CIV] + land[li, L_SOL]
+        key[4] = land[li, L_CIV]
+        key[5] = land[li, L_SOL]
         cmp = 0
         if n > 0:
             for i in range(6):
@@ -873,8 +980,9 @@ def council_vote(st, tok, pl, g, ch, proposer, category, score, tied, decl):
                 against_trait = (stance < 0) if i == 0 else (stance > 0)
                 score[i] = 0
                 if against_trait and pl[p, P_POLICY] == 1:
-                    score[i] = _token_delta(tok, g, ch, p, N_LANDS + c,
-                                            -min(cost, tok[p, N_LANDS + c]), tied)
+                    score[i] = _token_delta(
+                        tok, g, ch, p, N_LANDS + c, -min(cost, tok[p, N_LANDS + c]), tied
+                    )
             decl[k, p] = 1 if _choose(st, pl, p, 2, score) == 0 else -1
     return tally_council(tok, pl, g, ch, category, decl)
 
@@ -883,8 +991,8 @@ def council_vote(st, tok, pl, g, ch, proposer, category, score, tied, decl):
 def land_vote(st, tok, pl, g, proposer, score):
     """Heads vote to remove a Councillor: neutral Heads do not count. Returns the votes for."""
     yes = 0
-    for l in range(N_LANDS):
-        h = g[G_HOLDER0 + HEAD0 + l]
+    for li in range(N_LANDS):
+        h = g[G_HOLDER0 + HEAD0 + li]
         if h < 0:
             continue
         q = char_owner(tok, g, h)
@@ -923,8 +1031,8 @@ def hand_of_order(st, tok, pl, g, ch, land, cand, votes, score):
                 for c in range(N_CHARS):
                     v += tok[p, N_LANDS + c]
                 if tier == 2:
-                    for l in range(N_LANDS):
-                        v += tok[p, l]
+                    for li in range(N_LANDS):
+                        v += tok[p, li]
             value[p] = v
         top = np.int64(-1)
         for p in range(n_players):
@@ -958,8 +1066,9 @@ def _guard_answers(st, tok, pl, g, ch, card, target, bonus, tied, score):
         if card[m, K_STATUS] != 2 or card[m, K_KIND] != GUARD or card[m, K_TARGET] != target:
             continue
         r = card[m, K_OWNER]
-        score[0] = _token_delta(tok, g, ch, r, N_LANDS + target,
-                                min(bonus, pl[r, P_SUPPLY] + 1), tied)
+        score[0] = _token_delta(
+            tok, g, ch, r, N_LANDS + target, min(bonus, pl[r, P_SUPPLY] + 1), tied
+        )
         score[1] = -1 if char_owner(tok, g, target) == r else 0
         if _choose(st, pl, r, 2, score) == 0:
             return np.int64(m)
@@ -991,8 +1100,9 @@ def reveal_step(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
                 gain = _gift_size(ch, target) if card[k, K_MODE] == 0 else 1 + j
                 if card[k, K_MODE] == 1 and _trait(ch, target, T_INCORRUPTIBLE) == 1:
                     gain = 0
-                score[n] = _token_delta(tok, g, ch, p, N_LANDS + target,
-                                        min(gain, pl[p, P_SUPPLY] + 1), tied)
+                score[n] = _token_delta(
+                    tok, g, ch, p, N_LANDS + target, min(gain, pl[p, P_SUPPLY] + 1), tied
+                )
                 n += 1
         elif kind == ASSASSIN:
             mv[n, 0] = MV_REVEAL
@@ -1070,8 +1180,10 @@ def reveal_step(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
                     _remove_tokens(tok, pl, q, N_LANDS + tm, tok[q, N_LANDS + tm])
                     for c in range(N_CHARS):
                         if ch[c, C_SEAT] >= -1 and (
-                            _trait(ch, c, T_PEACEFUL) + _trait(ch, c, T_BELIEVER)
-                            + _trait(ch, c, T_HUMANE) > 0
+                            _trait(ch, c, T_PEACEFUL)
+                            + _trait(ch, c, T_BELIEVER)
+                            + _trait(ch, c, T_HUMANE)
+                            > 0
                         ):
                             _remove_tokens(tok, pl, q, N_LANDS + c, 1)
                 elif km == GUARD:
@@ -1111,21 +1223,21 @@ def reveal_step(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
 
 
 @kernel
-def income_value(g, ch, land, l, base, controlled):
+def income_value(g, ch, land, li, base, controlled):
     """A Land's income: ``base`` coins (civilians, or 1 when contested), the Head's Thrifty (+1)
     or Wasteful (-1) for its controller, then the mood track: -3 nothing, -2 nothing where
     soldiers < civilians (unless the Head is Domineering), +3 one more coin."""
     v = base
-    h = g[G_HOLDER0 + HEAD0 + l]
+    h = g[G_HOLDER0 + HEAD0 + li]
     if controlled and h >= 0:
         v += _trait(ch, h, T_THRIFTY) - _trait(ch, h, T_WASTEFUL)
     if g[G_MOOD_ON] == 1:
         mood = g[G_MOOD]
         if mood <= -3:
             return np.int64(0)
-        if mood == -2 and land[l, L_SOL] < land[l, L_CIV]:
-            if h < 0 or _trait(ch, h, T_DOMINEERING) == 0:
-                return np.int64(0)
+        unrest = mood == -2 and land[li, L_SOL] < land[li, L_CIV]
+        if unrest and (h < 0 or _trait(ch, h, T_DOMINEERING) == 0):
+            return np.int64(0)
         if mood >= 3:
             v += 1
     return np.int64(max(v, 0))
@@ -1136,37 +1248,37 @@ def income_phase(st, tok, pl, g, ch, land, mv, score, tied, owner, contest):
     """Income by priority on each Land; contested Lands pay 1 coin to each tied player. A player
     may give up one Land's income to add a civilian there."""
     n_players = g[G_PLAYERS]
-    for l in range(N_LANDS):
-        owner[l] = land_owner(tok, g, l, tied)
+    for li in range(N_LANDS):
+        owner[li] = land_owner(tok, g, li, tied)
         for p in range(n_players):
-            contest[l, p] = tied[p] if owner[l] == -2 else 0
+            contest[li, p] = tied[p] if owner[li] == -2 else 0
     give_up = np.full(MAX_PLAYERS, -1, dtype=np.int64)
     for p in range(n_players):
         n = 1
         mv[0, 0] = MV_PASS
         score[0] = 0
-        for l in range(N_LANDS):
-            if owner[l] == p and land[l, L_CIV] + land[l, L_SOL] < land[l, L_SIZE]:
+        for li in range(N_LANDS):
+            if owner[li] == p and land[li, L_CIV] + land[li, L_SOL] < land[li, L_SIZE]:
                 mv[n, 0] = MV_GIVE_UP
-                mv[n, 1] = l
+                mv[n, 1] = li
                 score[n] = 0
                 n += 1
         i = _choose(st, pl, p, n, score)
         if mv[i, 0] == MV_GIVE_UP:
             give_up[p] = mv[i, 1]
-    for l in range(N_LANDS):
-        o = owner[l]
+    for li in range(N_LANDS):
+        o = owner[li]
         if o >= 0:
-            if give_up[o] == l:
+            if give_up[o] == li:
                 continue
-            v = income_value(g, ch, land, l, land[l, L_CIV], True)
+            v = income_value(g, ch, land, li, land[li, L_CIV], True)
             pl[o, P_COINS] += v
             g[G_ISSUED] += v
         elif o == -2:
             g[G_CONTESTED] += 1
-            v = income_value(g, ch, land, l, 1, False)
+            v = income_value(g, ch, land, li, 1, False)
             for p in range(n_players):
-                if contest[l, p] == 1:
+                if contest[li, p] == 1:
                     pl[p, P_COINS] += v
                     g[G_ISSUED] += v
     for p in range(n_players):
@@ -1217,14 +1329,18 @@ def spending_phase(st, tok, pl, g, ch, land, card, mv, score, tied):
             mv[0, 0] = MV_PASS
             score[0] = 0
             if pl[p, P_COINS] >= g[G_INF_COST] and pl[p, P_SUPPLY] > 0:
-                for l in range(N_LANDS):
+                for li in range(N_LANDS):
                     mv[n, 0] = MV_LAND_TOKEN
-                    mv[n, 1] = l
+                    mv[n, 1] = li
                     if pl[p, P_POLICY] == 1:
-                        score[n] = _token_delta(tok, g, ch, p, l, 1, tied)
+                        score[n] = _token_delta(tok, g, ch, p, li, 1, tied)
                     n += 1
-            if (g[G_MERCS_ON] == 1 and pl[p, P_COINS] >= g[G_MERC_COST]
-                    and _free_card(card) >= 0 and _hand_size(card, p) < MAX_HAND):
+            if (
+                g[G_MERCS_ON] == 1
+                and pl[p, P_COINS] >= g[G_MERC_COST]
+                and _free_card(card) >= 0
+                and _hand_size(card, p) < MAX_HAND
+            ):
                 for kind in range(5):
                     mv[n, 0] = MV_BUY_MERC
                     mv[n, 1] = kind
@@ -1258,17 +1374,17 @@ def tax_phase(tok, pl, g, land, owner, contest, tied):
     Head."""
     n_players = g[G_PLAYERS]
     half = max(g[G_TAX_HALF] + g[G_TAX_DELTA], 0)
-    for l in range(N_LANDS):
-        owner[l] = land_owner(tok, g, l, tied)
+    for li in range(N_LANDS):
+        owner[li] = land_owner(tok, g, li, tied)
         for p in range(n_players):
-            contest[l, p] = tied[p] if owner[l] == -2 else 0
+            contest[li, p] = tied[p] if owner[li] == -2 else 0
     for p in range(n_players):
         k = 0
-        for l in range(N_LANDS):
-            if owner[l] == p:
+        for li in range(N_LANDS):
+            if owner[li] == p:
                 k += 1
                 due = (half * k) // 2 - (half * (k - 1)) // 2
-            elif owner[l] == -2 and contest[l, p] == 1:
+            elif owner[li] == -2 and contest[li, p] == 1:
                 due = 1
             else:
                 continue
@@ -1276,8 +1392,8 @@ def tax_phase(tok, pl, g, land, owner, contest, tied):
                 pl[p, P_COINS] -= due
                 g[G_TREASURY] += due
             else:
-                _remove_tokens(tok, pl, p, l, 1)
-                h = g[G_HOLDER0 + HEAD0 + l]
+                _remove_tokens(tok, pl, p, li, 1)
+                h = g[G_HOLDER0 + HEAD0 + li]
                 if h >= 0:
                     _remove_tokens(tok, pl, p, N_LANDS + h, 1)
 
@@ -1306,13 +1422,13 @@ def pass_law(g, land, law, i, j):
     g[G_TREASURY] -= law[i, 1]
     g[G_TO_BANK] += law[i, 1]
     g[G_MOOD] = min(max(g[G_MOOD] + law[i, 2], -3), 3)
-    for l in range(N_LANDS):
-        if law[i, 3] > 0 and land[l, L_CIV] > 0:
-            land[l, L_CIV] -= 1
-            land[l, L_SOL] += 1
-        elif law[i, 3] < 0 and land[l, L_SOL] > 0:
-            land[l, L_SOL] -= 1
-            land[l, L_CIV] += 1
+    for li in range(N_LANDS):
+        if law[i, 3] > 0 and land[li, L_CIV] > 0:
+            land[li, L_CIV] -= 1
+            land[li, L_SOL] += 1
+        elif law[i, 3] < 0 and land[li, L_SOL] > 0:
+            land[li, L_SOL] -= 1
+            land[li, L_CIV] += 1
     delta = 0
     for k in range(n_laws):
         if law[k, 5] >= 0:
@@ -1364,14 +1480,14 @@ def character_action(st, tok, pl, g, ch, land, law, card, mv, score, tied, decl,
                     mv[n, 2] = b
                     n += 1
     if seat == BISHOP and pl[p, P_SUPPLY] > 0:
-        for l in range(N_LANDS):
+        for li in range(N_LANDS):
             mv[n, 0] = MV_BISHOP
-            mv[n, 1] = l
+            mv[n, 1] = li
             n += 1
     if in_council:
         n = _law_moves(g, law, mv, n)
-        for l in range(N_LANDS):
-            h = g[G_HOLDER0 + HEAD0 + l]
+        for li in range(N_LANDS):
+            h = g[G_HOLDER0 + HEAD0 + li]
             if h >= 0 and h != c:
                 mv[n, 0] = MV_REMOVE_HEAD
                 mv[n, 1] = h
@@ -1457,8 +1573,7 @@ def character_action(st, tok, pl, g, ch, land, law, card, mv, score, tied, decl,
 
 
 @kernel
-def actions_phase(st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, votes, order,
-                  decl):
+def actions_phase(st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, votes, order, decl):
     """Vacancies and the Representative, then each Character in acting order; a neutral Head may
     be tipped by players discarding tokens from its Land (the most discarded acts)."""
     n_players = g[G_PLAYERS]
@@ -1478,18 +1593,16 @@ def actions_phase(st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, vo
                 most = max(most, tok[q, N_LANDS + c])
             if most == 0 or seat < HEAD0:
                 continue
-            l = seat - HEAD0
+            li = seat - HEAD0
             best = 0
             count = 0
             for q in range(n_players):
                 if tok[q, N_LANDS + c] != most:
                     continue
-                top_bid = min(tok[q, l], 2)
-                if pl[q, P_POLICY] == 0:
-                    bid = _pick(st, top_bid + 1)
-                else:
-                    bid = min(top_bid, 1)
-                _remove_tokens(tok, pl, q, l, bid)
+                top_bid = min(tok[q, li], 2)
+                # random: 0..2 uniformly; greedy: 1 if it can
+                bid = _pick(st, top_bid + 1) if pl[q, P_POLICY] == 0 else min(top_bid, 1)
+                _remove_tokens(tok, pl, q, li, bid)
                 if bid > best:
                     best = bid
                     count = 1
@@ -1537,10 +1650,10 @@ def violations(tok, pl, g, ch, land, card):
         bad += 1
     if g[G_TREASURY] < 0:
         bad += 1
-    for l in range(N_LANDS):
-        if land[l, L_CIV] < 0 or land[l, L_SOL] < 0:
+    for li in range(N_LANDS):
+        if land[li, L_CIV] < 0 or land[li, L_SOL] < 0:
             bad += 1
-        if land[l, L_CIV] + land[l, L_SOL] > land[l, L_SIZE]:
+        if land[li, L_CIV] + land[li, L_SOL] > land[li, L_SIZE]:
             bad += 1
     for s in range(N_SEATS):
         h = g[G_HOLDER0 + s]
@@ -1587,10 +1700,10 @@ def setup(row, st, tok, pl, g, ch, land, law, card, mv, score, tied):
         pl[p, P_COINS] = g[G_START_COINS]
         pl[p, P_SUPPLY] = g[G_TOKENS]
         pl[p, P_POLICY] = np.int64(row[H_POLICY + p])
-    for l in range(N_LANDS):
-        land[l, L_SIZE] = np.int64(row[H_LANDS + 3 * l])
-        land[l, L_CIV] = np.int64(row[H_LANDS + 3 * l + 1])
-        land[l, L_SOL] = np.int64(row[H_LANDS + 3 * l + 2])
+    for li in range(N_LANDS):
+        land[li, L_SIZE] = np.int64(row[H_LANDS + 3 * li])
+        land[li, L_CIV] = np.int64(row[H_LANDS + 3 * li + 1])
+        land[li, L_SOL] = np.int64(row[H_LANDS + 3 * li + 2])
     for s in range(N_SEATS):
         g[G_HOLDER0 + s] = -1
     for c in range(N_CHARS):
@@ -1629,8 +1742,27 @@ def _audit(tok, pl, g, ch, land, card):
 
 
 @kernel
-def play_game(row, st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, votes, order,
-              owner, contest, decl, check):
+def play_game(
+    row,
+    st,
+    tok,
+    pl,
+    g,
+    ch,
+    land,
+    law,
+    card,
+    mv,
+    score,
+    tied,
+    cand,
+    votes,
+    order,
+    owner,
+    contest,
+    decl,
+    check,
+):
     """One whole game from ``st``'s stream; the result is left in ``g`` (and the position)."""
     setup(row, st, tok, pl, g, ch, land, law, card, mv, score, tied)
     g[G_CHECK] = check
@@ -1651,8 +1783,9 @@ def play_game(row, st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, v
         _audit(tok, pl, g, ch, land, card)
         if g[G_DONE] == 1:
             break
-        actions_phase(st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, votes, order,
-                      decl)
+        actions_phase(
+            st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, votes, order, decl
+        )
         _audit(tok, pl, g, ch, land, card)
         if g[G_DONE] == 1:
             break
@@ -1712,8 +1845,27 @@ def _buffers_play(row, key, trial, check, out):
     owner = np.zeros(N_LANDS, dtype=np.int64)
     contest = np.zeros((N_LANDS, MAX_PLAYERS), dtype=np.int64)
     decl = np.zeros((5, MAX_PLAYERS), dtype=np.int64)
-    play_game(row, st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, votes, order,
-              owner, contest, decl, check)
+    play_game(
+        row,
+        st,
+        tok,
+        pl,
+        g,
+        ch,
+        land,
+        law,
+        card,
+        mv,
+        score,
+        tied,
+        cand,
+        votes,
+        order,
+        owner,
+        contest,
+        decl,
+        check,
+    )
     game_values(g, out)
     return g[G_VIOLATIONS]
 
