@@ -6,7 +6,7 @@ Layout of one variant's statistics row, for ``M`` metrics::
     [4*m + 1]  sum of values
     [4*m + 2]  sum of squared values
     [4*m + 3]  sum of value * (the same trial's value under variant 0), where both are defined
-    [4*M ...]  histograms of distribution metrics, at ``hist_offset[m]`` with ``hist_max[m] + 1`` bins
+    [4*M ...]  histograms of distribution metrics: at ``hist_offset[m]``, ``hist_max[m] + 1`` bins
 
 The cross term gives paired (common-random-number) comparisons between variants without keeping
 per-trial values. Everything is int64, so sums are exact and independent of chunking.
@@ -77,3 +77,22 @@ def accumulate_block(stats, values, n, hist_offset, hist_max):
                     if x != UNDEFINED:
                         b = min(max(x, 0), top)
                         stats[v, off + b] += 1
+
+
+@inline
+def accumulate_weighted(stats, v, row, count, hist_offset, hist_max, cross_row):
+    """Add ``count`` trials whose metric values are ``row`` to variant ``v``'s statistics.
+
+    ``cross_row`` holds the same trials' values under variant 0 (pass ``row`` itself for
+    variant 0). For kernels that tally outcomes first and fold each distinct outcome once.
+    """
+    for m in range(row.shape[0]):
+        x = row[m]
+        base = 4 * m
+        stats[v, base] += count
+        stats[v, base + 1] += count * x
+        stats[v, base + 2] += count * x * x
+        stats[v, base + 3] += count * x * cross_row[m]
+        off = hist_offset[m]
+        if off >= 0:
+            stats[v, off + min(max(x, 0), hist_max[m])] += count

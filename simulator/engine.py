@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
@@ -80,8 +80,9 @@ def make_plan(
     packed = np.zeros((len(rows), width), dtype=np.float64)
     for i, r in enumerate(rows):
         packed[i, : len(r)] = r
-    return Plan(procedure, names, params, tuple(merged), packed, offsets, maxima, n_slots, seed,
-                independent)
+    return Plan(
+        procedure, names, params, tuple(merged), packed, offsets, maxima, n_slots, seed, independent
+    )
 
 
 @dataclass
@@ -112,7 +113,12 @@ def run_range(plan: Plan, group: int, first: int, n: int) -> np.ndarray:
     else:
         packed, key = plan.packed[group : group + 1], plan.key(group)
     return plan.procedure.kernel(
-        packed, key, np.int64(first), np.int64(n), plan.hist_offset, plan.hist_max,
+        packed,
+        key,
+        np.int64(first),
+        np.int64(n),
+        plan.hist_offset,
+        plan.hist_max,
         np.int64(plan.n_slots),
     )
 
@@ -174,8 +180,9 @@ def simulate(
     t0 = time.perf_counter()
     with ThreadPoolExecutor(max_workers=threads) as pool:
         while True:
-            jobs = iter([(g, a, min(chunk, target - a))
-                         for a in range(done, target, chunk) for g in groups])
+            jobs = iter(
+                [(g, a, min(chunk, target - a)) for a in range(done, target, chunk) for g in groups]
+            )
             finished = _run_jobs(pool, plan, jobs, total, threads, done, cap, on_progress)
             if finished is None:
                 complete = False
@@ -192,7 +199,16 @@ def simulate(
     return Outcome(total, done, complete, time.perf_counter() - t0, threads, chunk, batches)
 
 
-def _run_jobs(pool, plan, jobs, total, threads, done, planned, on_progress):  # type: ignore[no-untyped-def]
+def _run_jobs(
+    pool: ThreadPoolExecutor,
+    plan: Plan,
+    jobs: Iterator[tuple[int, int, int]],
+    total: np.ndarray,
+    threads: int,
+    done: int,
+    planned: int,
+    on_progress: ProgressFn | None,
+) -> int | None:
     """Run jobs with a few in flight, adding results to ``total`` as they arrive.
 
     Returns the number of jobs run, or None when interrupted (results of the jobs that were

@@ -49,7 +49,7 @@ TRIAL_STEP = np.uint64(int(STRIDE) * int(GAMMA) % 2**64)
 
 @inline
 def word_base(key: np.uint64, first: np.int64, j: np.int64) -> np.uint64:
-    """Counter of word ``j`` of trial ``first``, premixed: ``block_word(base, i)`` is then word ``j``
+    """Counter of word ``j`` of trial ``first``: ``block_word(base, i)`` is then word ``j``
     of trial ``first + i``. Hoisting this out of a loop over trials lets the loop vectorise."""
     return key + (np.uint64(first) * STRIDE + np.uint64(j) + _ONE) * GAMMA
 

@@ -52,16 +52,32 @@ def dice_of_words(key: int, trial: int, first_word: int, n: int) -> list[int]:
     return faces
 
 
+def binomial_hits(u: int, dice: int, hit_on: int) -> int:
+    """Hits of ``dice`` d6 (a hit is ``hit_on`` or more) from one uniform 64-bit word ``u``:
+    the number of k >= 1 with ``u >= floor(2**64 * P(fewer than k hits))``. Plain integers."""
+    from fractions import Fraction
+    from math import comb
+
+    p = Fraction(7 - hit_on, 6)
+    hits, below = 0, Fraction(0)
+    for k in range(1, dice + 1):
+        below += comb(dice, k - 1) * p ** (k - 1) * (1 - p) ** (dice - k + 1)
+        if u >= int(below * 2**64):
+            hits += 1
+    return hits
+
+
 def his_field_battle(p: dict, key: int, trial: int) -> list[int]:
-    """One Here I Stand field battle (RULES.md §5.1), returning the kernel's metric values."""
+    """One Here I Stand field battle (RULES.md §5.1), returning the kernel's metric values.
+
+    Each side's hits come from one word (word 0 for the attacker, word 1 for the defender)
+    inverted through the binomial distribution of its dice, as in the kernel."""
     att, dfd = p["attacker"], p["defender"]
     hit_on = p.get("hit_on", 5)
-    a_dice = dice_of_words(key, trial, 0, att["units"] + att.get("leader", 0))
-    d_dice = dice_of_words(
-        key, trial, 2048, dfd["units"] + dfd.get("leader", 0) + p.get("defender_extra_dice", 1)
-    )
-    a_hits = sum(f >= hit_on for f in a_dice)
-    d_hits = sum(f >= hit_on for f in d_dice)
+    a_dice = att["units"] + att.get("leader", 0)
+    d_dice = dfd["units"] + dfd.get("leader", 0) + p.get("defender_extra_dice", 1)
+    a_hits = binomial_hits(word(key, trial, 0), a_dice, hit_on)
+    d_hits = binomial_hits(word(key, trial, 1), d_dice, hit_on)
     a_left = max(att["units"] - d_hits, 0)
     d_left = max(dfd["units"] - a_hits, 0)
     if a_hits != d_hits:
@@ -74,7 +90,11 @@ def his_field_battle(p: dict, key: int, trial: int) -> list[int]:
         else:
             d_left = 1
     return [
-        int(attacker_wins), a_hits, d_hits, a_left, d_left,
+        int(attacker_wins),
+        a_hits,
+        d_hits,
+        a_left,
+        d_left,
         int(a_left == 0 and att.get("leader", 0) > 0),
         int(d_left == 0 and dfd.get("leader", 0) > 0),
     ]

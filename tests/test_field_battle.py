@@ -30,14 +30,34 @@ def params(**kw):
     ],
 )
 def test_kernel_equals_plain_python_twin(raw):
-    variants = {"base": PROC.params_model.model_validate(raw),
-                "other": PROC.params_model.model_validate({**raw, "defender_extra_dice": 2})}
+    single = {"base": PROC.params_model.model_validate(raw)}
+    plan = make_plan(PROC, single, seed=7)
+    key = int(scenario_key(7))
+    twin = [[naive.his_field_battle(raw, key, t) for t in range(300, 900)]]
+    np.testing.assert_array_equal(run_range(plan, -1, 300, 600), fold(plan, twin))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        params(),
+        params(ties_to="attacker", hit_on=4),
+        params(attacker={"units": 1, "leader": 0}, defender={"units": 1, "leader": 1}),
+    ],
+)
+def test_kernel_with_variants_equals_plain_python_twin(raw):
+    variants = {
+        "base": PROC.params_model.model_validate(raw),
+        "other": PROC.params_model.model_validate({**raw, "defender_extra_dice": 2}),
+    }
     plan = make_plan(PROC, variants, seed=99)
     key = int(scenario_key(99))
     first, n = 1000, 700
     got = run_range(plan, -1, first, n)
-    twin = [[naive.his_field_battle(p.model_dump(), key, t) for t in range(first, first + n)]
-            for p in variants.values()]
+    twin = [
+        [naive.his_field_battle(p.model_dump(), key, t) for t in range(first, first + n)]
+        for p in variants.values()
+    ]
     np.testing.assert_array_equal(got, fold(plan, twin))
 
 
@@ -47,13 +67,112 @@ GRID = [(a, al, d, dl) for a in (1, 2, 4) for al in (0, 1) for d in (1, 3) for d
 @pytest.mark.parametrize(("a", "al", "d", "dl"), GRID)
 def test_estimates_within_five_standard_errors_of_exact(a, al, d, dl):
     p = PROC.params_model.model_validate(
-        {"attacker": {"units": a, "leader": al}, "defender": {"units": d, "leader": dl}})
+        {"attacker": {"units": a, "leader": al}, "defender": {"units": d, "leader": dl}}
+    )
     plan = make_plan(PROC, {"base": p}, seed=1517)
     out = simulate(plan, 40_000, threads=1)
     exact = PROC.exact(p)
     for m, metric in enumerate(plan.metrics):
-        n, s, ss = (int(x) for x in out.stats[0, 4 * m: 4 * m + 3])
+        n, s, ss = (int(x) for x in out.stats[0, 4 * m : 4 * m + 3])
         mean = s / n
         var = (n * ss - s * s) / (n * (n - 1))
         se = max(np.sqrt(var / n), 1e-12)
         assert abs(mean - exact[metric.name]) <= 5 * se + 1e-12, metric.name
+
+
+def _icepool_battle(a, al, d, dl, extra=1, hit_on=5):
+    """The battle written directly in icepool: an independent exact oracle."""
+    import icepool
+
+    hit = icepool.d6 >= hit_on
+    att = (a + al) @ hit
+    dfd = (d + dl + extra) @ hit
+
+    def outcome(ah, dh):
+        a_left, d_left = max(a - dh, 0), max(d - ah, 0)
+        wins = ah > dh
+        if a_left == 0 and d_left == 0:
+            a_left, d_left = (1, 0) if wins else (0, 1)
+        return int(wins), a_left, d_left
+
+    joint = icepool.map(outcome, att, dfd)
+    return {
+        "attacker_wins": float(joint.marginals[0].mean()),
+        "attacker_units_left": float(joint.marginals[1].mean()),
+        "defender_units_left": float(joint.marginals[2].mean()),
+    }
+
+
+@pytest.mark.parametrize(("a", "al", "d", "dl"), [(4, 2, 3, 0), (1, 0, 1, 0), (6, 1, 5, 2)])
+def test_exact_values_agree_with_icepool(a, al, d, dl):
+    p = PROC.params_model.model_validate(
+        {"attacker": {"units": a, "leader": al}, "defender": {"units": d, "leader": dl}}
+    )
+    ours = PROC.exact(p)
+    oracle = _icepool_battle(a, al, d, dl)
+    for name, value in oracle.items():
+        assert ours[name] == pytest.approx(value, abs=1e-12), name
+
+
+def test_tie_goes_to_the_defender_unless_the_knob_says_attacker():
+    one_v_one = {"attacker": {"units": 1}, "defender": {"units": 1}, "defender_extra_dice": 0}
+    by_rules = PROC.exact(PROC.params_model.model_validate(one_v_one))
+    knob = PROC.exact(PROC.params_model.model_validate({**one_v_one, "ties_to": "attacker"}))
+    # 1 die each: P(attacker hits, defender misses) = 2/9; ties (both or neither) = 5/9.
+    assert by_rules["attacker_wins"] == pytest.approx(2 / 9)
+    assert knob["attacker_wins"] == pytest.approx(2 / 9 + 5 / 9)
+
+
+def test_when_both_sides_are_wiped_out_the_winner_keeps_one_unit():
+    key = int(scenario_key(5))
+    raw = {"attacker": {"units": 1, "leader": 3}, "defender": {"units": 1, "leader": 0}}
+    seen = 0
+    for t in range(3000):
+        wins, ah, dh, a_left, d_left, _, _ = naive.his_field_battle(raw, key, t)
+        if ah >= 1 and dh >= 1:
+            seen += 1
+            assert (a_left, d_left) == ((1, 0) if wins else (0, 1))
+    assert seen > 100
+
+
+def test_leader_is_captured_only_when_its_side_has_no_units_left():
+    p = PROC.params_model.model_validate(
+        {"attacker": {"units": 1, "leader": 1}, "defender": {"units": 5, "leader": 1}}
+    )
+    e = PROC.exact(p)
+    assert e["attacker_leader_captured"] > 0.3
+    assert e["defender_leader_captured"] == 0.0  # 2 attacker dice cannot remove 5 units
+
+
+def test_cross_terms_make_paired_differences_exact():
+    """With shared streams the paired difference of a variant with itself is exactly zero."""
+    raw = params()
+    same = PROC.params_model.model_validate(raw)
+    plan = make_plan(PROC, {"base": same, "copy": same}, seed=3)
+    stats = run_range(plan, -1, 0, 5000)
+    np.testing.assert_array_equal(stats[0], stats[1])
+    for m in range(len(plan.metrics)):
+        assert stats[1, 4 * m + 3] == stats[0, 4 * m + 2]  # sum x*y == sum x^2
+
+
+@pytest.mark.parametrize(("dice", "hit_on"), [(1, 5), (4, 5), (11, 5), (7, 2), (46, 6)])
+def test_hit_thresholds_reproduce_the_binomial_distribution_of_rolled_dice(dice, hit_on):
+    """One word inverted through the thresholds has the distribution of rolling the dice."""
+    import icepool
+
+    from simulator.procedures.his.field_battle import hit_thresholds
+
+    t = hit_thresholds(dice, hit_on) + [2**64]
+    rolled = dice @ (icepool.d6 >= hit_on)
+    for k in range(dice + 1):
+        exact = rolled.probability(k)
+        assert abs((t[k + 1] - t[k]) / 2**64 - exact) <= 2**-63
+
+
+def test_more_dice_never_give_fewer_hits_from_the_same_word():
+    """Variants are coupled monotonically: the paired comparison sees only the rule's effect."""
+    key = int(scenario_key(1))
+    for trial in range(200):
+        u = naive.word(key, trial, 1)
+        hits = [naive.binomial_hits(u, n, 5) for n in range(1, 12)]
+        assert hits == sorted(hits)

@@ -1,7 +1,8 @@
 """The registry of procedures: ``"his.field_battle"`` → :class:`Procedure`.
 
-A procedure is any module ``simulator.procedures.<game>.<rule>`` that defines ``PROCEDURE``; it is
-found by walking this package, so adding a rule is adding one module (and one scenario).
+A procedure named ``<game>.<rule>`` lives in the module ``simulator.procedures.<game>.<rule>``
+and defines ``PROCEDURE``; adding a rule is adding that module (and a scenario). Modules are
+found by walking this package without importing them, so running one scenario imports one rule.
 """
 
 from __future__ import annotations
@@ -15,29 +16,26 @@ from simulator.procedures.base import Procedure
 
 
 @cache
-def _registry() -> dict[str, str]:
-    found: dict[str, str] = {}
-    for info in pkgutil.walk_packages(__path__, prefix=f"{__name__}."):
-        if info.ispkg or info.name.endswith(".base"):
-            continue
-        module = import_module(info.name)
-        proc = getattr(module, "PROCEDURE", None)
-        if isinstance(proc, Procedure):
-            found[proc.name] = info.name
-    return found
-
-
 def names() -> list[str]:
-    """Names of every registered procedure, sorted."""
-    return sorted(_registry())
+    """Names of every procedure module, sorted."""
+    found = []
+    for game in pkgutil.iter_modules(__path__):
+        if not game.ispkg:
+            continue
+        package = import_module(f"{__name__}.{game.name}")
+        for rule in pkgutil.iter_modules(package.__path__):
+            if not rule.ispkg and not rule.name.startswith("_"):
+                found.append(f"{game.name}.{rule.name}")
+    return sorted(found)
 
 
 def get(name: str) -> Procedure:
     """The procedure called ``name``; KeyError naming the closest one when unknown."""
-    registry = _registry()
-    if name not in registry:
+    if name not in names():
         close = difflib.get_close_matches(name, names(), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise KeyError(f"unknown procedure {name!r}{hint}")
-    proc: Procedure = import_module(registry[name]).PROCEDURE
+    proc = getattr(import_module(f"{__name__}.{name}"), "PROCEDURE", None)
+    if not isinstance(proc, Procedure) or proc.name != name:
+        raise KeyError(f"module {__name__}.{name} does not define PROCEDURE named {name!r}")
     return proc

@@ -12,7 +12,7 @@ The kernel contract::
 trials ``first_trial .. first_trial + n_trials - 1`` under every variant with the same random words
 (common random numbers), writes each trial's metric values into a block buffer
 ``values[variant, metric, i]`` and folds every block into ``stats`` with
-:func:`simulator.accumulate.accumulate_block`. ``stats`` has shape ``(n_variants, n_slots)`` and holds
+:func:`simulator.accumulate.accumulate_block`. ``stats``, shape ``(n_variants, n_slots)``, holds
 integer sufficient statistics only, so a chunk's result never depends on how trials were split.
 """
 
@@ -71,6 +71,8 @@ class Procedure:
     exact: Callable[[Any], dict[str, float]] | None = None
     #: Plain-language notes shown by ``sim list`` (assumptions, gaps counted).
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: Example parameters (as in a scenario's ``params``), used by ``sim list`` to show metrics.
+    example: dict[str, Any] | None = None
 
     def metric_names(self, params: Any) -> list[str]:
         return [m.name for m in self.metrics(params)]

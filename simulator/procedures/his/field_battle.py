@@ -4,27 +4,44 @@ Each side rolls ``units + leader`` dice, the defender ``defender_extra_dice`` mo
 above ``hit_on`` is a hit. Each side loses units equal to the other's hits. Fewer hits loses; a tie
 goes to ``ties_to`` (the defender by the rules). If both sides are wiped out the winner keeps one
 unit. A side with no units left has its leader captured (leader 0 means no leader).
+
+Only each side's number of hits matters, so the kernel draws it directly: one random word per side,
+inverted through the exact binomial distribution of hits (thresholds computed in integers). This
+has the distribution of rolling the dice one by one (to within 2**-64, finer than the 2**-32 of a
+die read from half a word), reads 2 words per battle instead of one per two dice, and couples
+variants monotonically: the same word gives at least as many hits with more dice, so variant
+differences are measured on shared streams with the least noise.
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
+from math import comb
 from typing import Literal
 
 import numpy as np
 from pydantic import Field
-from scipy.stats import binom
 
-from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.accumulate import BLOCK, accumulate_block, accumulate_weighted, new_stats
 from simulator.jit import inline, kernel
 from simulator.procedures.base import Metric, Params, Procedure
-from simulator.rng import block_word, high32, low32, word_base
+from simulator.rng import block_word, word_base
 
 MAX_UNITS = 40
 MAX_LEADER = 6
+MAX_EXTRA = 5
 
-#: Attacker dice read words 0, 1, ...; defender dice read words from this index on, so a variant
-#: that changes one side's dice leaves the other side's dice as they were (common random numbers).
-DEFENDER_WORDS = 2048
+#: Word indices of the attacker's and the defender's hit draws. Fixed, so a variant that changes
+#: one side leaves the other side's draw as it was (common random numbers).
+ATTACKER_WORD = 0
+DEFENDER_WORD = 1
+
+#: Single-variant runs tally (attacker hits, defender hits) pairs and fold each once per chunk.
+MAX_HITS = MAX_UNITS + MAX_LEADER + MAX_EXTRA
+
+N_METRICS = 7
+#: Packed row: 9 scalars, then each side's hit thresholds as (high 32 bits, low 32 bits) pairs.
+HEADER = 9
 
 
 class Army(Params):
@@ -38,16 +55,20 @@ class FieldBattleParams(Params):
     attacker: Army = Field(description="the moving army")
     defender: Army = Field(description="the army in the space")
     defender_extra_dice: int = Field(
-        default=1, ge=0, le=5, description="extra dice of the defender (1 by the rules)"
+        default=1, ge=0, le=MAX_EXTRA, description="extra dice of the defender (1 by the rules)"
     )
     hit_on: int = Field(default=5, ge=2, le=6, description="lowest d6 face that scores a hit")
     ties_to: Literal["defender", "attacker"] = Field(
         default="defender", description="who wins when both sides score the same hits"
     )
 
+    @property
+    def attacker_dice(self) -> int:
+        return self.attacker.units + self.attacker.leader
 
-# Indices of the metric values the kernel writes, in the order of metrics().
-ATTACKER_WINS, ATTACKER_HITS, DEFENDER_HITS, A_LEFT, D_LEFT, A_CAPTURED, D_CAPTURED = range(7)
+    @property
+    def defender_dice(self) -> int:
+        return self.defender.units + self.defender.leader + self.defender_extra_dice
 
 
 def metrics(p: FieldBattleParams) -> list[Metric]:
@@ -55,102 +76,170 @@ def metrics(p: FieldBattleParams) -> list[Metric]:
         Metric("attacker_wins", "proportion", "the attacker scores more hits (ties as ties_to)"),
         Metric("attacker_hits", "mean", "hits rolled by the attacker", headline=False),
         Metric("defender_hits", "mean", "hits rolled by the defender", headline=False),
-        Metric("attacker_units_left", "distribution", "attacker units after the battle",
-               max_value=p.attacker.units, headline=False),
-        Metric("defender_units_left", "distribution", "defender units after the battle",
-               max_value=p.defender.units, headline=False),
-        Metric("attacker_leader_captured", "proportion",
-               "the attacker has a leader and no units left", headline=False),
-        Metric("defender_leader_captured", "proportion",
-               "the defender has a leader and no units left", headline=False),
+        Metric(
+            "attacker_units_left",
+            "distribution",
+            "attacker units after the battle",
+            max_value=p.attacker.units,
+            headline=False,
+        ),
+        Metric(
+            "defender_units_left",
+            "distribution",
+            "defender units after the battle",
+            max_value=p.defender.units,
+            headline=False,
+        ),
+        Metric(
+            "attacker_leader_captured",
+            "proportion",
+            "the attacker has a leader and no units left",
+            headline=False,
+        ),
+        Metric(
+            "defender_leader_captured",
+            "proportion",
+            "the defender has a leader and no units left",
+            headline=False,
+        ),
     ]
 
 
+def hit_thresholds(dice: int, hit_on: int) -> list[int]:
+    """``T[k] = floor(2**64 * P(fewer than k hits))`` for k = 0..dice, in exact integers.
+
+    A uniform 64-bit word ``u`` then gives ``#{k >= 1 : u >= T[k]}`` hits, which is at least k
+    with probability ``P(at least k hits)`` (to within 2**-64).
+    """
+    p = Fraction(7 - hit_on, 6)
+    below = Fraction(0)
+    out = []
+    for k in range(dice + 1):
+        out.append(int(below * 2**64))  # floor: the value is non-negative
+        below += comb(dice, k) * p**k * (1 - p) ** (dice - k)
+    return out
+
+
 def pack(p: FieldBattleParams) -> np.ndarray:
-    return np.array(
-        [p.attacker.units, p.attacker.leader, p.defender.units, p.defender.leader,
-         p.defender_extra_dice, p.hit_on, 1 if p.ties_to == "attacker" else 0],
-        dtype=np.float64,
-    )
+    row = [
+        p.attacker.units,
+        p.attacker.leader,
+        p.defender.units,
+        p.defender.leader,
+        p.defender_extra_dice,
+        p.hit_on,
+        1 if p.ties_to == "attacker" else 0,
+        p.attacker_dice,
+        p.defender_dice,
+    ]
+    for t in hit_thresholds(p.attacker_dice, p.hit_on) + hit_thresholds(p.defender_dice, p.hit_on):
+        row += [t >> 32, t & 0xFFFFFFFF]  # float64 holds each 32-bit half exactly
+    return np.array(row, dtype=np.float64)
 
 
 @inline
-def _threshold(hit_on: np.int64) -> np.uint64:
-    # Smallest 32-bit word whose face (u32 * 6 >> 32) + 1 is >= hit_on; see rng.hit_threshold.
-    return np.uint64(((hit_on - 1) * 4294967296 + 5) // 6)
+def _thresholds(packed, v, offset, dice, out):
+    for k in range(dice + 1):
+        hi = np.uint64(packed[v, offset + 2 * k])
+        lo = np.uint64(packed[v, offset + 2 * k + 1])
+        out[k] = (hi << np.uint64(32)) | lo
 
 
 @inline
-def _count_hits(hits, key, first, m, word0, dice, thr):
-    """Hits of ``dice`` dice for trials first..first+m-1, die-major so the inner loop vectorises."""
+def _draw_hits(hits, key, first, m, word_index, thresholds, dice):
+    """Hits of ``dice`` dice for trials first..first+m-1: one word each, inverted through the
+    binomial thresholds. The loop over trials is innermost so it vectorises."""
+    base = word_base(key, first, word_index)
+    words = np.empty(m, dtype=np.uint64)
     for i in range(m):
+        words[i] = block_word(base, i)
         hits[i] = 0
-    for w in range(dice // 2):
-        base = word_base(key, first, word0 + w)
+    for k in range(1, dice + 1):
+        t = thresholds[k]
         for i in range(m):
-            x = block_word(base, i)
-            hits[i] += np.int64(low32(x) >= thr) + np.int64(high32(x) >= thr)
-    if dice % 2 == 1:
-        base = word_base(key, first, word0 + dice // 2)
-        for i in range(m):
-            hits[i] += np.int64(low32(block_word(base, i)) >= thr)
+            hits[i] += np.int64(words[i] >= t)
+
+
+@inline
+def _result(ah, dh, a_units, d_units, ties_to_attacker, a_leader, d_leader, out):
+    """The battle's metric values for ``ah`` attacker hits and ``dh`` defender hits (§5.1)."""
+    a_left = max(a_units - dh, 0)
+    d_left = max(d_units - ah, 0)
+    wins = ah > dh or (ah == dh and ties_to_attacker)
+    if a_left == 0 and d_left == 0:  # both wiped out: the winner keeps one unit
+        if wins:
+            a_left = 1
+        else:
+            d_left = 1
+    out[0] = wins
+    out[1] = ah
+    out[2] = dh
+    out[3] = a_left
+    out[4] = d_left
+    out[5] = a_left == 0 and a_leader > 0
+    out[6] = d_left == 0 and d_leader > 0
 
 
 @kernel
 def field_battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
     n_variants = packed.shape[0]
     stats = new_stats(n_variants, n_slots)
-    values = np.zeros((n_variants, 7, BLOCK), dtype=np.int64)
-    attacker_hits = np.zeros(BLOCK, dtype=np.int64)
-    defender_hits = np.zeros(BLOCK, dtype=np.int64)
+    a_thr = np.zeros((n_variants, MAX_HITS + 1), dtype=np.uint64)
+    d_thr = np.zeros((n_variants, MAX_HITS + 1), dtype=np.uint64)
+    for v in range(n_variants):
+        a_dice = np.int64(packed[v, 7])
+        _thresholds(packed, v, HEADER, a_dice, a_thr[v])
+        _thresholds(packed, v, HEADER + 2 * (a_dice + 1), np.int64(packed[v, 8]), d_thr[v])
+    a_hits = np.zeros((n_variants, BLOCK), dtype=np.int64)
+    d_hits = np.zeros((n_variants, BLOCK), dtype=np.int64)
+    row = np.zeros(N_METRICS, dtype=np.int64)
+    # One variant: tally (attacker hits, defender hits) and fold each pair once at the end.
+    # Several: per-trial values, so that cross terms with variant 0 pair up trial by trial.
+    single = n_variants == 1
+    tally = np.zeros((MAX_HITS + 1, MAX_HITS + 1), dtype=np.int64)
+    values = np.zeros((n_variants, N_METRICS, BLOCK if not single else 1), dtype=np.int64)
     end = first_trial + n_trials
     for start in range(first_trial, end, BLOCK):
         m = min(BLOCK, end - start)
         for v in range(n_variants):
-            a_units = np.int64(packed[v, 0])
-            a_leader = np.int64(packed[v, 1])
-            d_units = np.int64(packed[v, 2])
-            d_leader = np.int64(packed[v, 3])
-            extra = np.int64(packed[v, 4])
-            thr = _threshold(np.int64(packed[v, 5]))
-            ties_to_attacker = packed[v, 6] > 0.5
-            has_a_leader = a_leader > 0
-            has_d_leader = d_leader > 0
-            _count_hits(attacker_hits, key, start, m, 0, a_units + a_leader, thr)
-            _count_hits(defender_hits, key, start, m, DEFENDER_WORDS,
-                        d_units + d_leader + extra, thr)
-            # Branch-free (bitwise, not `and`/`or`) so the loop over trials vectorises.
+            _draw_hits(a_hits[v], key, start, m, ATTACKER_WORD, a_thr[v], np.int64(packed[v, 7]))
+            _draw_hits(d_hits[v], key, start, m, DEFENDER_WORD, d_thr[v], np.int64(packed[v, 8]))
+        if single:
             for i in range(m):
-                ah = attacker_hits[i]
-                dh = defender_hits[i]
-                a_left = max(a_units - dh, 0)
-                d_left = max(d_units - ah, 0)
-                wins = (ah > dh) | ((ah == dh) & ties_to_attacker)
-                both_gone = (a_left == 0) & (d_left == 0)
-                # Both wiped out: the winner keeps one unit.
-                a_left += np.int64(both_gone & wins)
-                d_left += np.int64(both_gone & ~wins)
-                values[v, 0, i] = wins
-                values[v, 1, i] = ah
-                values[v, 2, i] = dh
-                values[v, 3, i] = a_left
-                values[v, 4, i] = d_left
-                values[v, 5, i] = (a_left == 0) & has_a_leader
-                values[v, 6, i] = (d_left == 0) & has_d_leader
+                tally[a_hits[0, i], d_hits[0, i]] += 1
+            continue
+        for v in range(n_variants):
+            a_units, d_units = np.int64(packed[v, 0]), np.int64(packed[v, 2])
+            a_leader, d_leader = np.int64(packed[v, 1]), np.int64(packed[v, 3])
+            ties = packed[v, 6] > 0.5
+            for i in range(m):
+                _result(a_hits[v, i], d_hits[v, i], a_units, d_units, ties, a_leader, d_leader, row)
+                for k in range(N_METRICS):
+                    values[v, k, i] = row[k]
         accumulate_block(stats, values, m, hist_offset, hist_max)
+    if single:
+        a_units, d_units = np.int64(packed[0, 0]), np.int64(packed[0, 2])
+        a_leader, d_leader = np.int64(packed[0, 1]), np.int64(packed[0, 3])
+        ties = packed[0, 6] > 0.5
+        for ah in range(np.int64(packed[0, 7]) + 1):
+            for dh in range(np.int64(packed[0, 8]) + 1):
+                c = tally[ah, dh]
+                if c > 0:
+                    _result(ah, dh, a_units, d_units, ties, a_leader, d_leader, row)
+                    accumulate_weighted(stats, 0, row, c, hist_offset, hist_max, row)
     return stats
 
 
 def exact(p: FieldBattleParams) -> dict[str, float]:
-    """Exact values: the two sides' hits are independent binomials."""
+    """Exact values: the two sides' hits are independent binomials. Written out again here, not
+    shared with the kernel, so that the two check each other."""
+    from scipy.stats import binom
+
     prob = (7 - p.hit_on) / 6
-    na = p.attacker.units + p.attacker.leader
-    nd = p.defender.units + p.defender.leader + p.defender_extra_dice
+    na, nd = p.attacker_dice, p.defender_dice
     pa = binom.pmf(np.arange(na + 1), na, prob)
     pd = binom.pmf(np.arange(nd + 1), nd, prob)
-    out = dict.fromkeys(
-        ["attacker_wins", "attacker_units_left", "defender_units_left",
-         "attacker_leader_captured", "defender_leader_captured"], 0.0)
+    out = dict.fromkeys([m.name for m in metrics(p)], 0.0)
     for ah in range(na + 1):
         for dh in range(nd + 1):
             w = pa[ah] * pd[dh]
@@ -179,4 +268,5 @@ PROCEDURE = Procedure(
     kernel=field_battle_kernel,
     exact=exact,
     notes=("leader 0 means no leader: nobody to capture",),
+    example={"attacker": {"units": 4, "leader": 2}, "defender": {"units": 3, "leader": 0}},
 )

@@ -1,0 +1,54 @@
+# `make run` and `make test` work on a fresh machine with only Python 3.11: they create .venv.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+SCENARIO ?= scenarios/his/field_battle.yaml
+
+.DEFAULT_GOAL := check
+.PHONY: check run test lint format typecheck unit bench schema clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+## run: install and run the default scenario (the Here I Stand field battle)
+run: $(VENV)/.installed
+	$(BIN)/sim run $(SCENARIO)
+
+## test: install with the dev extras, lint, type-check and run the tests
+test: $(VENV)/.dev-installed lint unit
+
+## check (bare `make`): lint + tests
+check: test
+
+lint: $(VENV)/.dev-installed
+	$(BIN)/ruff check simulator tests bench
+	$(BIN)/ruff format --check simulator tests bench
+	$(BIN)/mypy simulator
+
+format: $(VENV)/.dev-installed
+	$(BIN)/ruff format simulator tests bench
+	$(BIN)/ruff check --fix simulator tests bench
+
+unit: $(VENV)/.dev-installed
+	$(BIN)/python -m pytest -q
+
+## bench: speed figures, each beside its baseline measured in the same run
+bench: $(VENV)/.dev-installed
+	$(BIN)/python -m bench.run
+
+## schema: regenerate the committed JSON Schema of scenario files
+schema: $(VENV)/.installed
+	$(BIN)/sim schema --out reports/schema.json
+
+clean:
+	rm -rf $(VENV) reports/out .pytest_cache .mypy_cache .ruff_cache
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,293 @@
+"""The ``sim`` command: parses options, calls the library, prints. No simulation logic here.
+
+Exit codes: 0 ok · 1 runtime failure · 2 invalid input · 3 regression found · 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(
+    name="sim",
+    help="Monte-Carlo balance simulator for board-game rules: run YAML scenarios, get odds with "
+    "confidence intervals, compare rule variants.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+EXIT_RUNTIME, EXIT_INVALID, EXIT_REGRESSION, EXIT_INTERRUPTED = 1, 2, 3, 130
+
+# Piped output (files, CI logs) gets wide tables rather than names cut to fit 80 columns.
+out = Console(width=None if sys.stdout.isatty() else 140)
+err = Console(stderr=True, width=None if sys.stderr.isatty() else 140)
+
+ScenarioPath = Annotated[Path, typer.Argument(help="scenario YAML file", show_default=False)]
+
+
+def _fail_invalid(problems: list[Any]) -> None:
+    for p in problems:
+        err.print(str(p), markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(EXIT_INVALID)
+
+
+def _load(path: Path) -> Any:
+    from simulator.scenario import ScenarioError, load
+
+    try:
+        return load(path)
+    except ScenarioError as e:
+        _fail_invalid(e.problems)
+
+
+class _Progress:
+    """A rich progress bar on stderr, shown only for runs longer than about a second."""
+
+    def __init__(self, enabled: bool, label: str) -> None:
+        self.enabled = enabled
+        self.label = label
+        self.start = time.monotonic()
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            if time.monotonic() - self.start < 0.8:
+                return
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+            self.bar = Progress(
+                "[progress.description]{task.description}",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=err,
+                transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task(self.label, total=total)
+        self.bar.update(self.task, completed=done, total=total)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+@app.command()
+def run(
+    scenario: ScenarioPath,
+    trials: Annotated[
+        int | None, typer.Option(min=1, help="trials per variant (overrides the file)")
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(min=0, max=2**64 - 1, help="seed (overrides the file)")
+    ] = None,
+    threads: Annotated[
+        int | None, typer.Option(min=1, max=1024, help="worker threads [default: all cores]")
+    ] = None,
+    chunk_size: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="trials per job [default: sized to ~50 ms]; never changes results"
+        ),
+    ] = None,
+    independent: Annotated[
+        bool,
+        typer.Option(
+            "--independent", help="give each variant its own random stream instead of shared ones"
+        ),
+    ] = False,
+    precision: Annotated[
+        float | None,
+        typer.Option(
+            min=1e-12,
+            help="keep running until every headline metric's 95% half-width is at most this",
+        ),
+    ] = None,
+    max_trials: Annotated[
+        int | None,
+        typer.Option(min=1, help="cap on trials with --precision [default: 100 × --trials]"),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="print the result document as JSON on stdout")
+    ] = False,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", help="report folder [default: reports/out/<scenario name>]"),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+) -> None:
+    """Run a scenario: print odds with 95% intervals and write reports (CSV, JSON, PNG)."""
+    from simulator.report import print_tables, write_reports
+    from simulator.runner import run_scenario
+
+    loaded = _load(scenario)
+    if precision is not None and max_trials is None:
+        max_trials = 100 * (trials or loaded.trials)
+    progress = _Progress(not quiet and sys.stderr.isatty(), loaded.name)
+    try:
+        result = run_scenario(
+            loaded,
+            trials=trials,
+            seed=seed,
+            threads=threads,
+            chunk_size=chunk_size,
+            independent=independent,
+            precision=precision,
+            max_trials=max_trials,
+            on_progress=progress,
+        )
+    finally:
+        progress.close()
+    target = out_dir or Path("reports") / "out" / loaded.name
+    written = write_reports(result, target)
+    if as_json:
+        sys.stdout.write(json.dumps(result.document(), indent=2) + "\n")
+    else:
+        print_tables(result, out)
+        out.print(
+            f"{result.outcome.trials:,} trials per variant in {result.outcome.elapsed:.2f} s; "
+            f"reports written to {target}/ ({', '.join(p.name for p in written)})",
+            highlight=False,
+        )
+    if not result.complete:
+        err.print("interrupted: partial results written, marked incomplete")
+        raise typer.Exit(EXIT_INTERRUPTED)
+
+
+@app.command()
+def exact(
+    scenario: ScenarioPath,
+    trials: Annotated[
+        int | None, typer.Option(min=1, help="trials per variant (overrides the file)")
+    ] = None,
+    threads: Annotated[int | None, typer.Option(min=1, max=1024, help="worker threads")] = None,
+) -> None:
+    """Print exact values beside the estimates, where the procedure knows them."""
+    from simulator.report import print_tables
+    from simulator.runner import run_scenario
+
+    loaded = _load(scenario)
+    if loaded.procedure.exact is None:
+        err.print(f"{loaded.procedure.name} has no exact values; showing estimates only")
+        values = None
+    else:
+        values = {name: loaded.procedure.exact(p) for name, p in loaded.variants.items()}
+    result = run_scenario(loaded, trials=trials, threads=threads)
+    print_tables(result, out, values)
+
+
+@app.command()
+def validate(
+    scenarios: Annotated[
+        list[Path], typer.Argument(help="scenario YAML files", show_default=False)
+    ],
+) -> None:
+    """Check scenario files without running them; exit 2 if any is invalid."""
+    from simulator.scenario import ScenarioError, load
+
+    bad = False
+    for path in scenarios:
+        try:
+            s = load(path)
+        except ScenarioError as e:
+            bad = True
+            for p in e.problems:
+                err.print(str(p), markup=False, highlight=False, soft_wrap=True)
+            continue
+        out.print(
+            f"ok {path}: {s.procedure.name}, {len(s.variants)} variant(s), {s.trials:,} trials",
+            highlight=False,
+        )
+    if bad:
+        raise typer.Exit(EXIT_INVALID)
+
+
+@app.command("list")
+def list_procedures(
+    name: Annotated[str | None, typer.Argument(help="show one procedure only")] = None,
+) -> None:
+    """List procedures with their parameters (ranges, defaults) and metrics."""
+    from simulator import procedures
+    from simulator.describe import describe
+
+    names = procedures.names()
+    if name is not None:
+        try:
+            procedures.get(name)
+        except KeyError as e:
+            err.print(f"sim list: {e.args[0]}")
+            raise typer.Exit(EXIT_INVALID) from e
+        names = [name]
+    for n in names:
+        for renderable in describe(procedures.get(n)):
+            out.print(renderable)
+
+
+@app.command()
+def schema(
+    output: Annotated[
+        Path | None, typer.Option("--out", help="write to this file instead of stdout")
+    ] = None,
+) -> None:
+    """Print the JSON Schema of scenario files (for editor completion)."""
+    from simulator.scenario import json_schema
+
+    text = json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        from simulator.report import atomic_write
+
+        atomic_write(output, lambda f: f.write(text))
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        out.print(f"sim {version('simulator')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="print the version")
+    ] = False,
+) -> None:
+    """Monte-Carlo balance simulator for board-game rules."""
+
+
+def main() -> None:
+    """Console entry point: library errors become exit codes here, at the edge."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(EXIT_INTERRUPTED)
+    except SystemExit:
+        raise
+    except Exception as e:
+        if os.environ.get("SIM_DEBUG"):
+            raise
+        err.print(
+            f"sim: error: {type(e).__name__}: {e} (set SIM_DEBUG=1 for a traceback)",
+            markup=False,
+            highlight=False,
+        )
+        sys.exit(EXIT_RUNTIME)
+
+
+if __name__ == "__main__":
+    main()

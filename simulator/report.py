@@ -1,0 +1,230 @@
+"""Results → terminal tables, CSV/JSON files and PNG plots. matplotlib is imported here only."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+import pandas as pd
+from rich.console import Console
+from rich.table import Table
+
+from simulator.runner import RunResult
+
+
+def _fmt(x: float, digits: int = 4) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    return f"{x:.{digits}f}"
+
+
+def _fmt_p(p: float) -> str:
+    return "<1e-300" if p == 0 else (f"{p:.2e}" if p < 1e-3 else f"{p:.3f}")
+
+
+def estimate_table(result: RunResult, variant: str, exact: dict[str, float] | None = None) -> Table:
+    """Metric, estimate, 95% interval and trials of one variant (and exact values if given)."""
+    title = (
+        f"{result.scenario.name} · {variant}"
+        if result.plan.n_variants > 1
+        else result.scenario.name
+    )
+    if not result.complete:
+        title += " · INCOMPLETE (interrupted)"
+    table = Table(title=title, title_justify="left")
+    table.add_column("metric")
+    table.add_column("estimate", justify="right")
+    table.add_column("95% interval", justify="right")
+    table.add_column("trials", justify="right")
+    if exact is not None:
+        table.add_column("exact", justify="right")
+        table.add_column("z", justify="right")
+    rows = result.estimates[result.estimates["variant"] == variant]
+    for r in rows.itertuples():
+        cells = [
+            str(r.metric),
+            _fmt(r.mean),
+            f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]",
+            f"{int(r.n):,}",
+        ]
+        if exact is not None:
+            x = exact.get(str(r.metric))
+            if x is None:
+                cells += ["", ""]
+            else:
+                z = (r.mean - x) / r.se if r.se and r.se > 0 else 0.0
+                cells += [_fmt(x), f"{z:+.2f}"]
+        table.add_row(*cells)
+    return table
+
+
+def comparison_table(result: RunResult) -> Table | None:
+    df = result.comparisons
+    if df.empty:
+        return None
+    paired = "paired, shared streams" if not result.plan.independent else "independent streams"
+    table = Table(
+        title=f"Differences from {df['baseline'].iloc[0]!r} ({paired}, Holm-corrected)",
+        title_justify="left",
+    )
+    for col, just in (
+        ("variant", "left"),
+        ("metric", "left"),
+        ("difference", "right"),
+        ("95% interval", "right"),
+        ("p (Holm)", "right"),
+        ("", "left"),
+    ):
+        table.add_column(col, justify=just)  # type: ignore[arg-type]
+    for r in df.itertuples():
+        table.add_row(
+            str(r.variant),
+            str(r.metric),
+            f"{r.difference:+.4f}",
+            f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]",
+            _fmt_p(float(r.p_holm)),
+            "*" if r.significant else "",
+        )
+    return table
+
+
+def print_tables(
+    result: RunResult, console: Console, exact: dict[str, dict[str, float]] | None = None
+) -> None:
+    for name in result.plan.variant_names:
+        console.print(estimate_table(result, name, None if exact is None else exact.get(name, {})))
+    cmp = comparison_table(result)
+    if cmp is not None:
+        console.print(cmp)
+
+
+# ---------------------------------------------------------------------------------------------
+# Files
+
+
+def atomic_write(path: Path, write: Callable[[IO[Any]], object], binary: bool = False) -> None:
+    """Write a temporary file in the same folder, then ``os.replace``: never half-written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        f: IO[Any]
+        if binary:
+            f = os.fdopen(fd, "wb")
+        else:
+            f = os.fdopen(fd, "w", encoding="utf-8", newline="")
+        with f:
+            write(f)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def long_table(result: RunResult) -> pd.DataFrame:
+    """The estimates with scenario, seed, params and completeness on every row."""
+    df = result.estimates.copy()
+    params = {k: json.dumps(v, sort_keys=True) for k, v in result.scenario.variant_dicts().items()}
+    df.insert(0, "scenario", result.scenario.name)
+    df.insert(1, "procedure", result.scenario.procedure.name)
+    df.insert(2, "seed", result.scenario.seed)
+    df["params"] = df["variant"].map(params)
+    df["complete"] = result.complete
+    return df
+
+
+def write_reports(result: RunResult, out_dir: Path) -> list[Path]:
+    """summary.csv, summary.json and the plots, each written atomically; returns the paths."""
+    out_dir = Path(out_dir)
+    written = []
+    csv_path = out_dir / "summary.csv"
+    atomic_write(csv_path, lambda f: long_table(result).to_csv(f, index=False))
+    written.append(csv_path)
+    json_path = out_dir / "summary.json"
+    atomic_write(json_path, lambda f: json.dump(result.summary(), f, indent=2, default=str))
+    written.append(json_path)
+    written += write_plots(result, out_dir)
+    return written
+
+
+def write_plots(result: RunResult, out_dir: Path) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    written = []
+    dist = result.distributions
+    if not dist.empty:
+        metrics = list(dict.fromkeys(dist["metric"]))
+        fig, axes = plt.subplots(1, len(metrics), figsize=(4.5 * len(metrics), 3.6), squeeze=False)
+        variants = list(result.plan.variant_names)
+        width = 0.8 / len(variants)
+        for ax, metric in zip(axes[0], metrics, strict=True):
+            for k, v in enumerate(variants):
+                d = dist[(dist["metric"] == metric) & (dist["variant"] == v)]
+                ax.bar(
+                    d["value"] + (k - (len(variants) - 1) / 2) * width,
+                    d["probability"],
+                    width=width,
+                    label=v,
+                )
+            ax.set_title(metric)
+            ax.set_xlabel("value")
+            ax.set_ylabel("probability")
+            ax.set_xticks(sorted(d["value"]))
+        if len(variants) > 1:
+            axes[0][0].legend()
+        fig.suptitle(f"{result.scenario.name}: distributions")
+        fig.tight_layout()
+        written.append(_save(fig, out_dir / "distributions.png"))
+        plt.close(fig)
+    if result.plan.n_variants > 1:
+        est = result.estimates
+        props = est[est["kind"] == "proportion"]
+        others = est[est["kind"] != "proportion"]
+        groups = [g for g in (props, others) if not g.empty]
+        fig, axes = plt.subplots(
+            1,
+            len(groups),
+            figsize=(7 * len(groups), 0.5 + 0.45 * len(est) / max(len(groups), 1) + 1.5),
+            squeeze=False,
+        )
+        variants = list(result.plan.variant_names)
+        for ax, g in zip(axes[0], groups, strict=True):
+            metrics = list(dict.fromkeys(g["metric"]))
+            h = 0.8 / len(variants)
+            for k, v in enumerate(variants):
+                d = g[g["variant"] == v].set_index("metric").loc[metrics]
+                y = [i + (k - (len(variants) - 1) / 2) * h for i in range(len(metrics))]
+                ax.errorbar(
+                    d["mean"],
+                    y,
+                    xerr=[
+                        (d["mean"] - d["ci_low"]).clip(lower=0),
+                        (d["ci_high"] - d["mean"]).clip(lower=0),
+                    ],
+                    fmt="o",
+                    capsize=3,
+                    label=v,
+                )
+            ax.set_yticks(range(len(metrics)))
+            ax.set_yticklabels(metrics)
+            ax.invert_yaxis()
+            ax.grid(axis="x", alpha=0.3)
+            ax.set_xlabel("estimate with 95% interval")
+        axes[0][0].legend()
+        fig.suptitle(f"{result.scenario.name}: variants side by side")
+        fig.tight_layout()
+        written.append(_save(fig, out_dir / "variants.png"))
+        plt.close(fig)
+    return written
+
+
+def _save(fig: Any, path: Path) -> Path:
+    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=110), binary=True)
+    return path
