@@ -403,6 +403,122 @@ def test_max_turns_without_a_winner_is_a_draw():
     assert draws == 200 and turns == 200
 
 
+# --- Mercenaries (the seed's interaction table) ---------------------------------------------------
+# Each owner may keep a card hidden, so these play the reveal step on many streams and check every
+# stream on which the card of interest was revealed.
+
+
+def place(s, k: int, kind: int, owner: int, target: str, bribe: bool = False) -> None:
+    """A face-down card k placed last turn, carrying one of its owner's tokens."""
+    s.card[k] = (kind, owner, char(target), 2, int(bribe), 0)
+    s.pl[owner, G.P_SUPPLY] -= 1
+
+
+def reveal(s) -> None:
+    s.g[G.G_TURN] = 1
+    G.reveal_step(
+        s.st, s.tok, s.pl, s.g, s.ch, s.land, s.card, s.mv, s.score, s.tied, s.cand, s.votes
+    )
+    assert G.violations(s.tok, s.pl, s.g, s.ch, s.land, s.card) == 0
+
+
+def streams(build, played: int, n: int = 48):
+    """Positions after the reveal step on n streams, keeping those where ``played`` was revealed."""
+    out = []
+    for seed in range(n):
+        s = build()
+        s.st[0] = np.uint64(1000 + seed)
+        reveal(s)
+        if s.g[G.G_MERC0 + played] > 0:
+            out.append(s)
+    assert out, "the card was never revealed"
+    return out
+
+
+def test_a_spy_exposing_an_assassin_strips_its_sender():
+    def build():
+        s = position(players=3)
+        on_char(s, RED, "Edmar the Dark", 3)
+        on_char(s, RED, "Gunter the Fisherman", 1)  # Peaceful, Humane
+        on_char(s, RED, "Mark the Broad-Shouldered", 1)  # Believer
+        on_char(s, RED, "Matej the Verbose", 1)  # none of the three
+        place(s, 0, G.SPY, BLUE, "Irena the Tall")
+        place(s, 1, G.ASSASSIN, RED, "Edmar the Dark")
+        return s
+
+    for s in streams(build, G.SPY):
+        col = G.N_LANDS
+        assert s.tok[RED, col + char("Edmar the Dark")] == 0
+        assert s.tok[RED, col + char("Gunter the Fisherman")] == 0
+        assert s.tok[RED, col + char("Mark the Broad-Shouldered")] == 0
+        assert s.tok[RED, col + char("Matej the Verbose")] == 1
+        assert s.g[G.G_KILLED] == 0 and (s.card[:2, G.K_STATUS] == 0).all()
+
+
+def test_an_assassin_kills_unless_a_guard_answers():
+    def build():
+        s = position(players=3)
+        on_char(s, BLUE, "Edmar the Dark", 2)
+        for name in ("Gunter the Fisherman", "Mark the Broad-Shouldered", "Matej the Verbose"):
+            on_char(s, RED, name, 1)
+        place(s, 0, G.ASSASSIN, RED, "Edmar the Dark")
+        place(s, 1, G.GUARD, BLUE, "Edmar the Dark")
+        return s
+
+    outcomes = set()
+    for s in streams(build, G.ASSASSIN):
+        edmar = char("Edmar the Dark")
+        if s.g[G.G_MERC0 + G.GUARD] == 1:
+            outcomes.add("guarded")
+            assert s.tok[BLUE, G.N_LANDS + edmar] == 4  # the Guard's owner puts 2 tokens on it
+            assert s.tok[RED, G.N_LANDS :].sum() == 0  # 1 token off 3 Characters
+            assert s.ch[edmar, G.C_SEAT] == G.WARLORD
+        else:
+            outcomes.add("killed")
+            assert s.ch[edmar, G.C_SEAT] == -2 and s.g[G.G_KILLED] == 1
+            assert s.g[G.G_HOLDER0 + G.WARLORD] == -1
+            assert s.tok[:, G.N_LANDS + edmar].sum() == 0
+            assert (s.card[:2, G.K_STATUS] == 0).all()  # the Guard on him is discarded too
+    assert outcomes == {"guarded", "killed"}
+
+
+def test_a_thief_exposing_a_gift_takes_the_messenger_into_its_hand():
+    def build():
+        s = position(players=3)
+        place(s, 0, G.THIEF, BLUE, "Irena the Tall")
+        place(s, 1, G.MESSENGER, RED, "Edmar the Dark")
+        return s
+
+    for s in streams(build, G.THIEF):
+        assert s.card[0, G.K_STATUS] == 0
+        assert s.card[1, G.K_STATUS] == 1 and s.card[1, G.K_OWNER] == BLUE
+        assert s.pl[RED, G.P_SUPPLY] == s.p.tokens_per_player
+
+
+def test_a_gift_puts_two_tokens_on_a_collector():
+    def build():
+        s = position(players=3)
+        place(s, 0, G.MESSENGER, RED, "Matej the Verbose")  # a Collector
+        return s
+
+    for s in streams(build, G.MESSENGER):
+        assert s.tok[RED, G.N_LANDS + char("Matej the Verbose")] == 2
+
+
+def test_a_spy_exposing_a_bribe_costs_its_sender_a_token_on_the_target_and_each_incorruptible():
+    def build():
+        s = position(players=3)
+        on_char(s, RED, "Edmar the Dark", 2)
+        on_char(s, RED, "Vera the Silent", 1)  # Incorruptible
+        place(s, 0, G.SPY, BLUE, "Irena the Tall")
+        place(s, 1, G.MESSENGER, RED, "Edmar the Dark", bribe=True)
+        return s
+
+    for s in streams(build, G.SPY):
+        assert s.tok[RED, G.N_LANDS + char("Edmar the Dark")] == 1
+        assert s.tok[RED, G.N_LANDS + char("Vera the Silent")] == 0
+
+
 # --- Invariants --------------------------------------------------------------------------------
 
 

@@ -1915,6 +1915,7 @@ PROCEDURE = Procedure(
     pack=pack,
     kernel=council_game_kernel,
     exact=None,
+    example={"players": 4},
     notes=(
         "policies: random (uniform over legal moves) or greedy (most own priority, lot ties)",
         "Land powers and most non-voting traits are printed but not played: see docs/council.md",
