@@ -583,11 +583,28 @@ def priority_count(tok, g, ch, p, tied):
 
 
 @kernel
+def _local_count(tok, g, ch, p, col, tied):
+    """The part of p's priority count that tokens at column col can change: a Land's income
+    priority, or a Character's priority and, for a Head, its Land's."""
+    if col < N_LANDS:
+        return np.int64(1 if land_owner(tok, g, col, tied) == p else 0)
+    c = col - N_LANDS
+    seat = ch[c, C_SEAT]
+    if seat < 0:
+        return np.int64(0)
+    n = np.int64(1 if _strict_top(tok, g[G_PLAYERS], col) == p else 0)
+    if seat >= HEAD0 and land_owner(tok, g, seat - HEAD0, tied) == p:
+        n += 1
+    return n
+
+
+@kernel
 def _token_delta(tok, g, ch, p, col, d, tied):
-    """Change of p's priority count if its tokens at column col change by d."""
-    before = priority_count(tok, g, ch, p, tied)
+    """Change of p's priority count if its tokens at column col change by d (only the Land or
+    Character at col, and a Head's Land, can change; the twin recounts everything)."""
+    before = _local_count(tok, g, ch, p, col, tied)
     tok[p, col] += d
-    after = priority_count(tok, g, ch, p, tied)
+    after = _local_count(tok, g, ch, p, col, tied)
     tok[p, col] -= d
     return after - before
 
