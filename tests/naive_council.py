@@ -462,11 +462,25 @@ class Game:
                 for q in tied:
                     self.coins[q] += v
                     self.issued += v
+        for land, (o, _) in enumerate(prio):
+            if self.p["lands"][land]["effect"] == "income_bonus" and o >= 0:
+                self.coins[o] += 1  # Black Harbour: +1 in any conditions
+                self.issued += 1
         for q in range(self.n):
             if give_up[q] >= 0:
                 self.civ[give_up[q]] += 1
 
     # -- spending ----------------------------------------------------------------------------------
+
+    def mercenary_cost(self, q: int) -> int:
+        """1 less with priority on a Zalesye-like Land's Head or 3+ tokens on that Land."""
+        for land, data in enumerate(self.p["lands"]):
+            if data["effect"] != "mercenary_discount":
+                continue
+            head = self.head_of(land)
+            if (head >= 0 and self.char_owner(head) == q) or self.on_land[q][land] >= 3:
+                return max(self.p["mercenary_cost"] - 1, 1)
+        return self.p["mercenary_cost"]
 
     def spending(self) -> None:
         order = sorted(range(self.n), key=lambda q: self.coins[q])
@@ -481,9 +495,10 @@ class Game:
                 hand = sum(
                     1 for c in self.cards if c is not None and not c.face_down and c.owner == q
                 )
+                cost = self.mercenary_cost(q)
                 if (
                     self.p["mercenaries"]
-                    and self.coins[q] >= self.p["mercenary_cost"]
+                    and self.coins[q] >= cost
                     and None in self.cards
                     and hand < MAX_HAND
                 ):
@@ -499,8 +514,8 @@ class Game:
                     self.give(q, choice, 1)
                     self.check_victory()
                 else:
-                    self.coins[q] -= self.p["mercenary_cost"]
-                    self.to_bank += self.p["mercenary_cost"]
+                    self.coins[q] -= cost
+                    self.to_bank += cost
                     self.cards[self.cards.index(None)] = Card(choice, q, self.turn)
 
     # -- actions -----------------------------------------------------------------------------------
@@ -711,21 +726,8 @@ class Game:
                     moves.append(("remove_head", h))
         if head:
             moves += [("remove_councillor", s) for s in COUNCIL if self.holder(s) >= 0]
-        source = None
-        if self.on_char[q][c] > 0:
-            source = ("char", c)
-        elif head and self.on_land[q][seat[1]] > 0:
-            source = ("land", seat[1])
-        if source is not None:
-            for k, card in enumerate(self.cards):
-                if card is None or card.face_down or card.owner != q:
-                    continue
-                for t in range(11):
-                    if t == c or not self.in_play(t):
-                        continue
-                    for bribe in (False, True) if card.kind == "messenger" else (False,):
-                        if len(moves) < MAX_MOVES:
-                            moves.append(("send", k, t, bribe))
+        source = self.send_source(c, q)
+        self.add_sends(moves, c, q, source)
         scores = [0] * len(moves)
         if self.greedy(q):
             send = self.delta(q, source, -1) if source is not None else 0
@@ -759,13 +761,49 @@ class Game:
             if self.land_vote(q) >= self.p["remove_councillor_votes"]:
                 self.vacate(self.holder(mv[1]))
         elif mv[0] == "send":
-            table = self.on_land if source[0] == "land" else self.on_char
-            table[q][source[1]] -= 1
-            card = self.cards[mv[1]]
-            card.face_down = True
-            card.target = mv[2]
-            card.bribe = mv[3]
-            card.turn = self.turn
+            self.send(q, source, mv)
+            while True:  # any number of Mercenaries in one action
+                source = self.send_source(c, q)
+                more: list[tuple] = [("stop",)]
+                self.add_sends(more, c, q, source)
+                if len(more) == 1:
+                    break
+                scores = [0] * len(more)
+                if self.greedy(q):
+                    scores = [0] + [self.delta(q, source, -1)] * (len(more) - 1)
+                mv = more[self.choose(q, scores)]
+                if mv[0] == "stop":
+                    break
+                self.send(q, source, mv)
+
+    def send_source(self, c: int, q: int):
+        if self.on_char[q][c] > 0:
+            return ("char", c)
+        if self.is_head(c) and self.on_land[q][self.seat_of[c][1]] > 0:
+            return ("land", self.seat_of[c][1])
+        return None
+
+    def add_sends(self, moves: list, c: int, q: int, source) -> None:
+        if source is None:
+            return
+        for k, card in enumerate(self.cards):
+            if card is None or card.face_down or card.owner != q:
+                continue
+            for t in range(11):
+                if t == c or not self.in_play(t):
+                    continue
+                for bribe in (False, True) if card.kind == "messenger" else (False,):
+                    if len(moves) < MAX_MOVES:
+                        moves.append(("send", k, t, bribe))
+
+    def send(self, q: int, source, mv) -> None:
+        table = self.on_land if source[0] == "land" else self.on_char
+        table[q][source[1]] -= 1
+        card = self.cards[mv[1]]
+        card.face_down = True
+        card.target = mv[2]
+        card.bribe = mv[3]
+        card.turn = self.turn
 
     def actions(self) -> None:
         self.veto_used = False

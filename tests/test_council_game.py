@@ -40,7 +40,7 @@ def position(**params) -> SimpleNamespace:
         pl=np.zeros((G.MAX_PLAYERS, 3), dtype=np.int64),
         g=np.zeros(G.G_SIZE, dtype=np.int64),
         ch=np.zeros((G.N_CHARS, 3), dtype=np.int64),
-        land=np.zeros((G.N_LANDS, 3), dtype=np.int64),
+        land=np.zeros((G.N_LANDS, 4), dtype=np.int64),
         law=np.zeros((G.MAX_LAWS, 6), dtype=np.int64),
         card=np.zeros((G.MAX_CARDS, 6), dtype=np.int64),
         mv=np.zeros((G.MAX_MOVES, 4), dtype=np.int64),
@@ -139,6 +139,27 @@ def test_mood_minus_two_stops_income_where_soldiers_are_fewer_than_civilians():
     s.ch[char("Matej the Verbose"), G.C_TRAITS] = 1 << G.T_DOMINEERING
     income(s)
     assert s.pl[BLUE, G.P_COINS] == 6 + s.land[land("Golden Coast"), G.L_CIV]
+
+
+def test_black_harbour_pays_its_holder_one_more_coin_in_any_conditions():
+    s = position(players=3)
+    full(s, "Black Harbour")
+    on_land(s, RED, "Black Harbour", 1)
+    s.g[G.G_MOOD] = -3  # an uprising: no income from any Land, but the Harbour's coin comes
+    income(s)
+    assert list(s.pl[:3, G.P_COINS]) == [6, 7, 6]
+    on_land(s, BLUE, "Black Harbour", 1)  # a tie: nobody takes it
+    income(s)
+    assert list(s.pl[:3, G.P_COINS]) == [6, 7, 6]
+
+
+def test_zalesye_makes_mercenaries_one_coin_cheaper_for_its_heads_player_or_three_tokens():
+    s = position(players=3)
+    on_char(s, RED, "Vera the Silent", 1)  # the Head of Zalesye
+    on_land(s, BLUE, "Zalesye", 3)
+    on_land(s, YELLOW, "Zalesye", 2)
+    costs = [int(G._merc_cost(s.tok, s.g, s.land, q)) for q in (BLUE, RED, YELLOW)]
+    assert costs == [2, 2, 3]
 
 
 # --- Tax (seed, phase 4) -----------------------------------------------------------------------

@@ -66,6 +66,8 @@ T_WARLIKE, T_PEACEFUL, T_BELIEVER, T_ATHEIST, T_HUMANE, T_EGOIST = 0, 1, 2, 3, 4
 T_PROUD, T_THRIFTY, T_WASTEFUL, T_COLLECTOR, T_DOMINEERING, T_INCORRUPTIBLE = 8, 9, 10, 14, 16, 19
 
 CATEGORIES = ("none", "military", "religious", "social")
+EFFECTS = ("none", "income_bonus", "mercenary_discount")
+E_INCOME_BONUS, E_MERC_DISCOUNT = 1, 2
 MERC_KINDS = ("messenger", "spy", "thief", "guard", "assassin")
 MESSENGER, SPY, THIEF, GUARD, ASSASSIN = 0, 1, 2, 3, 4
 VICTORIES = ("election", "coup", "will_of_people", "hand_of_order", "draw")
@@ -91,7 +93,13 @@ class Land(Params):
     size: int = Field(ge=1, le=16, description="population cells on the card")
     civilians: int = Field(ge=0, le=16, description="civilian population tokens at the start")
     soldiers: int = Field(ge=0, le=16, description="military population tokens at the start")
-    power: str = Field(default="", max_length=200, description="the Land's power (text only)")
+    power: str = Field(default="", max_length=200, description="the Land's power, as printed")
+    effect: Literal["none", "income_bonus", "mercenary_discount"] = Field(
+        default="none",
+        description="the power as played: income_bonus (+1 coin to the Land's priority holder in "
+        "any conditions), mercenary_discount (-1 coin per Mercenary for the Head's player or a "
+        "player with 3+ tokens on the Land), none",
+    )
 
     @field_validator("soldiers")
     @classmethod
@@ -167,7 +175,14 @@ DEFAULT_LANDS: list[dict] = [
         "power": "the Warlord sets the tax",
     },
     {"name": "Brown Plains", "size": 6, "civilians": 4, "soldiers": 1, "power": "ignore one law"},
-    {"name": "Black Harbour", "size": 6, "civilians": 2, "soldiers": 2, "power": "+1 income"},
+    {
+        "name": "Black Harbour",
+        "size": 6,
+        "civilians": 2,
+        "soldiers": 2,
+        "power": "+1 income",
+        "effect": "income_bonus",
+    },
     {
         "name": "Sapphire Lakes",
         "size": 5,
@@ -181,6 +196,7 @@ DEFAULT_LANDS: list[dict] = [
         "civilians": 2,
         "soldiers": 3,
         "power": "Mercenaries cost 1 less",
+        "effect": "mercenary_discount",
     },
     {
         "name": "Brothers",
@@ -346,8 +362,8 @@ class CouncilGameParams(Params):
     H_N_LAWS,
 ) = range(15)
 H_POLICY = 16
-H_LANDS = H_POLICY + MAX_PLAYERS  # size, civilians, soldiers per Land
-H_CHARS = H_LANDS + 3 * N_LANDS  # traits bitmask, seat per Character
+H_LANDS = H_POLICY + MAX_PLAYERS  # size, civilians, soldiers, effect per Land
+H_CHARS = H_LANDS + 4 * N_LANDS  # traits bitmask, seat per Character
 H_LAWS = H_CHARS + 2 * N_CHARS  # category, cost, mood, militarise, tax delta in halves
 ROW = H_LAWS + 5 * MAX_LAWS
 
@@ -414,7 +430,12 @@ def pack(p: CouncilGameParams) -> np.ndarray:
         row[H_POLICY + k] = 1 if k < len(p.policies) and p.policies[k] == "greedy" else 0
     names = [land.name for land in p.lands]
     for i, land in enumerate(p.lands):
-        row[H_LANDS + 3 * i : H_LANDS + 3 * i + 3] = (land.size, land.civilians, land.soldiers)
+        row[H_LANDS + 4 * i : H_LANDS + 4 * i + 4] = (
+            land.size,
+            land.civilians,
+            land.soldiers,
+            EFFECTS.index(land.effect),
+        )
     for i, c in enumerate(p.characters):
         row[H_CHARS + 2 * i] = sum(1 << TRAITS.index(t) for t in set(c.traits))
         row[H_CHARS + 2 * i + 1] = seat_index(c.seat, names)
@@ -440,7 +461,7 @@ def pack(p: CouncilGameParams) -> np.ndarray:
 #   card[k]       kind, owner, target, status (0 free, 1 in hand, 2 face down), mode, turn
 
 P_COINS, P_SUPPLY, P_POLICY = 0, 1, 2
-L_SIZE, L_CIV, L_SOL = 0, 1, 2
+L_SIZE, L_CIV, L_SOL, L_EFFECT = 0, 1, 2, 3
 C_TRAITS, C_SEAT, C_LOT = 0, 1, 2
 K_KIND, K_OWNER, K_TARGET, K_STATUS, K_MODE, K_TURN = range(6)
 (
@@ -1298,6 +1319,11 @@ def income_phase(st, tok, pl, g, ch, land, mv, score, tied, owner, contest):
                 if contest[li, p] == 1:
                     pl[p, P_COINS] += v
                     g[G_ISSUED] += v
+    for li in range(N_LANDS):
+        # Black Harbour: +1 coin to the priority holder in any conditions (ties: nobody).
+        if land[li, L_EFFECT] == E_INCOME_BONUS and owner[li] >= 0:
+            pl[owner[li], P_COINS] += 1
+            g[G_ISSUED] += 1
     for p in range(n_players):
         if give_up[p] >= 0:
             land[give_up[p], L_CIV] += 1
@@ -1322,6 +1348,20 @@ def _hand_size(card, p):
 
 MAX_HAND = 6
 MAX_BUYS = 40
+
+
+@kernel
+def _merc_cost(tok, g, land, p):
+    """Mercenary price for p: 1 less with priority on a Zalesye-like Land's Head or 3+ tokens on
+    the Land (at most 1 less, never below 1)."""
+    for li in range(N_LANDS):
+        if land[li, L_EFFECT] != E_MERC_DISCOUNT:
+            continue
+        h = g[G_HOLDER0 + HEAD0 + li]
+        head_priority = h >= 0 and _strict_top(tok, g[G_PLAYERS], N_LANDS + h) == p
+        if head_priority or tok[p, li] >= 3:
+            return np.int64(max(g[G_MERC_COST] - 1, 1))
+    return g[G_MERC_COST]
 
 
 @kernel
@@ -1352,9 +1392,10 @@ def spending_phase(st, tok, pl, g, ch, land, card, mv, score, tied):
                     if pl[p, P_POLICY] == 1:
                         score[n] = _token_delta(tok, g, ch, p, li, 1, tied)
                     n += 1
+            merc_cost = _merc_cost(tok, g, land, p)
             if (
                 g[G_MERCS_ON] == 1
-                and pl[p, P_COINS] >= g[G_MERC_COST]
+                and pl[p, P_COINS] >= merc_cost
                 and _free_card(card) >= 0
                 and _hand_size(card, p) < MAX_HAND
             ):
@@ -1373,8 +1414,8 @@ def spending_phase(st, tok, pl, g, ch, land, card, mv, score, tied):
                 if check_victory(tok, g, land, ch):
                     return
             else:
-                pl[p, P_COINS] -= g[G_MERC_COST]
-                g[G_TO_BANK] += g[G_MERC_COST]
+                pl[p, P_COINS] -= merc_cost
+                g[G_TO_BANK] += merc_cost
                 k = _free_card(card)
                 card[k, K_KIND] = mv[i, 1]
                 card[k, K_OWNER] = p
@@ -1479,6 +1520,49 @@ def _law_moves(g, law, mv, n):
 
 
 @kernel
+def _send_source(tok, ch, p, c):
+    """Where the sender's token for a Mercenary comes from: the acting Character, or a Head's
+    Land; -1 if p has none there."""
+    seat = ch[c, C_SEAT]
+    if tok[p, N_LANDS + c] > 0:
+        return np.int64(N_LANDS + c)
+    if seat >= HEAD0 and tok[p, seat - HEAD0] > 0:
+        return np.int64(seat - HEAD0)
+    return np.int64(-1)
+
+
+@kernel
+def _add_sends(ch, card, mv, n, p, c, from_col):
+    """Append the moves sending one of p's cards (as gift or bribe for a Messenger) to another
+    Character in play."""
+    if from_col < 0:
+        return n
+    for k in range(MAX_CARDS):
+        if card[k, K_STATUS] != 1 or card[k, K_OWNER] != p:
+            continue
+        for t in range(N_CHARS):
+            if t == c or ch[t, C_SEAT] < 0:
+                continue
+            for mode in range(2 if card[k, K_KIND] == MESSENGER else 1):
+                if n < MAX_MOVES:
+                    mv[n, 0] = MV_SEND
+                    mv[n, 1] = k
+                    mv[n, 2] = t
+                    mv[n, 3] = mode
+                    n += 1
+    return n
+
+
+@kernel
+def _send(tok, g, card, p, from_col, k, target, mode):
+    tok[p, from_col] -= 1
+    card[k, K_STATUS] = 2
+    card[k, K_TARGET] = target
+    card[k, K_MODE] = mode
+    card[k, K_TURN] = g[G_TURN]
+
+
+@kernel
 def character_action(st, tok, pl, g, ch, land, law, card, mv, score, tied, decl, c, p):
     """Player p acts through Character c: chooses one legal move and plays it."""
     seat = ch[c, C_SEAT]
@@ -1515,25 +1599,8 @@ def character_action(st, tok, pl, g, ch, land, law, card, mv, score, tied, decl,
                 mv[n, 0] = MV_REMOVE_COUNCILLOR
                 mv[n, 1] = s
                 n += 1
-    from_col = -1
-    if tok[p, N_LANDS + c] > 0:
-        from_col = N_LANDS + c
-    elif is_head and tok[p, seat - HEAD0] > 0:
-        from_col = seat - HEAD0
-    if from_col >= 0:
-        for k in range(MAX_CARDS):
-            if card[k, K_STATUS] != 1 or card[k, K_OWNER] != p:
-                continue
-            for t in range(N_CHARS):
-                if t == c or ch[t, C_SEAT] < 0:
-                    continue
-                for mode in range(2 if card[k, K_KIND] == MESSENGER else 1):
-                    if n < MAX_MOVES:
-                        mv[n, 0] = MV_SEND
-                        mv[n, 1] = k
-                        mv[n, 2] = t
-                        mv[n, 3] = mode
-                        n += 1
+    from_col = _send_source(tok, ch, p, c)
+    n = _add_sends(ch, card, mv, n, p, c, from_col)
     send_score = 0
     if from_col >= 0 and pl[p, P_POLICY] == 1:
         send_score = _token_delta(tok, g, ch, p, from_col, -1, tied)
@@ -1582,11 +1649,23 @@ def character_action(st, tok, pl, g, ch, land, law, card, mv, score, tied, decl,
         if yes >= g[G_REMOVE_VOTES]:
             _vacate(g, ch, g[G_HOLDER0 + a])
     elif kind == MV_SEND:
-        tok[p, from_col] -= 1
-        card[a, K_STATUS] = 2
-        card[a, K_TARGET] = b
-        card[a, K_MODE] = mv[i, 3]
-        card[a, K_TURN] = g[G_TURN]
+        _send(tok, g, card, p, from_col, a, b, mv[i, 3])
+        # Any number of Mercenaries may be sent in one action: send another or stop.
+        while True:
+            from_col = _send_source(tok, ch, p, c)
+            n = _add_sends(ch, card, mv, 1, p, c, from_col)
+            if n == 1:
+                break
+            mv[0, 0] = MV_PASS
+            score[0] = 0
+            if pl[p, P_POLICY] == 1:
+                send_score = _token_delta(tok, g, ch, p, from_col, -1, tied)
+                for j in range(1, n):
+                    score[j] = send_score
+            i = _choose(st, pl, p, n, score)
+            if mv[i, 0] == MV_PASS:
+                break
+            _send(tok, g, card, p, from_col, mv[i, 1], mv[i, 2], mv[i, 3])
 
 
 @kernel
@@ -1718,9 +1797,10 @@ def setup(row, st, tok, pl, g, ch, land, law, card, mv, score, tied):
         pl[p, P_SUPPLY] = g[G_TOKENS]
         pl[p, P_POLICY] = np.int64(row[H_POLICY + p])
     for li in range(N_LANDS):
-        land[li, L_SIZE] = np.int64(row[H_LANDS + 3 * li])
-        land[li, L_CIV] = np.int64(row[H_LANDS + 3 * li + 1])
-        land[li, L_SOL] = np.int64(row[H_LANDS + 3 * li + 2])
+        land[li, L_SIZE] = np.int64(row[H_LANDS + 4 * li])
+        land[li, L_CIV] = np.int64(row[H_LANDS + 4 * li + 1])
+        land[li, L_SOL] = np.int64(row[H_LANDS + 4 * li + 2])
+        land[li, L_EFFECT] = np.int64(row[H_LANDS + 4 * li + 3])
     for s in range(N_SEATS):
         g[G_HOLDER0 + s] = -1
     for c in range(N_CHARS):
@@ -1850,7 +1930,7 @@ def _buffers_play(row, key, trial, check, out):
     pl = np.zeros((MAX_PLAYERS, 3), dtype=np.int64)
     g = np.zeros(G_SIZE, dtype=np.int64)
     ch = np.zeros((N_CHARS, 3), dtype=np.int64)
-    land = np.zeros((N_LANDS, 3), dtype=np.int64)
+    land = np.zeros((N_LANDS, 4), dtype=np.int64)
     law = np.zeros((MAX_LAWS, 6), dtype=np.int64)
     card = np.zeros((MAX_CARDS, 6), dtype=np.int64)
     mv = np.zeros((MAX_MOVES, 4), dtype=np.int64)
