@@ -659,3 +659,35 @@ def test_metric_names_cover_seats_victories_mercenaries_and_gaps():
     assert "turns" in names and "contested_lands" in names
     assert "mercenaries_played.assassin" in names and "gap.removal_four_votes" in names
     assert len(names) == len(PROC.metrics(PROC.params_model(players=5)))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "where"),
+    [
+        (
+            "{name: Brown Plains, size: 6, civilians: 4, soldiers: 1,",
+            "{name: Brown Plains, size: 6, civilians: 4, soldiers: 3,",
+            "params.lands[2].soldiers",
+        ),
+        (
+            "traits: [thrifty, collector]",
+            "traits: [thrifty, sneaky]",
+            "params.characters[4].traits",
+        ),
+    ],
+)
+def test_sim_validate_exits_2_naming_the_inconsistent_entry(tmp_path, old, new, where):
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from simulator.cli import app
+
+    text = (Path(__file__).resolve().parents[1] / "scenarios/council/game.yaml").read_text()
+    assert old in text
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace(old, new))
+    result = CliRunner().invoke(app, ["validate", str(bad)])
+    assert result.exit_code == 2
+    line = next(i for i, s in enumerate(text.splitlines(), 1) if old in s)
+    assert f"bad.yaml:{line}:" in result.output and where in result.output
