@@ -426,7 +426,7 @@ class Game:
         v = base
         if controlled and head >= 0:
             v += self.has(head, "thrifty") - self.has(head, "wasteful")
-        if self.p["mood"]:
+        if self.p["mood"] and self.p["lands"][land]["effect"] != "mood_immune":
             if self.mood <= -3:
                 return 0
             unrest = self.mood == -2 and self.sol[land] < self.civ[land]
@@ -437,6 +437,10 @@ class Game:
         return max(v, 0)
 
     def income(self) -> None:
+        if self.p["mood"] and self.mood <= -3:  # an uprising: the Cowardly leave their seats
+            for c in range(11):
+                if self.in_play(c) and self.has(c, "cowardly"):
+                    self.vacate(c)
         prio = [self.land_priority(land) for land in range(7)]
         give_up = [-1] * self.n
         for q in range(self.n):

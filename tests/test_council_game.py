@@ -162,6 +162,28 @@ def test_zalesye_makes_mercenaries_one_coin_cheaper_for_its_heads_player_or_thre
     assert costs == [2, 2, 3]
 
 
+def test_an_uprising_sends_cowardly_characters_to_the_pool():
+    s = position(players=3)
+    thomas = char("Thomas the Firm")
+    s.ch[thomas, G.C_TRAITS] |= 1 << 15  # Cowardly
+    s.g[G.G_MOOD] = -2
+    income(s)
+    assert s.ch[thomas, G.C_SEAT] == G.HEAD0 + land("Valley of Arrows")
+    s.g[G.G_MOOD] = -3
+    income(s)
+    assert s.ch[thomas, G.C_SEAT] == -1
+    assert s.g[G.G_HOLDER0 + G.HEAD0 + land("Valley of Arrows")] == -1
+
+
+def test_a_mood_immune_land_pays_by_the_general_rules_in_an_uprising():
+    s = _golden_coast(blue=(3, 2), red=(2, 2))
+    civilians = s.land[land("Golden Coast"), G.L_CIV]
+    s.land[land("Golden Coast"), G.L_EFFECT] = G.EFFECTS.index("mood_immune")
+    s.g[G.G_MOOD] = -3
+    income(s)
+    assert s.pl[BLUE, G.P_COINS] == 6 + civilians
+
+
 # --- Tax (seed, phase 4) -----------------------------------------------------------------------
 
 
@@ -574,6 +596,26 @@ def test_without_mercenaries_nobody_is_killed_and_no_card_is_played():
 # --- Kernel against the plain-Python twin ------------------------------------------------------
 
 
+def _cowardly_characters() -> list[dict]:
+    chars = [dict(c) for c in G.DEFAULT_CHARACTERS]
+    for i in (1, 5, 8):
+        chars[i]["traits"] = [*chars[i]["traits"], "cowardly"]
+    return chars
+
+
+def _far_garrison() -> list[dict]:
+    lands = [dict(x) for x in G.DEFAULT_LANDS]
+    lands[6] = {
+        "name": "Far Garrison",
+        "size": 6,
+        "civilians": 2,
+        "soldiers": 3,
+        "power": "the mood does not touch it",
+        "effect": "mood_immune",
+    }
+    return lands
+
+
 @pytest.mark.parametrize(
     ("raw", "n"),
     [
@@ -581,9 +623,13 @@ def test_without_mercenaries_nobody_is_killed_and_no_card_is_played():
         ({"policies": ["greedy", "greedy", "random", "greedy"], "max_turns": 15}, 30),
         ({"players": 3, "mood_start": -2, "start_tokens": 5, "max_turns": 25}, 60),
         ({"players": 6, "policies": ["greedy"] * 6, "max_turns": 8}, 16),
+        ({"mood_start": -3, "characters": "cowardly", "lands": "garrison", "max_turns": 20}, 40),
     ],
 )
 def test_kernel_equals_plain_python_twin(raw, n):
+    if raw.get("characters") == "cowardly":
+        raw = {**raw, "characters": _cowardly_characters(), "lands": _far_garrison()}
+        raw["characters"][10]["seat"] = "Far Garrison"
     base = PROC.params_model.model_validate(raw)
     other = PROC.params_model.model_validate({**raw, "remove_councillor_votes": 4, "tax_rate": 2.0})
     variants = {"base": base, "four-of-seven": other}

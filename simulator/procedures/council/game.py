@@ -64,10 +64,11 @@ TRAITS = (
 )
 T_WARLIKE, T_PEACEFUL, T_BELIEVER, T_ATHEIST, T_HUMANE, T_EGOIST = 0, 1, 2, 3, 4, 5
 T_PROUD, T_THRIFTY, T_WASTEFUL, T_COLLECTOR, T_DOMINEERING, T_INCORRUPTIBLE = 8, 9, 10, 14, 16, 19
+T_COWARDLY = 15
 
 CATEGORIES = ("none", "military", "religious", "social")
-EFFECTS = ("none", "income_bonus", "mercenary_discount")
-E_INCOME_BONUS, E_MERC_DISCOUNT = 1, 2
+EFFECTS = ("none", "income_bonus", "mercenary_discount", "mood_immune")
+E_INCOME_BONUS, E_MERC_DISCOUNT, E_MOOD_IMMUNE = 1, 2, 3
 MERC_KINDS = ("messenger", "spy", "thief", "guard", "assassin")
 MESSENGER, SPY, THIEF, GUARD, ASSASSIN = 0, 1, 2, 3, 4
 VICTORIES = ("election", "coup", "will_of_people", "hand_of_order", "draw")
@@ -94,11 +95,11 @@ class Land(Params):
     civilians: int = Field(ge=0, le=16, description="civilian population tokens at the start")
     soldiers: int = Field(ge=0, le=16, description="military population tokens at the start")
     power: str = Field(default="", max_length=200, description="the Land's power, as printed")
-    effect: Literal["none", "income_bonus", "mercenary_discount"] = Field(
+    effect: Literal["none", "income_bonus", "mercenary_discount", "mood_immune"] = Field(
         default="none",
         description="the power as played: income_bonus (+1 coin to the Land's priority holder in "
         "any conditions), mercenary_discount (-1 coin per Mercenary for the Head's player or a "
-        "player with 3+ tokens on the Land), none",
+        "player with 3+ tokens on the Land), mood_immune (income ignores the mood), none",
     )
 
     @field_validator("soldiers")
@@ -1269,7 +1270,7 @@ def income_value(g, ch, land, li, base, controlled):
     h = g[G_HOLDER0 + HEAD0 + li]
     if controlled and h >= 0:
         v += _trait(ch, h, T_THRIFTY) - _trait(ch, h, T_WASTEFUL)
-    if g[G_MOOD_ON] == 1:
+    if g[G_MOOD_ON] == 1 and land[li, L_EFFECT] != E_MOOD_IMMUNE:
         mood = g[G_MOOD]
         if mood <= -3:
             return np.int64(0)
@@ -1286,6 +1287,11 @@ def income_phase(st, tok, pl, g, ch, land, mv, score, tied, owner, contest):
     """Income by priority on each Land; contested Lands pay 1 coin to each tied player. A player
     may give up one Land's income to add a civilian there."""
     n_players = g[G_PLAYERS]
+    if g[G_MOOD_ON] == 1 and g[G_MOOD] <= -3:
+        # An uprising: every Cowardly Character in play leaves its seat (to the pool).
+        for c in range(N_CHARS):
+            if ch[c, C_SEAT] >= 0 and _trait(ch, c, T_COWARDLY) == 1:
+                _vacate(g, ch, c)
     for li in range(N_LANDS):
         owner[li] = land_owner(tok, g, li, tied)
         for p in range(n_players):
