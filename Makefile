@@ -3,9 +3,12 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 SCENARIO ?= scenarios/his/field_battle.yaml
+# The balance gate: every scenario, rerun with GATE_TRIALS trials per variant (and sweep point).
+GATE_SCENARIOS ?= $(sort $(wildcard scenarios/*/*.yaml))
+GATE_TRIALS ?= 20000
 
 .DEFAULT_GOAL := check
-.PHONY: check run test lint format typecheck unit bench schema clean
+.PHONY: check run test lint format typecheck unit bench schema baseline gate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +19,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,dask]'
 	touch $@ $(VENV)/.installed
 
 ## run: install and run the default scenario (the Here I Stand field battle)
@@ -48,6 +51,15 @@ bench: $(VENV)/.dev-installed
 ## schema: regenerate the committed JSON Schema of scenario files
 schema: $(VENV)/.installed
 	$(BIN)/sim schema --out reports/schema.json
+
+## baseline: regenerate reports/baseline.json (commit it) with the gate's trial count
+baseline: $(VENV)/.installed
+	$(BIN)/sim baseline $(GATE_SCENARIOS) --out reports/baseline.json --trials $(GATE_TRIALS)
+
+## gate: the balance regression gate that CI runs against the committed baseline
+gate: $(VENV)/.installed
+	$(BIN)/sim check $(GATE_SCENARIOS) --baseline reports/baseline.json --trials $(GATE_TRIALS) \
+		--junit reports/out/check.xml --markdown reports/out/check.md
 
 clean:
 	rm -rf $(VENV) reports/out .pytest_cache .mypy_cache .ruff_cache

@@ -9,6 +9,7 @@ import json
 import os
 import sys
 import time
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -30,7 +31,20 @@ EXIT_RUNTIME, EXIT_INVALID, EXIT_REGRESSION, EXIT_INTERRUPTED = 1, 2, 3, 130
 out = Console(width=None if sys.stdout.isatty() else 140)
 err = Console(stderr=True, width=None if sys.stderr.isatty() else 140)
 
+
+class BackendName(StrEnum):
+    threads = "threads"
+    dask = "dask"
+
+
 ScenarioPath = Annotated[Path, typer.Argument(help="scenario YAML file", show_default=False)]
+ScenarioPaths = Annotated[
+    list[Path], typer.Argument(help="scenario YAML files", show_default=False)
+]
+Force = Annotated[
+    bool,
+    typer.Option("--force", help="allow a sweep grid of more than 10,000 points"),
+]
 
 
 def _fail_invalid(problems: list[Any]) -> None:
@@ -39,13 +53,28 @@ def _fail_invalid(problems: list[Any]) -> None:
     raise typer.Exit(EXIT_INVALID)
 
 
-def _load(path: Path) -> Any:
+def _load(path: Path, force: bool = False) -> Any:
     from simulator.scenario import ScenarioError, load
 
     try:
-        return load(path)
+        return load(path, force=force)
     except ScenarioError as e:
         _fail_invalid(e.problems)
+
+
+def _load_all(paths: list[Path], force: bool) -> list[Any]:
+    """Load every file, print every problem, exit 2 if any file is invalid."""
+    from simulator.scenario import ScenarioError, load
+
+    loaded, problems = [], []
+    for path in paths:
+        try:
+            loaded.append(load(path, force=force))
+        except ScenarioError as e:
+            problems += e.problems
+    if problems:
+        _fail_invalid(problems)
+    return loaded
 
 
 class _Progress:
@@ -126,27 +155,63 @@ def run(
         typer.Option("--out", help="report folder [default: reports/out/<scenario name>]"),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+    force: Force = False,
+    backend: Annotated[
+        BackendName | None,
+        typer.Option(
+            help="where jobs run: threads here, or a Dask cluster (needs the dask extra); "
+            "default threads, dask with --scheduler or --workers; never changes results",
+            show_default=False,
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=1024,
+            help="--backend dask: start a local cluster of this many single-threaded worker "
+            "processes (default: one per core)",
+        ),
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            metavar="tcp://HOST:PORT",
+            help="--backend dask: run on the existing cluster of this scheduler",
+        ),
+    ] = None,
 ) -> None:
-    """Run a scenario: print odds with 95% intervals and write reports (CSV, JSON, PNG)."""
+    """Run a scenario: print odds with 95% intervals and write reports (CSV, JSON, PNG, HTML)."""
+    from simulator.backends import BackendOptionError, BackendUnavailable, open_backend
     from simulator.report import print_tables, write_reports
     from simulator.runner import run_scenario
 
-    loaded = _load(scenario)
+    loaded = _load(scenario, force)
     if precision is not None and max_trials is None:
         max_trials = 100 * (trials or loaded.trials)
     progress = _Progress(not quiet and sys.stderr.isatty(), loaded.name)
     try:
-        result = run_scenario(
-            loaded,
-            trials=trials,
-            seed=seed,
+        with open_backend(
+            backend.value if backend else None,
+            workers=workers,
+            scheduler=scheduler,
             threads=threads,
-            chunk_size=chunk_size,
-            independent=independent,
-            precision=precision,
-            max_trials=max_trials,
-            on_progress=progress,
-        )
+        ) as runs_on:
+            result = run_scenario(
+                loaded,
+                trials=trials,
+                seed=seed,
+                threads=threads,
+                chunk_size=chunk_size,
+                independent=independent,
+                precision=precision,
+                max_trials=max_trials,
+                on_progress=progress,
+                backend=runs_on,
+            )
+    except (BackendOptionError, BackendUnavailable) as e:
+        err.print(f"sim run: {e}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_INVALID) from e
     finally:
         progress.close()
     target = out_dir or Path("reports") / "out" / loaded.name
@@ -155,8 +220,10 @@ def run(
         sys.stdout.write(json.dumps(result.document(), indent=2) + "\n")
     else:
         print_tables(result, out)
+        points = f"{len(result.points):,} points × " if result.is_sweep else ""
         out.print(
-            f"{result.outcome.trials:,} trials per variant in {result.outcome.elapsed:.2f} s; "
+            f"{points}{result.outcome.trials:,} trials per variant in "
+            f"{result.outcome.elapsed:.2f} s; "
             f"reports written to {target}/ ({', '.join(p.name for p in written)})",
             highlight=False,
         )
@@ -172,13 +239,17 @@ def exact(
         int | None, typer.Option(min=1, help="trials per variant (overrides the file)")
     ] = None,
     threads: Annotated[int | None, typer.Option(min=1, max=1024, help="worker threads")] = None,
+    force: Force = False,
 ) -> None:
     """Print exact values beside the estimates, where the procedure knows them."""
     from simulator.report import print_tables
     from simulator.runner import run_scenario
 
-    loaded = _load(scenario)
-    if loaded.procedure.exact is None:
+    loaded = _load(scenario, force)
+    if loaded.sweep:
+        err.print("exact values are not tabulated for sweeps; showing estimates only")
+        values = None
+    elif loaded.procedure.exact is None:
         err.print(f"{loaded.procedure.name} has no exact values; showing estimates only")
         values = None
     else:
@@ -189,9 +260,8 @@ def exact(
 
 @app.command()
 def validate(
-    scenarios: Annotated[
-        list[Path], typer.Argument(help="scenario YAML files", show_default=False)
-    ],
+    scenarios: ScenarioPaths,
+    force: Force = False,
 ) -> None:
     """Check scenario files without running them; exit 2 if any is invalid."""
     from simulator.scenario import ScenarioError, load
@@ -199,18 +269,138 @@ def validate(
     bad = False
     for path in scenarios:
         try:
-            s = load(path)
+            s = load(path, force=force)
         except ScenarioError as e:
             bad = True
             for p in e.problems:
                 err.print(str(p), markup=False, highlight=False, soft_wrap=True)
             continue
+        points = f", {len(s.points):,} sweep points" if s.sweep else ""
         out.print(
-            f"ok {path}: {s.procedure.name}, {len(s.variants)} variant(s), {s.trials:,} trials",
+            f"ok {path}: {s.procedure.name}, {len(s.variants)} variant(s){points}, "
+            f"{s.trials:,} trials",
             highlight=False,
         )
     if bad:
         raise typer.Exit(EXIT_INVALID)
+
+
+@app.command()
+def baseline(
+    scenarios: ScenarioPaths,
+    output: Annotated[Path, typer.Option("--out", help="baseline file to write")] = Path(
+        "reports/baseline.json"
+    ),
+    trials: Annotated[
+        int | None, typer.Option(min=1, help="trials per variant and point (overrides the files)")
+    ] = None,
+    threads: Annotated[int | None, typer.Option(min=1, max=1024, help="worker threads")] = None,
+    force: Force = False,
+) -> None:
+    """Run scenarios and store every metric's counts as the baseline for `sim check`."""
+    from simulator import baseline as gate
+
+    loaded = _load_all(scenarios, force)
+    try:
+        stored = gate.make(loaded, trials=trials, threads=threads)
+    except gate.BaselineError as e:
+        err.print(f"sim baseline: {e}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_INVALID) from e
+    gate.write(stored, output)
+    n = sum(len(s.entries) for s in stored.scenarios.values())
+    out.print(
+        f"baseline of {n:,} metrics in {len(stored.scenarios)} scenario(s) written to {output}",
+        highlight=False,
+    )
+
+
+@app.command()
+def check(
+    scenarios: ScenarioPaths,
+    baseline_file: Annotated[
+        Path, typer.Option("--baseline", help="baseline written by `sim baseline`")
+    ] = Path("reports/baseline.json"),
+    trials: Annotated[
+        int | None,
+        typer.Option(min=1, help="trials per variant and point [default: the baseline's]"),
+    ] = None,
+    alpha: Annotated[
+        float,
+        typer.Option(
+            min=1e-300, max=0.5, help="family-wise significance level (Holm, all metrics)"
+        ),
+    ] = 1e-4,
+    junit: Annotated[
+        Path | None, typer.Option("--junit", help="write a JUnit XML report here")
+    ] = None,
+    markdown: Annotated[
+        Path | None, typer.Option("--markdown", help="write a markdown summary here")
+    ] = None,
+    threads: Annotated[int | None, typer.Option(min=1, max=1024, help="worker threads")] = None,
+    force: Force = False,
+) -> None:
+    """Rerun scenarios against a baseline; exit 3 if a metric moved significantly or beyond
+    its tolerance."""
+    from simulator import baseline as gate
+
+    loaded = _load_all(scenarios, force)
+    try:
+        result = gate.check(loaded, baseline_file, trials=trials, alpha=alpha, threads=threads)
+    except gate.BaselineError as e:
+        err.print(f"sim check: {e}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_INVALID) from e
+    from simulator.report import atomic_write
+
+    if junit is not None:
+        text = gate.junit_xml(result)
+        atomic_write(junit, lambda f: f.write(text))
+    summary = gate.markdown(result)
+    if markdown is not None:
+        atomic_write(markdown, lambda f: f.write(summary))
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if step_summary:
+        with open(step_summary, "a", encoding="utf-8") as f:
+            f.write(summary)
+    if os.environ.get("GITHUB_ACTIONS"):
+        for line in gate.github_annotations(result):
+            print(line, flush=True)
+    for note in result.notes:
+        err.print(f"note: {note}", highlight=False)
+    n = len(result.table)
+    n_scen = len(loaded)
+    if result.ok:
+        out.print(
+            f"no drift: {n:,} metrics in {n_scen} scenario(s) match {baseline_file} "
+            f"(Holm, family-wise alpha {alpha:g})",
+            highlight=False,
+        )
+        return
+    from rich.table import Table
+
+    table = Table(
+        title=f"Drift against {baseline_file}: {len(result.drifted)} of {n:,} metrics moved "
+        f"(Holm, family-wise alpha {alpha:g})",
+        title_justify="left",
+    )
+    for col in ("scenario", "variant · point", "metric", "before", "after", "difference"):
+        table.add_column(
+            col, justify="right" if col in ("before", "after", "difference") else "left"
+        )
+    table.add_column("p (Holm)", justify="right")
+    table.add_column("why")
+    for r in result.drifted.to_dict(orient="records"):
+        table.add_row(
+            str(r["scenario"]),
+            gate.point_label(r),
+            str(r["metric"]),
+            gate.fmt_value(r["before"]),
+            gate.fmt_value(r["after"]),
+            gate.fmt_value(r["difference"]),
+            gate.fmt_p(r["p_holm"]),
+            gate.reasons(r),
+        )
+    out.print(table)
+    raise typer.Exit(EXIT_REGRESSION)
 
 
 @app.command("list")

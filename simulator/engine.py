@@ -1,17 +1,20 @@
-"""Plans a run into jobs (trial ranges), runs them on threads, reduces their statistics.
+"""Plans a run into jobs (trial ranges), runs them on a backend, reduces their statistics.
 
-The kernels are serial and release the GIL; jobs run on a thread pool. Every job writes its own
-integer statistics and they are summed, so a result depends only on the seed and the trial indices,
-never on the thread count or the chunk size.
+The kernels are serial and release the GIL; jobs run on a thread pool, or on any other
+:class:`Backend` (a Dask cluster: :mod:`simulator.dask_backend`). Every job writes its own integer
+statistics and they are summed in job order, so a result depends only on the seed and the trial
+indices, never on the backend, the thread or worker count or the chunk size.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections.abc import Callable, Mapping
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
+from contextlib import ExitStack
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -53,6 +56,26 @@ class Plan:
     def key(self, variant: int) -> np.uint64:
         """Generator key of a variant: shared by all unless streams are independent."""
         return scenario_key(self.seed, variant if self.independent else 0)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A plan sent to another process (a Dask worker) names its procedure rather than carrying
+        # the compiled kernel: the worker uses its own installed kernel and its Numba cache.
+        from simulator import procedures
+
+        fields = tuple(getattr(self, f) for f in self.__dataclass_fields__)
+        try:
+            registered = procedures.get(self.procedure.name) is self.procedure
+        except KeyError:
+            registered = False
+        if not registered:
+            return (Plan, fields)
+        return (_plan_of_registered, (self.procedure.name, *fields[1:]))
+
+
+def _plan_of_registered(name: str, *fields: Any) -> Plan:
+    from simulator import procedures
+
+    return Plan(procedures.get(name), *fields)
 
 
 def make_plan(
@@ -96,6 +119,7 @@ class Outcome:
     threads: int
     chunk_size: int
     batches: list[int] = field(default_factory=list)
+    backend: str = "threads"
 
 
 ProgressFn = Callable[[int, int], None]
@@ -123,6 +147,34 @@ def run_range(plan: Plan, group: int, first: int, n: int) -> np.ndarray:
     )
 
 
+class Backend:
+    """Where jobs run: a :class:`concurrent.futures.Executor` that runs ``run_range`` calls, how
+    many it runs at once, and how long a job should take there.
+
+    A job is a pure function of ``(plan, group, first, n)``: any backend may run it anywhere, or
+    run it again (a Dask worker that dies has its jobs recomputed elsewhere), and get the same
+    statistics.
+    """
+
+    name = "threads"
+    #: Wall time a job aims for on this backend, and a cap on its trials (neither ever changes
+    #: the result).
+    job_seconds = TARGET_JOB_SECONDS
+    max_chunk = MAX_CHUNK
+
+    def __init__(self, executor: Executor, slots: int) -> None:
+        self.executor = executor
+        self._slots = slots
+
+    @property
+    def slots(self) -> int:
+        """Jobs that run at the same time (threads, or worker threads of a cluster)."""
+        return self._slots
+
+    def prepare(self, plan: Plan) -> None:
+        """Get ready to run ``plan``'s jobs (remote backends warm their workers up here)."""
+
+
 def _groups(plan: Plan) -> list[int]:
     return list(range(plan.n_variants)) if plan.independent else [-1]
 
@@ -140,14 +192,30 @@ def warm_up(plan: Plan) -> None:
         run_range(plan, g, 0, 1)
 
 
-def calibrate_chunk(plan: Plan) -> int:
-    """A chunk size for jobs of about TARGET_JOB_SECONDS (it never changes the result)."""
-    t0 = time.perf_counter()
-    run_range(plan, _groups(plan)[0], 0, CALIBRATION_TRIALS)
-    per_trial = max(time.perf_counter() - t0, 1e-7) / CALIBRATION_TRIALS
-    size = int(TARGET_JOB_SECONDS / per_trial)
+def calibrate_chunk(
+    plan: Plan, seconds: float = TARGET_JOB_SECONDS, max_chunk: int = MAX_CHUNK
+) -> int:
+    """A power-of-two chunk size for jobs of ``seconds / 2 .. seconds``, at most ``max_chunk``
+    trials (it never changes the result).
+
+    Times a run of at least ``seconds / 10``; a short one (under 0.1 s) twice, keeping the faster
+    (a busy machine may pause one of them)."""
+    group = _groups(plan)[0]
+
+    def timed(n: int) -> float:
+        t0 = time.perf_counter()
+        run_range(plan, group, 0, n)
+        return time.perf_counter() - t0
+
+    n = CALIBRATION_TRIALS
+    while (elapsed := timed(n)) < seconds / 10 and n < max_chunk:
+        n *= 4
+    if elapsed < 0.1:
+        elapsed = min(elapsed, timed(n))
+    per_trial = max(elapsed, 1e-7) / n
+    size = int(seconds / per_trial)
     size = 1 << max(size.bit_length() - 1, 0)
-    return int(min(max(size, MIN_CHUNK), MAX_CHUNK))
+    return int(min(max(size, MIN_CHUNK), max_chunk))
 
 
 def simulate(
@@ -160,100 +228,117 @@ def simulate(
     max_trials: int | None = None,
     half_width: Callable[[Plan, np.ndarray], float] | None = None,
     on_progress: ProgressFn | None = None,
+    backend: Backend | None = None,
 ) -> Outcome:
     """Run ``trials`` trials of every variant; with ``precision``, keep doubling the trial count
     until ``half_width(plan, stats)`` is at most ``precision`` or ``max_trials`` is reached.
 
-    Ctrl-C stops cleanly: running jobs finish and are counted, the rest are dropped, and the
-    outcome says ``complete=False``.
+    Jobs run on ``backend`` (default: a pool of ``threads`` threads); their statistics are added in
+    job order, so the result is the same on any backend.
+
+    Ctrl-C stops cleanly: outstanding jobs are cancelled (running local threads finish), the
+    statistics of the unbroken run of finished jobs from the start are kept, and the outcome says
+    ``complete=False``; its ``trials`` are then exactly the first ``trials`` trials.
     """
-    threads = threads or default_threads()
     warm_up(plan)
-    chunk = chunk_size or calibrate_chunk(plan)
     cap = max(max_trials or trials, trials) if precision is not None else trials
     total = np.zeros((plan.n_variants, plan.n_slots), dtype=np.int64)
-    groups = _groups(plan)
     done = 0
     target = trials
     batches: list[int] = []
     complete = True
-    t0 = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=threads) as pool:
+    with ExitStack() as stack:
+        if backend is None:
+            threads = threads or default_threads()
+            backend = Backend(stack.enter_context(ThreadPoolExecutor(max_workers=threads)), threads)
+        backend.prepare(plan)
+        chunk = chunk_size or calibrate_chunk(plan, backend.job_seconds, backend.max_chunk)
+        t0 = time.perf_counter()
         while True:
-            jobs = iter(
-                [(g, a, min(chunk, target - a)) for a in range(done, target, chunk) for g in groups]
-            )
-            finished = _run_jobs(pool, plan, jobs, total, threads, done, cap, on_progress)
-            if finished is None:
-                complete = False
-                done += _counted_trials(plan, total, done)
-                batches.append(done)
-                break
-            done = target
+            blocks = [(a, min(chunk, target - a)) for a in range(done, target, chunk)]
+            added, finished = _run_jobs(backend, plan, blocks, total, done, cap, on_progress)
+            done += added
             batches.append(done)
+            if not finished:
+                complete = False
+                break
             if precision is None or half_width is None or done >= cap:
                 break
             if half_width(plan, total) <= precision:
                 break
             target = min(cap, done * 2)
-    return Outcome(total, done, complete, time.perf_counter() - t0, threads, chunk, batches)
+        elapsed = time.perf_counter() - t0
+    return Outcome(
+        total, done, complete, elapsed, backend.slots, chunk, batches, backend=backend.name
+    )
 
 
 def _run_jobs(
-    pool: ThreadPoolExecutor,
+    backend: Backend,
     plan: Plan,
-    jobs: Iterator[tuple[int, int, int]],
+    blocks: list[tuple[int, int]],
     total: np.ndarray,
-    threads: int,
     done: int,
     planned: int,
     on_progress: ProgressFn | None,
-) -> int | None:
-    """Run jobs with a few in flight, adding results to ``total`` as they arrive.
+) -> tuple[int, bool]:
+    """Run blocks of trials ``(first, n)`` (one job per block and stream group) with a few jobs
+    in flight, adding each block's statistics to ``total`` in block order.
 
-    Returns the number of jobs run, or None when interrupted (results of the jobs that were
-    running are still added).
+    Returns the trials added and whether every block finished (False when interrupted: the
+    blocks finished before the first unfinished one are still added).
     """
-    in_flight: dict[Future[np.ndarray], tuple[int, int, int]] = {}
-    finished_trials = 0
-    count = 0
+    groups = _groups(plan)
+    jobs = iter([(b, g) for b in range(len(blocks)) for g in groups])
+    window = 4 * max(1, backend.slots)
+    in_flight: dict[Future[np.ndarray], tuple[int, int]] = {}
+    parts: dict[int, list[tuple[int, np.ndarray]]] = {}
+    next_block = 0
+    added = 0
 
     def top_up() -> None:
-        while len(in_flight) < 4 * threads:
+        while len(in_flight) < window:
             job = next(jobs, None)
             if job is None:
                 return
-            in_flight[pool.submit(run_range, plan, *job)] = job
+            b, g = job
+            f = backend.executor.submit(run_range, plan, g, *blocks[b])
+            in_flight[f] = job
+
+    def collect(f: Future[np.ndarray]) -> None:
+        b, g = in_flight.pop(f)
+        parts.setdefault(b, []).append((g, f.result()))
+
+    def fold() -> None:
+        # Results may arrive in any order; they are added in block order, so what is kept after
+        # an interruption is always the first trials.
+        nonlocal next_block, added
+        while len(parts.get(next_block, ())) == len(groups):
+            for g, part in parts.pop(next_block):
+                _add(total, g, part)
+            added += blocks[next_block][1]
+            next_block += 1
 
     try:
         top_up()
         while in_flight:
             ready, _ = wait(in_flight, timeout=0.1, return_when=FIRST_COMPLETED)
             for f in ready:
-                g, _, n = in_flight.pop(f)
-                _add(total, g, f.result())
-                count += 1
-                finished_trials += n if g <= 0 else 0
+                collect(f)
+            fold()
             top_up()
             if on_progress is not None:
-                on_progress(done + finished_trials, planned)
+                on_progress(done + added, planned)
     except KeyboardInterrupt:
         for f in in_flight:
             f.cancel()
-        for f, (g, _, _) in in_flight.items():
+        for f in list(in_flight):
             if not f.cancelled():
-                _add(total, g, f.result())
-        return None
-    return count
-
-
-def _counted_trials(plan: Plan, total: np.ndarray, done: int) -> int:
-    """Trials of the baseline variant in ``total`` beyond ``done`` (read off its statistics)."""
-    if not plan.metrics:
-        return 0
-    # Slot 0 counts trials where the first metric is defined; for a conditional metric use
-    # any unconditional one.
-    for m, metric in enumerate(plan.metrics):
-        if metric.kind != "conditional_mean":
-            return int(total[0, 4 * m]) - done
-    return 0
+                collect(f)
+        fold()
+        return added, False
+    except BaseException:
+        for f in in_flight:
+            f.cancel()
+        raise
+    return added, True

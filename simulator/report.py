@@ -96,6 +96,11 @@ def comparison_table(result: RunResult) -> Table | None:
 def print_tables(
     result: RunResult, console: Console, exact: dict[str, dict[str, float]] | None = None
 ) -> None:
+    if result.is_sweep:
+        from simulator import sweep
+
+        sweep.print_tables(result, console)
+        return
     for name in result.plan.variant_names:
         console.print(estimate_table(result, name, None if exact is None else exact.get(name, {})))
     cmp = comparison_table(result)
@@ -111,6 +116,10 @@ def atomic_write(path: Path, write: Callable[[IO[Any]], object], binary: bool = 
     """Write a temporary file in the same folder, then ``os.replace``: never half-written."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    # mkstemp creates the file 0600; a report is for sharing, so give it the usual umask mode.
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
     try:
         f: IO[Any]
         if binary:
@@ -125,8 +134,32 @@ def atomic_write(path: Path, write: Callable[[IO[Any]], object], binary: bool = 
         raise
 
 
+def axis_columns(result: RunResult) -> dict[str, str]:
+    """Column name of each swept path in the long table: the path itself, or ``param.<path>``
+    where the path would clash with a fixed column (e.g. a parameter called ``kind``)."""
+    fixed = set(result.estimates.columns) | {
+        "scenario",
+        "procedure",
+        "seed",
+        "point",
+        "params",
+        "complete",
+    }
+    return {p: (f"param.{p}" if p in fixed else p) for p in result.scenario.sweep}
+
+
+def _cell(value: Any) -> Any:
+    return value if isinstance(value, int | float | str | bool) else json.dumps(value)
+
+
 def long_table(result: RunResult) -> pd.DataFrame:
-    """The estimates with scenario, seed, params and completeness on every row."""
+    """The estimates with scenario, seed, params and completeness on every row.
+
+    With a sweep: one row per point × variant × metric, with the point's index and one column per
+    swept path (see :func:`axis_columns`) after ``seed``.
+    """
+    if result.is_sweep:
+        return _sweep_long_table(result)
     df = result.estimates.copy()
     params = {k: json.dumps(v, sort_keys=True) for k, v in result.scenario.variant_dicts().items()}
     df.insert(0, "scenario", result.scenario.name)
@@ -137,17 +170,50 @@ def long_table(result: RunResult) -> pd.DataFrame:
     return df
 
 
+def _sweep_long_table(result: RunResult) -> pd.DataFrame:
+    columns = axis_columns(result)
+    frames = []
+    for i, (p, pt) in enumerate(zip(result.points, result.scenario.points, strict=False)):
+        df = p.estimates.copy()
+        params = {
+            k: json.dumps(v.model_dump(mode="json"), sort_keys=True) for k, v in pt.variants.items()
+        }
+        df.insert(0, "scenario", result.scenario.name)
+        df.insert(1, "procedure", result.scenario.procedure.name)
+        df.insert(2, "seed", result.scenario.seed)
+        df.insert(3, "point", i)
+        for k, (path, column) in enumerate(columns.items()):
+            df.insert(4 + k, column, [_cell(p.values[path])] * len(df))
+        df["params"] = df["variant"].map(params)
+        df["complete"] = p.outcome.complete
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True)
+
+
 def write_reports(result: RunResult, out_dir: Path) -> list[Path]:
-    """summary.csv, summary.json and the plots, each written atomically; returns the paths."""
+    """summary.csv, summary.json, the plots and report.html, each written atomically; with a
+    sweep also summary.parquet (the same long table). Returns the paths."""
     out_dir = Path(out_dir)
     written = []
+    table = long_table(result)
     csv_path = out_dir / "summary.csv"
-    atomic_write(csv_path, lambda f: long_table(result).to_csv(f, index=False))
+    atomic_write(csv_path, lambda f: table.to_csv(f, index=False))
     written.append(csv_path)
+    if result.is_sweep:
+        parquet_path = out_dir / "summary.parquet"
+        atomic_write(parquet_path, lambda f: table.to_parquet(f, index=False), binary=True)
+        written.append(parquet_path)
     json_path = out_dir / "summary.json"
     atomic_write(json_path, lambda f: json.dump(result.summary(), f, indent=2, default=str))
     written.append(json_path)
-    written += write_plots(result, out_dir)
+    plots = write_plots(result, out_dir)
+    written += plots
+    from simulator.htmlreport import render
+
+    html_path = out_dir / "report.html"
+    page = render(result, plots)
+    atomic_write(html_path, lambda f: f.write(page))
+    written.append(html_path)
     return written
 
 
@@ -157,6 +223,10 @@ def write_plots(result: RunResult, out_dir: Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    if result.is_sweep:
+        from simulator import sweep
+
+        return sweep.write_plots(result, out_dir)
     written = []
     dist = result.distributions
     if not dist.empty:
@@ -228,3 +298,7 @@ def write_plots(result: RunResult, out_dir: Path) -> list[Path]:
 def _save(fig: Any, path: Path) -> Path:
     atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=110), binary=True)
     return path
+
+
+#: Public name for other report modules (sweep plots).
+save_figure = _save

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import platform
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -11,8 +11,19 @@ from typing import Any
 import pandas as pd
 
 from simulator import stats
-from simulator.engine import Outcome, Plan, ProgressFn, make_plan, simulate
-from simulator.scenario import Scenario, load
+from simulator.engine import (
+    MIN_CHUNK,
+    Backend,
+    Outcome,
+    Plan,
+    ProgressFn,
+    calibrate_chunk,
+    default_threads,
+    make_plan,
+    simulate,
+    warm_up,
+)
+from simulator.scenario import Scenario, SweepPoint, load
 
 _PACKAGES = ("simulator", "numpy", "numba", "pandas", "scipy", "statsmodels", "pydantic")
 
@@ -29,8 +40,27 @@ def versions() -> dict[str, str]:
 
 
 @dataclass
+class PointResult:
+    """One sweep point's run: its swept values, plan, statistics and derived tables."""
+
+    values: dict[str, Any]
+    plan: Plan
+    outcome: Outcome
+    estimates: pd.DataFrame
+    distributions: pd.DataFrame
+    comparisons: pd.DataFrame
+
+    def label(self) -> str:
+        return SweepPoint(self.values, {}).label()
+
+
+@dataclass
 class RunResult:
-    """A finished (or interrupted) run: the scenario, the raw statistics and derived tables."""
+    """A finished (or interrupted) run: the scenario, the raw statistics and derived tables.
+
+    For a sweep, ``points`` holds every point that ran, and ``plan``, ``outcome`` (with the total
+    time), ``estimates``, ``distributions`` and ``comparisons`` are the first point's.
+    """
 
     scenario: Scenario
     plan: Plan
@@ -38,17 +68,30 @@ class RunResult:
     estimates: pd.DataFrame
     distributions: pd.DataFrame
     comparisons: pd.DataFrame
+    points: list[PointResult] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
         return self.outcome.complete
 
-    def document(self) -> dict[str, Any]:
-        """The ``--json`` document (ARCHITECTURE.md, "Contracts others rely on")."""
+    @property
+    def is_sweep(self) -> bool:
+        return bool(self.scenario.sweep)
+
+    def point_results(self) -> list[PointResult]:
+        """Every point that ran (the single point of a scenario without a sweep)."""
+        if self.points:
+            return self.points
+        return [
+            PointResult(
+                {}, self.plan, self.outcome, self.estimates, self.distributions, self.comparisons
+            )
+        ]
+
+    def _variants_doc(self, point: PointResult, params: dict[str, Any]) -> dict[str, Any]:
         variants: dict[str, Any] = {}
-        params = self.scenario.variant_dicts()
-        for name in self.plan.variant_names:
-            rows = self.estimates[self.estimates["variant"] == name]
+        for name in point.plan.variant_names:
+            rows = point.estimates[point.estimates["variant"] == name]
             variants[name] = {
                 "params": params[name],
                 "metrics": {
@@ -62,14 +105,36 @@ class RunResult:
                     for r in rows.itertuples()
                 },
             }
-        return {
+        return variants
+
+    def document(self) -> dict[str, Any]:
+        """The ``--json`` document (ARCHITECTURE.md, "Contracts others rely on").
+
+        With a sweep, ``variants`` is the first point's, and two keys are added: ``sweep`` (the
+        swept paths and their values) and ``points`` (each point's ``values``, ``trials`` and
+        ``variants`` in the same shape as the top-level ``variants``).
+        """
+        doc: dict[str, Any] = {
             "scenario": self.scenario.name,
             "procedure": self.scenario.procedure.name,
             "seed": self.scenario.seed,
             "trials": self.outcome.trials,
-            "variants": variants,
-            "versions": versions(),
+            "variants": self._variants_doc(self.point_results()[0], self.scenario.variant_dicts()),
         }
+        if self.is_sweep:
+            doc["sweep"] = self.scenario.sweep
+            doc["points"] = [
+                {
+                    "values": p.values,
+                    "trials": p.outcome.trials,
+                    "variants": self._variants_doc(
+                        p, {k: v.model_dump(mode="json") for k, v in pt.variants.items()}
+                    ),
+                }
+                for p, pt in zip(self.points, self.scenario.points, strict=False)
+            ]
+        doc["versions"] = versions()
+        return doc
 
     def summary(self) -> dict[str, Any]:
         """Everything in ``summary.json``: the document plus completeness, distributions,
@@ -82,11 +147,19 @@ class RunResult:
                 "scenario_file": self.scenario.path,
                 "independent_streams": self.plan.independent,
                 "threads": self.outcome.threads,
+                "backend": self.outcome.backend,
                 "elapsed_seconds": round(self.outcome.elapsed, 4),
                 "distributions": _records(self.distributions),
                 "comparisons": _records(self.comparisons),
             }
         )
+        if self.is_sweep:
+            doc["points_run"] = len(self.points)
+            doc["points_planned"] = len(self.scenario.points)
+            for entry, p in zip(doc["points"], self.points, strict=True):
+                entry["complete"] = p.outcome.complete
+                entry["comparisons"] = _records(p.comparisons)
+                entry["distributions"] = _records(p.distributions)
         return doc
 
 
@@ -112,12 +185,32 @@ def run_scenario(
     precision: float | None = None,
     max_trials: int | None = None,
     on_progress: ProgressFn | None = None,
+    force: bool = False,
+    backend: Backend | None = None,
 ) -> RunResult:
-    """Run a scenario (a path or a loaded :class:`Scenario`); options override the file."""
+    """Run a scenario (a path or a loaded :class:`Scenario`); options override the file.
+
+    A scenario with a sweep runs one plan per point, all on the same seed, so every point reads
+    the same random streams (``force`` allows a grid over the point limit when loading a path).
+    ``backend`` runs the jobs elsewhere (:func:`simulator.backends.open_backend`, e.g. a Dask
+    cluster); the numbers are the same on every backend.
+    """
     if not isinstance(scenario, Scenario):
-        scenario = load(scenario)
+        scenario = load(scenario, force=force)
     if seed is not None:
         scenario.seed = seed
+    if scenario.sweep:
+        return _run_sweep(
+            scenario,
+            trials=trials,
+            threads=threads,
+            chunk_size=chunk_size,
+            independent=independent,
+            precision=precision,
+            max_trials=max_trials,
+            on_progress=on_progress,
+            backend=backend,
+        )
     plan = make_plan(scenario.procedure, scenario.variants, scenario.seed, independent)
     outcome = simulate(
         plan,
@@ -128,6 +221,7 @@ def run_scenario(
         max_trials=max_trials,
         half_width=stats.widest_half_width,
         on_progress=on_progress,
+        backend=backend,
     )
     return RunResult(
         scenario,
@@ -136,4 +230,88 @@ def run_scenario(
         stats.estimates(plan, outcome.stats),
         stats.distributions(plan, outcome.stats),
         stats.comparisons(plan, outcome.stats),
+    )
+
+
+def _run_sweep(
+    scenario: Scenario,
+    *,
+    trials: int | None,
+    threads: int | None,
+    chunk_size: int | None,
+    independent: bool,
+    precision: float | None,
+    max_trials: int | None,
+    on_progress: ProgressFn | None,
+    backend: Backend | None = None,
+) -> RunResult:
+    """Every sweep point as its own plan on the scenario's seed; stops at the first interrupt."""
+    n = trials or scenario.trials
+    planned = n * len(scenario.points)
+    if chunk_size is None:
+        # Calibrate once (on the last point, usually the costliest), and split each point into
+        # a few jobs per thread so small points still use every core. Never changes results.
+        last = make_plan(
+            scenario.procedure, scenario.points[-1].variants, scenario.seed, independent
+        )
+        warm_up(last)
+        slots = backend.slots if backend is not None else threads or default_threads()
+        job = (backend.job_seconds, backend.max_chunk) if backend is not None else ()
+        per_thread = -(-n // (2 * slots))
+        chunk_size = max(MIN_CHUNK, min(calibrate_chunk(last, *job), per_thread))
+    points: list[PointResult] = []
+    offset = 0
+    elapsed = 0.0
+    for point in scenario.points:
+        plan = make_plan(scenario.procedure, point.variants, scenario.seed, independent)
+
+        def progress(done: int, _total: int, offset: int = offset) -> None:
+            if on_progress is not None:
+                on_progress(offset + done, max(planned, offset + done))
+
+        outcome = simulate(
+            plan,
+            n,
+            threads=threads,
+            chunk_size=chunk_size,
+            precision=precision,
+            max_trials=max_trials,
+            half_width=stats.widest_half_width,
+            on_progress=progress,
+            backend=backend,
+        )
+        elapsed += outcome.elapsed
+        offset += outcome.trials
+        points.append(
+            PointResult(
+                point.values,
+                plan,
+                outcome,
+                stats.estimates(plan, outcome.stats),
+                stats.distributions(plan, outcome.stats),
+                stats.comparisons(plan, outcome.stats),
+            )
+        )
+        if not outcome.complete:
+            break
+    first = points[0]
+    complete = len(points) == len(scenario.points) and all(p.outcome.complete for p in points)
+    outcome = Outcome(
+        first.outcome.stats,
+        min(p.outcome.trials for p in points),
+        complete,
+        elapsed,
+        first.outcome.threads,
+        first.outcome.chunk_size,
+        first.outcome.batches,
+        backend=first.outcome.backend,
+    )
+    return RunResult(
+        scenario,
+        first.plan,
+        outcome,
+        first.estimates,
+        first.distributions,
+        first.comparisons,
+        points,
     )

@@ -8,21 +8,29 @@ keys are rejected, and files over 1 MiB are refused before they are parsed.
 from __future__ import annotations
 
 import difflib
+import itertools
 import json
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, field_validator
 
 from simulator import procedures
 from simulator.procedures.base import Params, Procedure
 
 MAX_BYTES = 1 << 20
 BASE_VARIANT = "base"
+#: A sweep grid larger than this needs ``--force`` (``force=True``).
+MAX_SWEEP_POINTS = 10_000
+#: Never more than this, even with ``--force``: every point is validated and planned up front.
+HARD_MAX_SWEEP_POINTS = 1_000_000
+#: At most this many problems are listed for one file (the rest are counted).
+MAX_PROBLEMS = 25
 Loc = tuple[str | int, ...]
 
 
@@ -61,6 +69,24 @@ def _show(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+_SWEEP_AXIS_SCHEMA: dict[str, Any] = {
+    "oneOf": [
+        {"type": "array", "minItems": 1, "description": "the values to try"},
+        {
+            "type": "object",
+            "properties": {
+                "from": {"type": "number"},
+                "to": {"type": "number"},
+                "step": {"type": "number", "not": {"const": 0}, "default": 1},
+            },
+            "required": ["from", "to"],
+            "additionalProperties": False,
+            "description": "from, from + step, ... up to and including to",
+        },
+    ]
+}
+
+
 class ScenarioFile(BaseModel):
     """The top level of a scenario file; ``params`` and ``variants`` are checked per procedure."""
 
@@ -78,6 +104,15 @@ class ScenarioFile(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict, description="the procedure's parameters")
     variants: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="named overrides, each deep-merged over params"
+    )
+    sweep: dict[str, Annotated[Any, WithJsonSchema(_SWEEP_AXIS_SCHEMA)]] = Field(
+        default_factory=dict,
+        description="parameter paths (dotted, like attacker.units) to a list of values or a "
+        "range {from, to, step}; the grid of all combinations runs under every variant",
+    )
+    check: dict[str, Annotated[float, Field(ge=0, allow_inf_nan=False)]] = Field(
+        default_factory=dict,
+        description="`sim check`: absolute tolerance per metric; a change beyond it is drift",
     )
 
     @field_validator("trials", mode="before")
@@ -101,9 +136,24 @@ class ScenarioFile(BaseModel):
         return v
 
 
+@dataclass(frozen=True)
+class SweepPoint:
+    """One point of a sweep grid: the swept values (path → value) and its variants."""
+
+    values: dict[str, Any]
+    variants: dict[str, Params]
+
+    def label(self) -> str:
+        return ", ".join(f"{k}={_show(v)}" for k, v in self.values.items())
+
+
 @dataclass
 class Scenario:
-    """A validated scenario: the procedure and one parameter set per variant (base first)."""
+    """A validated scenario: the procedure and one parameter set per variant (base first).
+
+    With a ``sweep``, ``points`` holds every grid point (first axis slowest) with its variants, and
+    ``variants`` is the first point's; without one, ``points`` is the single point of ``variants``.
+    """
 
     path: str
     name: str
@@ -113,6 +163,15 @@ class Scenario:
     description: str
     variants: dict[str, Params]
     raw: dict[str, Any] = field(repr=False)
+    #: Swept paths in file order, each with its values; empty without a sweep.
+    sweep: dict[str, list[Any]] = field(default_factory=dict)
+    points: list[SweepPoint] = field(default_factory=list)
+    #: ``check:`` tolerances per metric for the regression gate.
+    check: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.points:
+            self.points = [SweepPoint({}, self.variants)]
 
     def variant_dicts(self) -> dict[str, dict[str, Any]]:
         return {k: p.model_dump(mode="json") for k, p in self.variants.items()}
@@ -347,8 +406,11 @@ def _has(tree: Any, loc: Loc) -> bool:
     return True
 
 
-def parse(text: str, file: str = "<scenario>") -> Scenario:
-    """Validate scenario ``text`` (the contents of ``file``); raise ScenarioError on problems."""
+def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
+    """Validate scenario ``text`` (the contents of ``file``); raise ScenarioError on problems.
+
+    ``force`` allows a sweep grid over MAX_SWEEP_POINTS points.
+    """
     node = _compose(text, file)
     pos = _Positions()
     problems: list[Problem] = []
@@ -377,47 +439,325 @@ def parse(text: str, file: str = "<scenario>") -> Scenario:
             [Problem(file, line, col, "procedure", message, top.procedure, True)]
         ) from e
 
-    variants: dict[str, Params] = {}
-    overrides = {BASE_VARIANT: {}, **top.variants}
-    for name, override in overrides.items():
-        merged = _deep_merge(top.params, override)
-
-        def where(
-            loc: Loc, is_key: bool, name: str = name, override: Any = override
-        ) -> tuple[int, int]:
-            if name != BASE_VARIANT and _has(override, loc):
-                return pos.nearest(("variants", name, *loc), prefer_key=is_key)
-            return pos.nearest(("params", *loc), prefer_key=is_key)
-
-        try:
-            variants[name] = proc.params_model.model_validate(merged, strict=True)
-        except ValidationError as e:
-            for p in _problems_from(e, proc.params_model, file, (), where):
-                in_variant = name != BASE_VARIANT and _has(override, _loc_of(p.path))
-                prefix = f"variants.{name}." if in_variant else "params."
+    axes, ranged, problems = _sweep_axes(top.sweep, proc.params_model, pos, file, force)
+    for name, override in top.variants.items():
+        for path in axes:
+            if _has(override, _path_loc(path)):
+                line, col = pos.nearest(("variants", name, *_path_loc(path)), prefer_key=True)
                 problems.append(
-                    Problem(p.file, p.line, p.col, prefix + p.path, p.message, p.value, p.has_value)
-                )
-    if problems:
-        raise ScenarioError(_dedupe(problems))
-    names = {k: proc.metric_names(v) for k, v in variants.items()}
-    first = names[BASE_VARIANT]
-    for k, ms in names.items():
-        if ms != first:
-            line, col = pos.nearest(("variants", k))
-            raise ScenarioError(
-                [
                     Problem(
                         file,
                         line,
                         col,
-                        f"variants.{k}",
-                        "changes which metrics are reported; variants must keep "
-                        "the metrics of params (e.g. the same number of targets)",
+                        f"variants.{name}.{path}",
+                        f"is swept (sweep.{path}); a variant cannot also set it: remove it here "
+                        "or from the sweep",
                     )
-                ]
+                )
+    if problems:
+        raise ScenarioError(problems)
+
+    overrides = {BASE_VARIANT: {}, **top.variants}
+    grid = list(itertools.product(*axes.values()))
+    points: list[SweepPoint] = []
+    found: dict[str, tuple[Problem, set[int]]] = {}
+    for index, values in enumerate(grid):
+        point = dict(zip(axes, values, strict=True))
+        variants: dict[str, Params] = {}
+        for name, override in overrides.items():
+            merged = _deep_merge(top.params, override)
+            for path, value in point.items():
+                merged = _set_path(merged, _path_loc(path), value)
+
+            def where(
+                loc: Loc, is_key: bool, name: str = name, override: Any = override
+            ) -> tuple[int, int]:
+                if name != BASE_VARIANT and _has(override, loc):
+                    return pos.nearest(("variants", name, *loc), prefer_key=is_key)
+                return pos.nearest(("params", *loc), prefer_key=is_key)
+
+            try:
+                variants[name] = proc.params_model.model_validate(merged, strict=True)
+            except ValidationError as e:
+                for p in _problems_from(e, proc.params_model, file, (), where):
+                    p = _placed(p, name, override, point, axes, ranged, pos)
+                    key = str(p)
+                    found.setdefault(key, (p, set()))[1].add(index)
+        if len(found) > MAX_PROBLEMS:
+            break
+        points.append(SweepPoint(point, variants))
+    if found:
+        raise ScenarioError(_with_point_counts(found, len(grid), axes))
+    for pt in points:
+        first = proc.metric_names(pt.variants[BASE_VARIANT])
+        for k, params in pt.variants.items():
+            if proc.metric_names(params) != first:
+                line, col = pos.nearest(("variants", k))
+                raise ScenarioError(
+                    [
+                        Problem(
+                            file,
+                            line,
+                            col,
+                            f"variants.{k}",
+                            "changes which metrics are reported; variants must keep "
+                            "the metrics of params (e.g. the same number of targets)"
+                            + (f" (at sweep point {pt.label()})" if axes else ""),
+                        )
+                    ]
+                )
+    check_problems = _check_problems(
+        top.check, proc.metric_names(points[0].variants[BASE_VARIANT]), pos, file
+    )
+    if check_problems:
+        raise ScenarioError(check_problems)
+    return Scenario(
+        file,
+        top.name,
+        proc,
+        top.trials,
+        top.seed,
+        top.description,
+        points[0].variants,
+        raw,
+        sweep=axes,
+        points=points,
+        check=dict(top.check),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Sweeps and check tolerances
+
+
+def _path_loc(path: str) -> Loc:
+    return tuple(path.split("."))
+
+
+def _set_path(tree: Mapping[str, Any], loc: Loc, value: Any) -> dict[str, Any]:
+    """A copy of ``tree`` with ``loc`` set to ``value`` (nested mappings copied, not shared)."""
+    out = dict(tree)
+    head = str(loc[0])
+    if len(loc) == 1:
+        out[head] = value
+    else:
+        below = out.get(head)
+        out[head] = _set_path(below if isinstance(below, Mapping) else {}, loc[1:], value)
+    return out
+
+
+def _param_paths(model: type[BaseModel], prefix: str = "") -> list[str]:
+    """Every dotted parameter path of ``model``: groups and single values."""
+    out = []
+    for name, info in model.model_fields.items():
+        path = f"{prefix}{name}"
+        out.append(path)
+        ann = info.annotation
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            out += _param_paths(ann, f"{path}.")
+    return out
+
+
+def _path_problem(model: type[BaseModel], path: str) -> str | None:
+    """Why ``path`` is not a parameter of ``model``, or None when it is."""
+    current: Any = model
+    parts = path.split(".")
+    for i, part in enumerate(parts):
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return (
+                f"{'.'.join(parts[:i])} is a single value, not a group of parameters; "
+                f"sweep {'.'.join(parts[:i])} itself"
             )
-    return Scenario(file, top.name, proc, top.trials, top.seed, top.description, variants, raw)
+        if part not in current.model_fields:
+            valid = _param_paths(model)
+            close = difflib.get_close_matches(path, valid, n=1, cutoff=0.5)
+            message = "unknown parameter path"
+            message += f"; did you mean {close[0]!r}?" if close else ""
+            shown = ", ".join(valid[:15]) + (", ..." if len(valid) > 15 else "")
+            return message + f" (valid paths: {shown})"
+        ann = current.model_fields[part].annotation
+        current = ann if isinstance(ann, type) and issubclass(ann, BaseModel) else None
+    return None
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
+
+
+def _range_values(spec: Mapping[str, Any]) -> tuple[list[Any], str | None, str | None]:
+    """Values of a ``{from, to, step}`` range, or (_, message, offending key)."""
+    for key in spec:
+        if key not in ("from", "to", "step"):
+            close = difflib.get_close_matches(str(key), ["from", "to", "step"], n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            return [], f"unknown key{hint} (a range has from, to and step)", str(key)
+    for key in ("from", "to"):
+        if key not in spec:
+            return [], f"a range needs {key!r} (and optionally step, default 1)", None
+    step = spec.get("step", 1)
+    for key, x in (("from", spec["from"]), ("to", spec["to"]), ("step", step)):
+        if not _is_number(x) or not math.isfinite(x):
+            return [], "must be a number", key
+    if step == 0:
+        return [], "must not be 0", "step"
+    start, stop = spec["from"], spec["to"]
+    count = math.floor((stop - start) / step + 1e-9) + 1
+    if count <= 0:
+        hint = " (count down with a negative step)" if stop < start and step > 0 else ""
+        return [], f"empty range: from {start} to {stop} by {step} gives no values{hint}", None
+    if count > HARD_MAX_SWEEP_POINTS:
+        return [], f"range of {count:,} values is over {HARD_MAX_SWEEP_POINTS:,}", None
+    if all(isinstance(x, int) for x in (start, stop, step)):
+        return [start + k * step for k in range(count)], None, None
+    return [round(start + k * step, 12) for k in range(count)], None, None
+
+
+def _sweep_axes(
+    sweep: Mapping[str, Any],
+    model: type[BaseModel],
+    pos: _Positions,
+    file: str,
+    force: bool,
+) -> tuple[dict[str, list[Any]], set[str], list[Problem]]:
+    """The swept values per path, the paths given as ranges, and problems found."""
+    axes: dict[str, list[Any]] = {}
+    ranged: set[str] = set()
+    problems: list[Problem] = []
+    for path, spec in sweep.items():
+        key_at = pos.keys.get(("sweep", path), (1, 1))
+        value_at = pos.values.get(("sweep", path), key_at)
+        field = f"sweep.{path}"
+        message = _path_problem(model, path)
+        if message is not None:
+            problems.append(Problem(file, *key_at, field, message))
+            continue
+        if isinstance(spec, list):
+            if not spec:
+                problems.append(
+                    Problem(file, *value_at, field, "empty list of values; give at least one")
+                )
+                continue
+            seen: set[str] = set()
+            for i, v in enumerate(spec):
+                text = json.dumps(v, sort_keys=True, default=str)
+                if text in seen:
+                    line, col = pos.values.get(("sweep", path, i), value_at)
+                    problems.append(
+                        Problem(file, line, col, f"{field}[{i}]", "duplicate value", v, True)
+                    )
+                seen.add(text)
+            axes[path] = list(spec)
+        elif isinstance(spec, Mapping):
+            values, message, key = _range_values(spec)
+            if message is not None:
+                unknown = key is not None and key not in ("from", "to", "step")
+                places = pos.keys if unknown else pos.values
+                at = places.get(("sweep", path, key), value_at) if key else value_at
+                sub = f"{field}.{key}" if key else field
+                has_value = key is not None and key in spec and not unknown
+                problems.append(
+                    Problem(file, *at, sub, message, spec.get(key) if key else None, has_value)
+                )
+                continue
+            axes[path] = values
+            ranged.add(path)
+        else:
+            problems.append(
+                Problem(
+                    file,
+                    *value_at,
+                    field,
+                    "must be a list of values or a range {from: A, to: B, step: C}",
+                    spec,
+                    True,
+                )
+            )
+    size = math.prod(len(v) for v in axes.values()) if axes else 1
+    if not problems and size > MAX_SWEEP_POINTS:
+        line, col = pos.keys.get(("sweep",), (1, 1))
+        shape = " × ".join(str(len(v)) for v in axes.values())
+        if size > HARD_MAX_SWEEP_POINTS:
+            message = f"grid of {size:,} points ({shape}) is over the hard limit of "
+            message += f"{HARD_MAX_SWEEP_POINTS:,}; split it into several scenarios"
+            problems.append(Problem(file, line, col, "sweep", message))
+        elif not force:
+            message = f"grid of {size:,} points ({shape}) is over the limit of "
+            message += f"{MAX_SWEEP_POINTS:,}; use fewer values or pass --force"
+            problems.append(Problem(file, line, col, "sweep", message))
+    return axes, ranged, problems
+
+
+def _placed(
+    p: Problem,
+    name: str,
+    override: Any,
+    point: dict[str, Any],
+    axes: dict[str, list[Any]],
+    ranged: set[str],
+    pos: _Positions,
+) -> Problem:
+    """A problem of one point's parameters, placed at the sweep value, variant or params."""
+    loc = _loc_of(p.path)
+    for path, value in point.items():
+        ploc = _path_loc(path)
+        if loc[: len(ploc)] == ploc:
+            rest = _dotted(("x", *loc[len(ploc) :]))[1:]
+            if path in ranged:
+                line, col = pos.values.get(("sweep", path), (p.line, p.col))
+                where = f"sweep.{path}{rest}"
+            else:
+                i = axes[path].index(value)
+                line, col = pos.values.get(("sweep", path, i), (p.line, p.col))
+                where = f"sweep.{path}[{i}]{rest}"
+            return Problem(p.file, line, col, where, p.message, p.value, p.has_value)
+    in_variant = name != BASE_VARIANT and _has(override, loc)
+    prefix = f"variants.{name}." if in_variant else "params."
+    return Problem(p.file, p.line, p.col, prefix + p.path, p.message, p.value, p.has_value)
+
+
+def _with_point_counts(
+    found: dict[str, tuple[Problem, set[int]]], n_points: int, axes: dict[str, Any]
+) -> list[Problem]:
+    """Problems in file order; with a sweep, those not at every point say how often they occur."""
+    out = []
+    for first, at in list(found.values())[:MAX_PROBLEMS]:
+        count = len(at)
+        if axes and count < n_points and not first.path.startswith("sweep."):
+            first = Problem(
+                first.file,
+                first.line,
+                first.col,
+                first.path,
+                f"{first.message} (at {count} of {n_points} sweep points)",
+                first.value,
+                first.has_value,
+            )
+        out.append(first)
+    if len(found) > MAX_PROBLEMS:
+        p = out[-1]
+        out.append(Problem(p.file, p.line, p.col, "file", "... and more problems; fix these first"))
+    return out
+
+
+def _check_problems(
+    check: Mapping[str, float], metrics: list[str], pos: _Positions, file: str
+) -> list[Problem]:
+    out = []
+    for metric in check:
+        if metric not in metrics:
+            line, col = pos.keys.get(("check", metric), (1, 1))
+            close = difflib.get_close_matches(metric, metrics, n=1)
+            message = "unknown metric" + (f"; did you mean {close[0]!r}?" if close else "")
+            out.append(
+                Problem(
+                    file,
+                    line,
+                    col,
+                    f"check.{metric}",
+                    message + f" (metrics: {', '.join(metrics)})",
+                )
+            )
+    return out
 
 
 def _loc_of(dotted: str) -> Loc:
@@ -435,10 +775,10 @@ def _dedupe(problems: list[Problem]) -> list[Problem]:
     return out
 
 
-def load(path: str | Path) -> Scenario:
+def load(path: str | Path, force: bool = False) -> Scenario:
     """Read and validate a scenario file; raise ScenarioError naming file, line and field."""
     path = Path(path)
-    return parse(_read_text(path), str(path))
+    return parse(_read_text(path), str(path), force)
 
 
 def json_schema() -> dict[str, Any]:

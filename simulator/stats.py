@@ -207,3 +207,12 @@ def comparisons(plan: Plan, stats: np.ndarray) -> pd.DataFrame:
                 r["significant"] = bool(rejected)
             rows.extend(block)
     return pd.DataFrame(rows, columns=cols)
+
+
+def two_sample(
+    kind: str, n0: int, s0: int, ss0: int, n1: int, s1: int, ss1: int, scale: int = 1
+) -> tuple[float, float, float, float, str]:
+    """Sample 1 minus sample 0 from independent samples' integer sums: difference, 95% interval,
+    p-value and the test (two-proportion z for proportions, Welch's t otherwise). Used by the
+    regression gate to compare a rerun with a stored baseline."""
+    return _independent(kind, n0, s0, ss0, n1, s1, ss1, scale)

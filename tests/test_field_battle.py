@@ -9,6 +9,7 @@ from simulator.engine import make_plan, run_range, simulate
 from simulator.procedures import get
 from simulator.rng import scenario_key
 from tests import naive
+from tests.exactness import assert_within_standard_errors
 from tests.fold import fold
 
 PROC = get("his.field_battle")
@@ -72,12 +73,7 @@ def test_estimates_within_five_standard_errors_of_exact(a, al, d, dl):
     plan = make_plan(PROC, {"base": p}, seed=1517)
     out = simulate(plan, 40_000, threads=1)
     exact = PROC.exact(p)
-    for m, metric in enumerate(plan.metrics):
-        n, s, ss = (int(x) for x in out.stats[0, 4 * m : 4 * m + 3])
-        mean = s / n
-        var = (n * ss - s * s) / (n * (n - 1))
-        se = max(np.sqrt(var / n), 1e-12)
-        assert abs(mean - exact[metric.name]) <= 5 * se + 1e-12, metric.name
+    assert_within_standard_errors(plan, out.stats, exact)
 
 
 def _icepool_battle(a, al, d, dl, extra=1, hit_on=5):

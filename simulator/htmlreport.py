@@ -1,0 +1,422 @@
+"""report.html: one self-contained page per run, to open in any browser or send to a colleague.
+
+Everything is inside the file: CSS inline, plots as base64 ``data:`` URIs, no script, and a
+Content-Security-Policy that forbids loading anything from anywhere else. It shows the scenario,
+its parameters (what each variant changes highlighted), seed and versions, the estimates, the
+variant differences (significant ones highlighted), the sweep grids and the plots.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from simulator.runner import RunResult, versions
+
+#: Rows of the long sweep table shown in the page (all rows are in summary.csv).
+MAX_LONG_ROWS = 3000
+
+CSS = """
+:root { --fg:#1d2330; --muted:#5b6475; --line:#d9dde5; --head:#f2f4f8; --sig:#fff1c2;
+        --sigline:#e0a800; --changed:#e3f0ff; --bad:#b00020; }
+* { box-sizing: border-box; }
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg);
+       margin: 0 auto; padding: 24px 32px 48px; max-width: 1280px; }
+h1 { font-size: 26px; margin: 0 0 4px; } h2 { font-size: 19px; margin: 32px 0 8px;
+     border-bottom: 2px solid var(--line); padding-bottom: 4px; }
+h3 { font-size: 16px; margin: 20px 0 6px; }
+p.lead { color: var(--muted); margin: 0 0 12px; }
+table { border-collapse: collapse; margin: 8px 0 16px; font-variant-numeric: tabular-nums; }
+th, td { border: 1px solid var(--line); padding: 4px 9px; text-align: right; white-space: nowrap; }
+th { background: var(--head); font-weight: 600; }
+td.l, th.l { text-align: left; }
+tr.sig td { background: var(--sig); }
+tr.sig td:first-child { border-left: 4px solid var(--sigline); }
+td.changed { background: var(--changed); font-weight: 600; }
+.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px;
+         font-weight: 600; background: var(--head); border: 1px solid var(--line); }
+.badge.sig { background: var(--sig); border-color: var(--sigline); }
+.badge.bad { color: #fff; background: var(--bad); border-color: var(--bad); }
+dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 8px 0; }
+dl.meta dt { color: var(--muted); } dl.meta dd { margin: 0; }
+figure { margin: 12px 0 20px; } figure img { max-width: 100%; height: auto;
+         border: 1px solid var(--line); } figcaption { color: var(--muted); font-size: 13px; }
+td.cell { color: #000; min-width: 48px; text-align: center; }
+details summary { cursor: pointer; color: var(--muted); margin: 6px 0; }
+footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
+code { font-size: 13px; }
+div.scroll { overflow-x: auto; max-width: 100%; }
+"""
+
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+
+
+def _e(x: Any) -> str:
+    return html.escape(str(x), quote=True)
+
+
+def _num(x: Any, digits: int = 4) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    return f"{x:.{digits}f}"
+
+
+def _p(p: float) -> str:
+    return "&lt;1e-300" if p == 0 else (f"{p:.2e}" if p < 1e-3 else f"{p:.3f}")
+
+
+def _table(
+    header: Sequence[str],
+    rows: Iterable[Sequence[str]],
+    left: int = 1,
+    row_classes: Iterable[str] | None = None,
+    table_id: str = "",
+) -> str:
+    """An HTML table; cells are already-escaped HTML; the first ``left`` columns align left."""
+    ident = f' id="{_e(table_id)}"' if table_id else ""
+    out = [f'<div class="scroll"><table{ident}><thead><tr>']
+    out += [f'<th class="{"l" if i < left else ""}">{h}</th>' for i, h in enumerate(header)]
+    out.append("</tr></thead><tbody>")
+    classes = iter(row_classes) if row_classes is not None else None
+    for row in rows:
+        cls = next(classes, "") if classes is not None else ""
+        out.append(f'<tr class="{cls}">' if cls else "<tr>")
+        for i, cell in enumerate(row):
+            if isinstance(cell, tuple):  # (html, class) or (html, class, style)
+                style = f' style="{cell[2]}"' if len(cell) > 2 else ""
+                out.append(f'<td class="{cell[1]}"{style}>{cell[0]}</td>')
+            else:
+                out.append(f'<td class="{"l" if i < left else ""}">{cell}</td>')
+        out.append("</tr>")
+    out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+def _flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(tree, dict):
+        out: dict[str, Any] = {}
+        for k, v in tree.items():
+            out.update(_flatten(v, f"{prefix}{k}."))
+        return out
+    return {prefix[:-1]: tree}
+
+
+def _value(x: Any) -> str:
+    return json.dumps(x) if not isinstance(x, str) else x
+
+
+def _params_section(result: RunResult) -> str:
+    params = {k: _flatten(v) for k, v in result.scenario.variant_dicts().items()}
+    names = list(params)
+    base = params[names[0]]
+    swept = set(result.scenario.sweep)
+    keys = list(dict.fromkeys(k for p in params.values() for k in p))
+    rows = []
+    for k in keys:
+        cells: list[Any] = [f"<code>{_e(k)}</code>"]
+        for n in names:
+            v = params[n].get(k)
+            text = "swept" if k in swept else _e(_value(v))
+            changed = n != names[0] and v != base.get(k) and k not in swept
+            cells.append((text, "l changed") if changed else (text, "l"))
+        rows.append(cells)
+    header = ["parameter", *(_e(n) for n in names)]
+    note = (
+        "<p class='lead'>Cells a variant changes are highlighted. Swept parameters are listed "
+        "under Sweep.</p>"
+        if len(names) > 1 or swept
+        else ""
+    )
+    return "<h2>Parameters</h2>" + note + _table(header, rows, left=len(names) + 1)
+
+
+def _estimates_section(result: RunResult) -> str:
+    est = result.estimates
+    variants = list(result.plan.variant_names)
+    header = ["metric", "kind"]
+    header += [f"{_e(v)}: estimate [95% interval]" for v in variants]
+    header.append("trials")
+    rows = []
+    for m in result.plan.metrics:
+        cells = [f"<code>{_e(m.name)}</code>", _e(m.kind)]
+        n = 0
+        for v in variants:
+            r = est[(est["variant"] == v) & (est["metric"] == m.name)].iloc[0]
+            cells.append(f"{_num(r['mean'])} [{_num(r['ci_low'])}, {_num(r['ci_high'])}]")
+            n = max(n, int(r["n"]))
+        cells.append(f"{n:,}")
+        rows.append(cells)
+    return "<h2>Estimates</h2>" + _table(header, rows, left=2, table_id="estimates")
+
+
+def _comparisons_section(comparisons: pd.DataFrame, independent: bool, title: str) -> str:
+    if comparisons.empty:
+        return ""
+    kind = "independent streams" if independent else "paired, shared random streams"
+    n_sig = int(comparisons["significant"].sum())
+    badge = (
+        f'<span class="badge sig">{n_sig} significant</span>'
+        if n_sig
+        else '<span class="badge">none significant</span>'
+    )
+    rows, classes = [], []
+    for r in comparisons.itertuples():
+        rows.append(
+            [
+                _e(r.variant),
+                f"<code>{_e(r.metric)}</code>",
+                f"{r.difference:+.4f}",
+                f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]",
+                _p(float(r.p_holm)),
+                _e(r.test),
+                "significant" if r.significant else "",
+            ]
+        )
+        classes.append("sig" if r.significant else "")
+    baseline = _e(comparisons["baseline"].iloc[0])
+    return (
+        f"<h2>{title} {badge}</h2><p class='lead'>Each variant minus <b>{baseline}</b> ({kind}); "
+        "p-values Holm-corrected across metrics; highlighted rows are significant at 5%.</p>"
+        + _table(
+            ["variant", "metric", "difference", "95% interval", "p (Holm)", "test", ""],
+            rows,
+            left=2,
+            row_classes=classes,
+            table_id="comparisons",
+        )
+    )
+
+
+def _distributions_section(result: RunResult) -> str:
+    dist = result.distributions
+    if dist.empty:
+        return ""
+    variants = list(result.plan.variant_names)
+    parts = ["<h2>Distributions</h2>"]
+    for metric in dict.fromkeys(dist["metric"]):
+        d = dist[dist["metric"] == metric]
+        values = sorted(set(d["value"]))
+        rows = []
+        for value in values:
+            cells = [str(value)]
+            for v in variants:
+                row = d[(d["variant"] == v) & (d["value"] == value)]
+                cells.append(_num(float(row["probability"].iloc[0])) if not row.empty else "—")
+            rows.append(cells)
+        parts.append(f"<h3><code>{_e(metric)}</code></h3>")
+        parts.append(_table(["value", *(_e(v) for v in variants)], rows))
+    return "<details><summary>distribution tables</summary>" + "".join(parts) + "</details>"
+
+
+def _cell_colour(value: float, kind: str, lo: float, hi: float) -> str:
+    """Background of a grid cell: blue (low) → white → red (high), light enough to read."""
+    if not math.isfinite(value):
+        return "#ffffff"
+    t = value if kind == "proportion" else (0.5 if hi <= lo else (value - lo) / (hi - lo))
+    t = min(max(t, 0.0), 1.0)
+    r: float
+    g: float
+    b: float
+    if t < 0.5:
+        k = t / 0.5
+        r, g, b = 120 + 135 * k, 170 + 85 * k, 255
+    else:
+        k = (t - 0.5) / 0.5
+        r, g, b = 255, 255 - 125 * k, 255 - 135 * k
+    return f"#{int(r):02x}{int(g):02x}{int(b):02x}"
+
+
+def _sweep_section(result: RunResult) -> str:
+    from simulator import sweep
+
+    axes = result.scenario.sweep
+    parts = ["<h2>Sweep</h2>"]
+    n_points = len(result.scenario.points)
+    ran = len(result.points)
+    parts.append(
+        f"<p class='lead'>{n_points:,} points ({' × '.join(str(len(v)) for v in axes.values())})"
+        f", every point on the same seed (shared random streams across points)"
+        + (f"; <b>only {ran:,} ran</b> (interrupted)" if ran < n_points else "")
+        + ".</p>"
+    )
+    parts.append(
+        _table(
+            ["swept parameter", "values"],
+            [
+                [f"<code>{_e(p)}</code>", _e(", ".join(_value(v) for v in vs))]
+                for p, vs in axes.items()
+            ],
+            left=2,
+        )
+    )
+    metrics = sweep.headline_metrics(result)
+    variants = list(result.plan.variant_names)
+    kinds = {m.name: m.kind for m in result.plan.metrics}
+    if len(axes) == 2:
+        (ypath, _), (xpath, _) = list(axes.items())
+        for metric in metrics:
+            for v in variants:
+                g = sweep.grid(result, metric, v)
+                finite = g.to_numpy(dtype=float)
+                finite = finite[pd.notna(finite)]
+                lo = float(finite.min()) if finite.size else 0.0
+                hi = float(finite.max()) if finite.size else 1.0
+                rows = []
+                for label, row in g.iterrows():
+                    cells: list[Any] = [f"<b>{_e(label)}</b>"]
+                    for x in row:
+                        colour = _cell_colour(float(x), kinds[metric], lo, hi)
+                        text = sweep.fmt_estimate(float(x), kinds[metric], len(g.columns) > 12)
+                        cells.append((text, "cell", f"background:{colour}"))
+                    rows.append(cells)
+                title = f"<code>{_e(metric)}</code>" + (f" · {_e(v)}" if len(variants) > 1 else "")
+                parts.append(
+                    f"<h3>{title}</h3><p class='lead'>rows: <code>{_e(ypath)}</code>, columns: "
+                    f"<code>{_e(xpath)}</code></p>"
+                )
+                parts.append(
+                    _table(
+                        [f"{_e(ypath)} \\ {_e(xpath)}", *(_e(c) for c in g.columns)],
+                        rows,
+                        table_id=f"grid-{metric}-{v}",
+                    )
+                )
+    df = sweep.frame(result)
+    shown = df.head(MAX_LONG_ROWS)
+    header = [*(f"<code>{_e(p)}</code>" for p in axes), "variant", "metric"]
+    header += ["estimate", "95% interval", "n"]
+    rows = []
+    for r in shown.to_dict(orient="records"):
+        rows.append(
+            [
+                *(_e(_value(r[p])) for p in axes),
+                _e(r["variant"]),
+                f"<code>{_e(r['metric'])}</code>",
+                _num(r["mean"]),
+                f"[{_num(r['ci_low'])}, {_num(r['ci_high'])}]",
+                f"{int(r['n']):,}",
+            ]
+        )
+    more = (
+        f" (first {MAX_LONG_ROWS:,} of {len(df):,}; all in summary.csv)"
+        if len(df) > len(shown)
+        else ""
+    )
+    parts.append(
+        f"<details><summary>long table: every point, variant and metric{more}</summary>"
+        + _table(header, rows, left=len(axes) + 2, table_id="long-table")
+        + "</details>"
+    )
+    summary = sweep.significance_summary(result)
+    if not summary.empty:
+        rows, classes = [], []
+        for r in summary.itertuples():
+            rows.append(
+                [
+                    _e(r.variant),
+                    f"<code>{_e(r.metric)}</code>",
+                    f"{r.significant} of {r.points}",
+                    f"{r.smallest:+.4f}",
+                    f"{r.largest:+.4f}",
+                ]
+            )
+            classes.append("sig" if r.significant else "")
+        parts.append(
+            f"<h3>Differences from {_e(variants[0])} across the sweep</h3>"
+            "<p class='lead'>At how many points each variant differs significantly (Holm-corrected "
+            "per point, paired); highlighted rows differ somewhere.</p>"
+            + _table(
+                ["variant", "metric", "significant at points", "smallest", "largest"],
+                rows,
+                left=2,
+                row_classes=classes,
+                table_id="comparisons",
+            )
+        )
+    return "".join(parts)
+
+
+def _figures(plots: Sequence[Path]) -> str:
+    if not plots:
+        return ""
+    parts = ["<h2>Plots</h2>"]
+    for path in plots:
+        data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
+        parts.append(
+            f'<figure><img alt="{_e(path.stem)}" src="data:image/png;base64,{data}">'
+            f"<figcaption>{_e(path.name)}</figcaption></figure>"
+        )
+    return "".join(parts)
+
+
+def render(result: RunResult, plots: Sequence[Path] = ()) -> str:
+    """The whole page as a string (plots are read from ``plots`` and embedded)."""
+    s = result.scenario
+    proc = s.procedure
+    status = (
+        '<span class="badge">complete</span>'
+        if result.complete
+        else '<span class="badge bad">INCOMPLETE: interrupted, partial results</span>'
+    )
+    meta = [
+        ("procedure", f"<code>{_e(proc.name)}</code>: {_e(proc.title)} ({_e(proc.rules)})"),
+        ("scenario file", f"<code>{_e(s.path)}</code>"),
+        ("seed", _e(s.seed)),
+        (
+            "trials",
+            f"{result.outcome.trials:,} per variant" + (" and point" if result.is_sweep else ""),
+        ),
+        ("variants", _e(", ".join(result.plan.variant_names))),
+        (
+            "random streams",
+            "independent per variant"
+            if result.plan.independent
+            else "shared by all variants (common random numbers)",
+        ),
+        ("threads · time", f"{result.outcome.threads} · {result.outcome.elapsed:.2f} s"),
+        ("written", _e(time.strftime("%Y-%m-%d %H:%M:%S %Z"))),
+    ]
+    vers = versions()
+    body = [
+        f"<h1>{_e(s.name)} {status}</h1>",
+        f"<p class='lead'>{_e(s.description)}</p>" if s.description else "",
+        "<dl class='meta'>" + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in meta) + "</dl>",
+        _params_section(result),
+    ]
+    if result.is_sweep:
+        body.append(_sweep_section(result))
+    else:
+        body.append(_estimates_section(result))
+        body.append(
+            _comparisons_section(result.comparisons, result.plan.independent, "Variant differences")
+        )
+        body.append(_distributions_section(result))
+    body.append(_figures(plots))
+    body.append(
+        "<h2>Versions</h2>"
+        + _table(["package", "version"], [[_e(k), _e(v)] for k, v in vers.items()])
+    )
+    if proc.notes:
+        body.append(
+            "<h2>Notes</h2><ul>" + "".join(f"<li>{_e(n)}</li>" for n in proc.notes) + "</ul>"
+        )
+    body.append(
+        f"<footer>Written by sim {_e(vers.get('simulator', ''))}. Rebuild it with "
+        f"<code>sim run {_e(s.path)} --seed {_e(s.seed)} --trials {result.outcome.trials}</code>."
+        "</footer>"
+    )
+    return (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{_e(s.name)} · sim report</title><style>{CSS}</style></head>"
+        f"<body>{''.join(body)}</body></html>\n"
+    )

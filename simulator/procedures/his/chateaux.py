@@ -1,0 +1,217 @@
+"""Here I Stand: the French chateaux (RULES.md §5.11).
+
+Each time France plays its home card as the event (Francis I on the map, not besieged), it rolls a
+d6, adds the modifiers that apply that turn and reads the chateaux table: VP and cards. VP from
+chateaux stop at ``vp_cap`` (6) in total; cards do not. The table and the modifiers are scenario
+data (assumption: the seed names neither). A modifier applies ``always`` or on the listed turns.
+
+Random words: use u (0-based) of turn t (1-based) rolls the low half of word ``8 (t - 1) + u``, so
+a variant with fewer uses a turn still rolls the same die for the first use of each turn.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Literal
+
+import numpy as np
+from pydantic import Field, ValidationInfo, field_validator
+
+from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.jit import kernel
+from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.his._tables import check_table
+from simulator.rng import d6_of, low32, word
+
+MAX_TURNS = 20
+MAX_USES = 6
+WORDS_PER_TURN = 8
+MAX_MODIFIERS = 8
+LOW, HIGH = -30, 40
+
+
+class Modifier(Params):
+    value: int = Field(ge=-6, le=6, description="added to the d6 roll")
+    when: Literal["always"] | list[int] = Field(
+        default="always", description="always, or the turns on which the modifier applies"
+    )
+
+    @field_validator("when")
+    @classmethod
+    def _turns(cls, when: Literal["always"] | list[int]) -> Literal["always"] | list[int]:
+        if when != "always":
+            for i, t in enumerate(when):
+                if not 1 <= t <= MAX_TURNS:
+                    raise ValueError(f"entry {i + 1}: turn {t} is not a turn (1 to {MAX_TURNS})")
+        return when
+
+    def applies(self, turn: int) -> bool:
+        return self.when == "always" or turn in self.when
+
+
+class ChateauxRow(Params):
+    low: int = Field(ge=LOW, le=HIGH, description="lowest modified total of the row")
+    high: int = Field(ge=LOW, le=HIGH, description="highest modified total of the row")
+    vp: int = Field(default=0, ge=0, le=6, description="VP gained (counted toward the cap)")
+    cards: int = Field(default=0, ge=0, le=4, description="cards drawn (net of any discard)")
+
+    @field_validator("high")
+    @classmethod
+    def _ordered(cls, high: int, info: ValidationInfo) -> int:
+        low = info.data.get("low", high)
+        if high < low:
+            raise ValueError(f"must be at least low ({low})")
+        return high
+
+
+#: Assumption: the seed names the chateaux table but not its rows; these are illustrative.
+DEFAULT_TABLE = [
+    ChateauxRow(low=LOW, high=2, vp=0, cards=1),
+    ChateauxRow(low=3, high=4, vp=1, cards=0),
+    ChateauxRow(low=5, high=7, vp=1, cards=1),
+    ChateauxRow(low=8, high=HIGH, vp=2, cards=1),
+]
+
+
+def possible_totals(turns: int, modifiers: list[Modifier]) -> set[int]:
+    """Every modified total a roll can show in a game of ``turns`` turns."""
+    out: set[int] = set()
+    for t in range(1, turns + 1):
+        mod = sum(m.value for m in modifiers if m.applies(t))
+        out.update(range(1 + mod, 7 + mod))
+    return out
+
+
+class ChateauxParams(Params):
+    turns: int = Field(default=9, ge=1, le=MAX_TURNS, description="turns played")
+    uses_per_turn: int = Field(
+        default=1,
+        ge=0,
+        le=MAX_USES,
+        description="home-card events per turn (Francis I on the map, not besieged)",
+    )
+    modifiers: list[Modifier] = Field(
+        default=[], max_length=MAX_MODIFIERS, description="modifiers added to the d6"
+    )
+    vp_cap: int = Field(default=6, ge=0, le=30, description="most VP the chateaux give in total")
+    table: list[ChateauxRow] = Field(
+        default=DEFAULT_TABLE,
+        min_length=1,
+        max_length=16,
+        validate_default=True,
+        description="modified-total ranges of the chateaux table (assumption: scenario data)",
+    )
+
+    @field_validator("table")
+    @classmethod
+    def _covers_every_total(
+        cls, rows: list[ChateauxRow], info: ValidationInfo
+    ) -> list[ChateauxRow]:
+        totals = possible_totals(info.data.get("turns", 1), info.data.get("modifiers", []))
+        check_table([(r.low, r.high) for r in rows], sorted(totals), "modified total")
+        return rows
+
+
+CHATEAUX_VP, CHATEAUX_CARDS, CAP_REACHED, VP_OVER_CAP = range(4)
+
+
+def metrics(p: ChateauxParams) -> list[Metric]:
+    return [
+        Metric("chateaux_vp", "distribution", "VP from chateaux (capped)", max_value=p.vp_cap),
+        Metric("chateaux_cards", "mean", "cards drawn from chateaux"),
+        Metric("vp_cap_reached", "proportion", "the chateaux VP reached the cap"),
+        Metric("vp_over_cap", "mean", "VP rolled but lost to the cap", headline=False),
+    ]
+
+
+def _by_total(p: ChateauxParams) -> tuple[dict[int, int], dict[int, int]]:
+    vp = {t: r.vp for r in p.table for t in range(r.low, r.high + 1)}
+    cards = {t: r.cards for r in p.table for t in range(r.low, r.high + 1)}
+    return vp, cards
+
+
+def pack(p: ChateauxParams) -> np.ndarray:
+    """[turns, uses, cap, modifier of each turn (MAX_TURNS), then vp and cards of every total
+    LOW..HIGH]."""
+    vp, cards = _by_total(p)
+    row = [float(p.turns), p.uses_per_turn, p.vp_cap]
+    row += [sum(m.value for m in p.modifiers if m.applies(t)) for t in range(1, MAX_TURNS + 1)]
+    row += [vp.get(t, 0) for t in range(LOW, HIGH + 1)]
+    row += [cards.get(t, 0) for t in range(LOW, HIGH + 1)]
+    return np.array(row, dtype=np.float64)
+
+
+SPAN = HIGH - LOW + 1
+VP_AT = 3 + MAX_TURNS
+CARDS_AT = VP_AT + SPAN
+
+
+@kernel
+def chateaux_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
+    n_variants = packed.shape[0]
+    stats = new_stats(n_variants, n_slots)
+    values = np.zeros((n_variants, 4, BLOCK), dtype=np.int64)
+    end = first_trial + n_trials
+    for start in range(first_trial, end, BLOCK):
+        m = min(BLOCK, end - start)
+        for v in range(n_variants):
+            turns = np.int64(packed[v, 0])
+            uses = np.int64(packed[v, 1])
+            cap = np.int64(packed[v, 2])
+            for i in range(m):
+                t = start + i
+                vp = 0
+                cards = 0
+                for turn in range(turns):
+                    mod = np.int64(packed[v, 3 + turn])
+                    for u in range(uses):
+                        total = d6_of(low32(word(key, t, WORDS_PER_TURN * turn + u))) + mod
+                        vp += np.int64(packed[v, VP_AT + total - LOW])
+                        cards += np.int64(packed[v, CARDS_AT + total - LOW])
+                values[v, CHATEAUX_VP, i] = min(vp, cap)
+                values[v, CHATEAUX_CARDS, i] = cards
+                values[v, CAP_REACHED, i] = vp >= cap
+                values[v, VP_OVER_CAP, i] = max(vp - cap, 0)
+        accumulate_block(stats, values, m, hist_offset, hist_max)
+    return stats
+
+
+def exact(p: ChateauxParams) -> dict[str, float]:
+    """Exact values: the distribution of uncapped VP carried through every roll."""
+    vp_of, cards_of = _by_total(p)
+    dist: dict[int, Fraction] = {0: Fraction(1)}
+    cards = Fraction(0)
+    for turn in range(1, p.turns + 1):
+        mod = sum(m.value for m in p.modifiers if m.applies(turn))
+        for _ in range(p.uses_per_turn):
+            nxt: dict[int, Fraction] = {}
+            for face in range(1, 7):
+                gain = vp_of[face + mod]
+                cards += Fraction(cards_of[face + mod], 6)
+                for vp, q in dist.items():
+                    nxt[vp + gain] = nxt.get(vp + gain, Fraction(0)) + q / 6
+            dist = nxt
+    cap = p.vp_cap
+    return {
+        "chateaux_vp": float(sum(q * min(vp, cap) for vp, q in dist.items())),
+        "chateaux_cards": float(cards),
+        "vp_cap_reached": float(sum(q for vp, q in dist.items() if vp >= cap)),
+        "vp_over_cap": float(sum(q * max(vp - cap, 0) for vp, q in dist.items())),
+    }
+
+
+PROCEDURE = Procedure(
+    name="his.chateaux",
+    title="Here I Stand: the French chateaux",
+    rules="RULES.md §5.11",
+    params_model=ChateauxParams,
+    metrics=metrics,
+    pack=pack,
+    kernel=chateaux_kernel,
+    exact=exact,
+    example={"turns": 9, "modifiers": [{"value": -1}]},
+    notes=(
+        "assumption: the chateaux table and its modifiers are scenario data (table, modifiers)",
+        "the VP cap counts chateaux VP only; cards are not capped",
+    ),
+)

@@ -1,0 +1,118 @@
+"""Here I Stand interception and avoiding battle (RULES.md §5.4).
+
+The formation rolls 2d6 and adds the battle rating of one leader; it succeeds at ``target`` (9) or
+more. Cavalry in the rolling formation add 1 (``with_cavalry``); cavalry in the enemy formation it
+rolls against subtract 1 (``against_cavalry``). A formation that lost a field battle this impulse
+avoids battle automatically (``lost_battle_this_impulse``, avoid only).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from pydantic import Field, ValidationInfo, field_validator
+
+from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.jit import kernel
+from simulator.procedures.base import Metric, Params, Procedure
+from simulator.rng import block_word, d6_of, high32, low32, word_base
+
+MAX_LEADER = 6
+
+
+class InterceptionParams(Params):
+    kind: Literal["intercept", "avoid"] = Field(
+        default="intercept", description="intercept a moving formation, or avoid battle"
+    )
+    leader: int = Field(
+        default=0,
+        ge=0,
+        le=MAX_LEADER,
+        description="battle rating of the leader rolling, 0 for none",
+    )
+    with_cavalry: bool = Field(default=False, description="the rolling formation has cavalry: +1")
+    against_cavalry: bool = Field(
+        default=False, description="the enemy formation it rolls against has cavalry: -1"
+    )
+    lost_battle_this_impulse: bool = Field(
+        default=False,
+        description="avoid only: the formation lost a field battle this impulse and avoids "
+        "automatically",
+    )
+    target: int = Field(
+        default=9, ge=2, le=20, description="lowest modified 2d6 total that succeeds"
+    )
+
+    @field_validator("lost_battle_this_impulse")
+    @classmethod
+    def _avoid_only(cls, v: bool, info: ValidationInfo) -> bool:
+        kind = info.data.get("kind")
+        if v and kind == "intercept":
+            raise ValueError(
+                "applies only when avoiding battle: set kind to avoid or drop it "
+                "(kind is 'intercept')"
+            )
+        return v
+
+
+def modifier(p: InterceptionParams) -> int:
+    """What is added to the 2d6 roll."""
+    return p.leader + (1 if p.with_cavalry else 0) - (1 if p.against_cavalry else 0)
+
+
+def automatic(p: InterceptionParams) -> bool:
+    return p.kind == "avoid" and p.lost_battle_this_impulse
+
+
+def metrics(p: InterceptionParams) -> list[Metric]:
+    return [Metric("success", "proportion", "2d6 + leader + modifiers reached the target")]
+
+
+def pack(p: InterceptionParams) -> np.ndarray:
+    return np.array([modifier(p), p.target, 1 if automatic(p) else 0], dtype=np.float64)
+
+
+@kernel
+def interception_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
+    n_variants = packed.shape[0]
+    stats = new_stats(n_variants, n_slots)
+    values = np.zeros((n_variants, 1, BLOCK), dtype=np.int64)
+    end = first_trial + n_trials
+    for start in range(first_trial, end, BLOCK):
+        m = min(BLOCK, end - start)
+        base = word_base(key, start, 0)
+        for v in range(n_variants):
+            mod = np.int64(packed[v, 0])
+            # Succeed when the two dice reach target - modifier.
+            need = np.int64(packed[v, 1]) - mod
+            auto = packed[v, 2] > 0.5
+            for i in range(m):
+                x = block_word(base, i)
+                roll = d6_of(low32(x)) + d6_of(high32(x))
+                values[v, 0, i] = auto | (roll >= need)
+        accumulate_block(stats, values, m, hist_offset, hist_max)
+    return stats
+
+
+def exact(p: InterceptionParams) -> dict[str, float]:
+    """Exact value: count the 36 rolls of two dice."""
+    if automatic(p):
+        return {"success": 1.0}
+    need = p.target - modifier(p)
+    hits = sum(1 for a in range(1, 7) for b in range(1, 7) if a + b >= need)
+    return {"success": hits / 36}
+
+
+PROCEDURE = Procedure(
+    name="his.interception",
+    title="Here I Stand interception and avoiding battle",
+    rules="RULES.md §5.4",
+    params_model=InterceptionParams,
+    metrics=metrics,
+    pack=pack,
+    kernel=interception_kernel,
+    exact=exact,
+    example={"kind": "intercept", "leader": 2},
+    notes=("with_cavalry and against_cavalry may both hold (cavalry on both sides): they cancel",),
+)

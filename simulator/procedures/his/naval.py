@@ -1,0 +1,319 @@
+"""Here I Stand naval combat in a sea zone or a port (RULES.md §5.3).
+
+Each side rolls ``2 * squadrons + corsairs + leader`` dice; in a port the defender rolls
+``port_extra_dice`` more (none in a sea zone). A die at or above ``hit_on`` hits. More hits wins
+and ties go to the defender. Hits sink ships: one hit a corsair, two hits a squadron (corsairs
+first when ``lose_corsairs_first``); a winner's single hit left over sinks one more squadron of the
+loser. If both fleets are sunk the winner keeps one ship, as in a field battle
+(``winner_keeps_one``). After a battle in a port the attacker always withdraws; at sea it
+withdraws when it loses."""
+
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+from pydantic import Field, ValidationInfo, field_validator
+
+from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.jit import inline, kernel
+from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.his.field_battle import _draw_hits, _thresholds, hit_thresholds
+
+MAX_SHIPS = 30
+MAX_LEADER = 6
+MAX_PORT_DICE = 5
+MAX_DICE = 3 * MAX_SHIPS + MAX_LEADER + MAX_PORT_DICE
+
+#: Word indices of the attacker's and the defender's hit draws (as in the field battle: each
+#: side's hits come from one word inverted through the binomial distribution of its dice). Fixed,
+#: so a variant that changes one side leaves the other side's draw as it was.
+ATTACKER_WORD = 0
+DEFENDER_WORD = 1
+#: Packed row: these scalars, then each side's hit thresholds as (high 32 bits, low 32 bits).
+HEADER = 13
+
+
+class Fleet(Params):
+    squadrons: int = Field(
+        default=0, ge=0, le=MAX_SHIPS, description="naval squadrons (two hits sink one)"
+    )
+    corsairs: int = Field(
+        default=0,
+        ge=0,
+        le=MAX_SHIPS,
+        validate_default=True,
+        description="corsairs (one hit sinks one)",
+    )
+    leader: int = Field(
+        default=0,
+        ge=0,
+        le=MAX_LEADER,
+        description="battle rating of the best naval leader, 0 for none",
+    )
+
+    @field_validator("corsairs")
+    @classmethod
+    def _at_least_one_ship(cls, v: int, info: ValidationInfo) -> int:
+        squadrons = info.data.get("squadrons")
+        if squadrons == 0 and v == 0:
+            raise ValueError("a fleet needs at least one squadron or corsair (squadrons is 0)")
+        return v
+
+
+class NavalParams(Params):
+    attacker: Fleet = Field(description="the fleet moving in")
+    defender: Fleet = Field(description="the fleet in the sea zone or port")
+    in_port: bool = Field(
+        default=False,
+        description="the battle is in a port: the defender rolls extra dice, the attacker "
+        "withdraws afterwards",
+    )
+    port_extra_dice: int = Field(
+        default=1,
+        ge=0,
+        le=MAX_PORT_DICE,
+        description="extra dice of a defender in a port (1 by the rules)",
+    )
+    hit_on: int = Field(default=5, ge=2, le=6, description="lowest d6 face that scores a hit")
+    lose_corsairs_first: bool = Field(
+        default=True, description="hits sink corsairs before squadrons"
+    )
+    winner_keeps_one: bool = Field(
+        default=True,
+        description="if both fleets are sunk the winner keeps one ship (as in a field battle)",
+    )
+
+
+# Indices of the metric values, in the order of metrics().
+(
+    ATTACKER_WINS,
+    A_SQUADRONS,
+    A_CORSAIRS,
+    D_SQUADRONS,
+    D_CORSAIRS,
+    WITHDRAWS,
+    A_HITS,
+    D_HITS,
+    BOTH_SUNK,
+) = range(9)
+N_METRICS = 9
+
+
+def metrics(p: NavalParams) -> list[Metric]:
+    a, d = p.attacker, p.defender
+    return [
+        Metric("attacker_wins", "proportion", "the attacker scores more hits (ties: defender)"),
+        Metric(
+            "attacker_squadrons_lost",
+            "distribution",
+            "attacker squadrons sunk",
+            max_value=a.squadrons,
+        ),
+        Metric(
+            "attacker_corsairs_lost", "distribution", "attacker corsairs sunk", max_value=a.corsairs
+        ),
+        Metric(
+            "defender_squadrons_lost",
+            "distribution",
+            "defender squadrons sunk",
+            max_value=d.squadrons,
+        ),
+        Metric(
+            "defender_corsairs_lost", "distribution", "defender corsairs sunk", max_value=d.corsairs
+        ),
+        Metric(
+            "attacker_withdraws",
+            "proportion",
+            "the attacker has ships left and must leave: always in a port, at sea if it lost",
+        ),
+        Metric("attacker_hits", "mean", "hits rolled by the attacker", headline=False),
+        Metric("defender_hits", "mean", "hits rolled by the defender", headline=False),
+        Metric(
+            "both_fleets_sunk",
+            "proportion",
+            "the hits sank both fleets (the winner keeps one ship if winner_keeps_one)",
+            headline=False,
+        ),
+    ]
+
+
+def pack(p: NavalParams) -> np.ndarray:
+    a, d = p.attacker, p.defender
+    a_dice, d_dice = dice(p)
+    row = [
+        a.squadrons,
+        a.corsairs,
+        a.leader,
+        d.squadrons,
+        d.corsairs,
+        d.leader,
+        p.port_extra_dice if p.in_port else 0,
+        1 if p.in_port else 0,
+        p.hit_on,
+        1 if p.lose_corsairs_first else 0,
+        1 if p.winner_keeps_one else 0,
+        a_dice,
+        d_dice,
+    ]
+    for t in hit_thresholds(a_dice, p.hit_on) + hit_thresholds(d_dice, p.hit_on):
+        row += [t >> 32, t & 0xFFFFFFFF]  # float64 holds each 32-bit half exactly
+    return np.array(row, dtype=np.float64)
+
+
+def dice(p: NavalParams) -> tuple[int, int]:
+    """Dice of the attacker and of the defender."""
+    a, d = p.attacker, p.defender
+    extra = p.port_extra_dice if p.in_port else 0
+    return 2 * a.squadrons + a.corsairs + a.leader, 2 * d.squadrons + d.corsairs + d.leader + extra
+
+
+@inline
+def _sunk(hits, squadrons, corsairs, corsairs_first, loser):
+    """(squadrons, corsairs) sunk by ``hits``; the loser also loses a squadron to a winner's single
+    hit left over."""
+    if corsairs_first:
+        c = min(corsairs, hits)
+        s = min(squadrons, (hits - c) // 2)
+        left = hits - c - 2 * s
+    else:
+        s = min(squadrons, hits // 2)
+        c = min(corsairs, hits - 2 * s)
+        left = hits - 2 * s - c
+    s += np.int64(loser & (left > 0) & (s < squadrons))
+    return s, c
+
+
+def sunk(
+    hits: int, squadrons: int, corsairs: int, corsairs_first: bool, loser: bool
+) -> tuple[int, int]:
+    """Plain-Python copy of the kernel's loss rule, for ``exact``."""
+    if corsairs_first:
+        c = min(corsairs, hits)
+        s = min(squadrons, (hits - c) // 2)
+        left = hits - c - 2 * s
+    else:
+        s = min(squadrons, hits // 2)
+        c = min(corsairs, hits - 2 * s)
+        left = hits - 2 * s - c
+    if loser and left > 0 and s < squadrons:
+        s += 1
+    return s, c
+
+
+@kernel
+def naval_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
+    n_variants = packed.shape[0]
+    stats = new_stats(n_variants, n_slots)
+    a_thr = np.zeros((n_variants, MAX_DICE + 1), dtype=np.uint64)
+    d_thr = np.zeros((n_variants, MAX_DICE + 1), dtype=np.uint64)
+    for v in range(n_variants):
+        a_dice = np.int64(packed[v, 11])
+        _thresholds(packed, v, HEADER, a_dice, a_thr[v])
+        _thresholds(packed, v, HEADER + 2 * (a_dice + 1), np.int64(packed[v, 12]), d_thr[v])
+    values = np.zeros((n_variants, N_METRICS, BLOCK), dtype=np.int64)
+    attacker_hits = np.zeros(BLOCK, dtype=np.int64)
+    defender_hits = np.zeros(BLOCK, dtype=np.int64)
+    end = first_trial + n_trials
+    for start in range(first_trial, end, BLOCK):
+        m = min(BLOCK, end - start)
+        for v in range(n_variants):
+            a_squadrons = np.int64(packed[v, 0])
+            a_corsairs = np.int64(packed[v, 1])
+            d_squadrons = np.int64(packed[v, 3])
+            d_corsairs = np.int64(packed[v, 4])
+            in_port = packed[v, 7] > 0.5
+            corsairs_first = packed[v, 9] > 0.5
+            keeps_one = packed[v, 10] > 0.5
+            a_ships = a_squadrons + a_corsairs
+            d_ships = d_squadrons + d_corsairs
+            _draw_hits(
+                attacker_hits, key, start, m, ATTACKER_WORD, a_thr[v], np.int64(packed[v, 11])
+            )
+            _draw_hits(
+                defender_hits, key, start, m, DEFENDER_WORD, d_thr[v], np.int64(packed[v, 12])
+            )
+            for i in range(m):
+                ah = attacker_hits[i]
+                dh = defender_hits[i]
+                wins = ah > dh
+                a_s, a_c = _sunk(dh, a_squadrons, a_corsairs, corsairs_first, ~wins)
+                d_s, d_c = _sunk(ah, d_squadrons, d_corsairs, corsairs_first, wins)
+                both = (a_s + a_c == a_ships) & (d_s + d_c == d_ships)
+                # Both fleets sunk: the winner keeps a squadron if it lost one, else a corsair.
+                keep = both & keeps_one
+                a_keep = keep & wins
+                d_keep = keep & ~wins
+                a_back_s = a_keep & (a_s > 0)
+                a_back_c = a_keep & (a_s == 0)
+                d_back_s = d_keep & (d_s > 0)
+                d_back_c = d_keep & (d_s == 0)
+                a_s -= np.int64(a_back_s)
+                a_c -= np.int64(a_back_c)
+                d_s -= np.int64(d_back_s)
+                d_c -= np.int64(d_back_c)
+                values[v, ATTACKER_WINS, i] = wins
+                values[v, A_SQUADRONS, i] = a_s
+                values[v, A_CORSAIRS, i] = a_c
+                values[v, D_SQUADRONS, i] = d_s
+                values[v, D_CORSAIRS, i] = d_c
+                values[v, WITHDRAWS, i] = (a_s + a_c < a_ships) & (in_port | ~wins)
+                values[v, A_HITS, i] = ah
+                values[v, D_HITS, i] = dh
+                values[v, BOTH_SUNK, i] = both
+        accumulate_block(stats, values, m, hist_offset, hist_max)
+    return stats
+
+
+def exact(p: NavalParams) -> dict[str, float]:
+    """Exact values: the two sides' hits are independent binomials."""
+    prob = (7 - p.hit_on) / 6
+    na, nd = dice(p)
+    pa = [comb(na, k) * prob**k * (1 - prob) ** (na - k) for k in range(na + 1)]
+    pd = [comb(nd, k) * prob**k * (1 - prob) ** (nd - k) for k in range(nd + 1)]
+    a, d = p.attacker, p.defender
+    out = dict.fromkeys([m.name for m in metrics(p)], 0.0)
+    for ah in range(na + 1):
+        for dh in range(nd + 1):
+            w = pa[ah] * pd[dh]
+            wins = ah > dh
+            a_s, a_c = sunk(dh, a.squadrons, a.corsairs, p.lose_corsairs_first, not wins)
+            d_s, d_c = sunk(ah, d.squadrons, d.corsairs, p.lose_corsairs_first, wins)
+            both = a_s + a_c == a.squadrons + a.corsairs and d_s + d_c == d.squadrons + d.corsairs
+            if both and p.winner_keeps_one:
+                if wins:
+                    a_s, a_c = (a_s - 1, a_c) if a_s > 0 else (a_s, a_c - 1)
+                else:
+                    d_s, d_c = (d_s - 1, d_c) if d_s > 0 else (d_s, d_c - 1)
+            afloat = a_s + a_c < a.squadrons + a.corsairs
+            out["attacker_wins"] += w * wins
+            out["attacker_squadrons_lost"] += w * a_s
+            out["attacker_corsairs_lost"] += w * a_c
+            out["defender_squadrons_lost"] += w * d_s
+            out["defender_corsairs_lost"] += w * d_c
+            out["attacker_withdraws"] += w * (afloat and (p.in_port or not wins))
+            out["both_fleets_sunk"] += w * both
+    out["attacker_hits"] = na * prob
+    out["defender_hits"] = nd * prob
+    return out
+
+
+PROCEDURE = Procedure(
+    name="his.naval",
+    title="Here I Stand naval combat",
+    rules="RULES.md §5.3",
+    params_model=NavalParams,
+    metrics=metrics,
+    pack=pack,
+    kernel=naval_kernel,
+    exact=exact,
+    example={
+        "attacker": {"squadrons": 3, "corsairs": 0, "leader": 1},
+        "defender": {"squadrons": 2, "corsairs": 1, "leader": 0},
+    },
+    notes=(
+        "ties go to the defender; the loser's own single hit left over is lost",
+        "both fleets sunk: the winner keeps one ship (a squadron if it lost one), as in a field "
+        "battle; the seed is silent for naval combat, so this is the knob winner_keeps_one",
+    ),
+)

@@ -1,0 +1,354 @@
+"""Here I Stand: Ottoman piracy (RULES.md §5.5).
+
+One turn of raids, each in its own sea zone (at most 4). A raid's resistance is 2 per defending
+squadron in the sea zone, +1 per defending or enemy squadron in adjacent sea zones and ports,
++1 per adjacent defending or enemy fortress port, +1 if the sea zone borders a Knights of St. John
+fortress.
+The target rolls that many dice; each hit (5-6) sinks a corsair. If corsairs survive, the Ottoman
+rolls ``1 + X`` dice when one corsair survives or the target has one port on the sea, else ``2 + X``
+(X = the pirate leader's piracy rating). Each hit makes the target choose one of: lose a squadron in
+or next to the sea zone, +1 VP to the Ottoman, or give the Ottoman a random card. No option may be
+chosen twice until every option has been chosen once; an option that cannot be taken (no squadron
+left, an empty hand) is skipped, and the round of options starts again once every option that can
+be taken has been. The target's preference is ``choice_order`` (assumption: squadron, card, VP).
+
+Random words: raid r (0-based) reads its resistance dice from words ``64 r, 64 r + 1, ...`` (two
+dice a word, low half first) and the Ottoman's dice from word ``64 r + 48`` on, so a variant that
+changes one raid or the pirate rating leaves every other die where it was.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from pydantic import Field, ValidationInfo, field_validator
+
+from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.jit import inline, kernel
+from simulator.procedures.base import Metric, MetricKind, Params, Procedure
+from simulator.rng import d6_of, high32, low32, word
+
+MAX_RAIDS = 4
+RAID_WORDS = 64
+#: The Ottoman dice of a raid start here; resistance is at most 71 dice (36 words) by the field
+#: bounds, so the two never overlap.
+OTTOMAN_WORDS = 48
+Option = Literal["squadron", "card", "vp"]
+OPTIONS: tuple[Option, ...] = ("squadron", "card", "vp")
+SQUADRON, CARD, VP = 0, 1, 2
+
+
+class Target(Params):
+    squadrons_in_sea: int = Field(
+        default=0, ge=0, le=10, description="the target's squadrons in the sea zone (+2 each)"
+    )
+    adjacent_squadrons: int = Field(
+        default=0,
+        ge=0,
+        le=20,
+        description="the target's squadrons in adjacent sea zones and ports (+1 each)",
+    )
+    adjacent_fortress_ports: int = Field(
+        default=0,
+        ge=0,
+        le=10,
+        description="adjacent fortress ports of the target or the Ottoman's enemies (+1 each)",
+    )
+    knights_adjacent: bool = Field(
+        default=False, description="the sea zone borders a Knights of St. John fortress (+1)"
+    )
+    ports_on_sea: int = Field(
+        default=2, ge=1, le=10, description="the target's ports on the sea (one: 1 + X dice)"
+    )
+    squadrons_available: int | None = Field(
+        default=None,
+        ge=0,
+        le=30,
+        description="squadrons in or next to the sea zone the target can lose; default: those "
+        "in the sea zone plus the adjacent ones",
+    )
+    cards_in_hand: int = Field(default=5, ge=0, le=20, description="cards in the target's hand")
+
+    @field_validator("squadrons_available")
+    @classmethod
+    def _available_squadrons_exist(cls, n: int | None, info: ValidationInfo) -> int | None:
+        there = info.data.get("squadrons_in_sea", 0) + info.data.get("adjacent_squadrons", 0)
+        if n is not None and n > there:
+            raise ValueError(
+                f"must be at most squadrons_in_sea + adjacent_squadrons ({there}): only squadrons "
+                "in or next to the sea zone can be lost"
+            )
+        return n
+
+    def can_lose(self) -> int:
+        if self.squadrons_available is not None:
+            return self.squadrons_available
+        return self.squadrons_in_sea + self.adjacent_squadrons
+
+
+class Raid(Params):
+    sea_zone: str | None = Field(
+        default=None, max_length=40, description="name of the sea zone (one raid per zone a turn)"
+    )
+    corsairs: int = Field(ge=1, le=12, description="Ottoman corsairs raiding from the sea zone")
+    target: Target = Field(description="the power whose port is raided")
+    enemy_adjacent_squadrons: int = Field(
+        default=0,
+        ge=0,
+        le=20,
+        description="other enemies' squadrons in adjacent sea zones and ports (+1 each)",
+    )
+
+    def resistance(self) -> int:
+        t = self.target
+        return (
+            2 * t.squadrons_in_sea
+            + t.adjacent_squadrons
+            + self.enemy_adjacent_squadrons
+            + t.adjacent_fortress_ports
+            + int(t.knights_adjacent)
+        )
+
+
+class PiracyParams(Params):
+    raids: list[Raid] = Field(
+        min_length=1,
+        max_length=MAX_RAIDS,
+        description="one raid per sea zone this turn, at most 4 sea zones",
+    )
+    pirate_rating: int = Field(
+        default=0, ge=0, le=3, description="X: the piracy rating of the pirate leader"
+    )
+    choice_order: list[Option] = Field(
+        default=["squadron", "card", "vp"],
+        min_length=3,
+        max_length=3,
+        description="assumption: the target's preference among squadron, card and vp",
+    )
+    hit_on: int = Field(default=5, ge=2, le=6, description="lowest d6 face that scores a hit")
+
+    @field_validator("raids")
+    @classmethod
+    def _one_raid_per_sea_zone(cls, raids: list[Raid]) -> list[Raid]:
+        seen: dict[str, int] = {}
+        for i, r in enumerate(raids):
+            if r.sea_zone is None:
+                continue
+            if r.sea_zone in seen:
+                raise ValueError(
+                    f"entry {i + 1} raids {r.sea_zone!r} again (entry {seen[r.sea_zone] + 1}): "
+                    "one raid per sea zone a turn"
+                )
+            seen[r.sea_zone] = i
+        return raids
+
+    @field_validator("choice_order")
+    @classmethod
+    def _each_option_once(cls, order: list[Option]) -> list[Option]:
+        if sorted(order) != sorted(OPTIONS):
+            raise ValueError("must name squadron, card and vp once each, in the target's order")
+        return order
+
+
+BASE_METRICS: tuple[tuple[str, str], ...] = (
+    ("corsairs_lost", "corsairs sunk by the target's resistance dice"),
+    ("raids_with_survivors", "raids where a corsair survived to roll for piracy"),
+    ("piracy_hits", "hits rolled by the Ottoman"),
+    ("ottoman_vp", "VP the targets chose to give the Ottoman"),
+    ("cards_taken", "random cards the Ottoman drew from the targets"),
+    ("squadrons_sunk", "squadrons the targets chose to lose"),
+)
+N_BASE = len(BASE_METRICS)
+
+
+def metrics(p: PiracyParams) -> list[Metric]:
+    out = [Metric(name, "mean", f"{desc} (all raids)") for name, desc in BASE_METRICS]
+    for r in range(len(p.raids)):
+        for k, (name, desc) in enumerate(BASE_METRICS):
+            kind: MetricKind = "proportion" if k == 1 else "mean"
+            out.append(
+                Metric(f"{name}.raid{r + 1}", kind, f"{desc} (raid {r + 1})", headline=False)
+            )
+    return out
+
+
+RAID_FIELDS = 5
+
+
+def pack(p: PiracyParams) -> np.ndarray:
+    """[n_raids, X, hit_on, order x3, then per raid: corsairs, resistance, one port, can lose,
+    cards]."""
+    row: list[float] = [len(p.raids), p.pirate_rating, p.hit_on]
+    row += [OPTIONS.index(o) for o in p.choice_order]
+    for r in p.raids:
+        t = r.target
+        row += [r.corsairs, r.resistance(), int(t.ports_on_sea == 1), t.can_lose(), t.cards_in_hand]
+    return np.array(row, dtype=np.float64)
+
+
+@inline
+def _hits(key, t, word0, dice, thr):
+    """Hits among ``dice`` dice read two a word from word ``word0`` on (low half first)."""
+    hits = 0
+    for k in range(dice):
+        x = word(key, t, word0 + k // 2)
+        u = low32(x) if k % 2 == 0 else high32(x)
+        hits += d6_of(u) >= thr
+    return hits
+
+
+@kernel
+def piracy_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
+    n_variants = packed.shape[0]
+    n_raids = np.int64(packed[0, 0])
+    n_metrics = N_BASE * (1 + n_raids)
+    stats = new_stats(n_variants, n_slots)
+    values = np.zeros((n_variants, n_metrics, BLOCK), dtype=np.int64)
+    order = np.zeros(3, dtype=np.int64)
+    taken = np.zeros(3, dtype=np.bool_)
+    end = first_trial + n_trials
+    for start in range(first_trial, end, BLOCK):
+        m = min(BLOCK, end - start)
+        for v in range(n_variants):
+            x_rating = np.int64(packed[v, 1])
+            hit_on = np.int64(packed[v, 2])
+            for k in range(3):
+                order[k] = np.int64(packed[v, 3 + k])
+            for i in range(m):
+                t = start + i
+                for k in range(N_BASE):
+                    values[v, k, i] = 0
+                for r in range(n_raids):
+                    f = 6 + RAID_FIELDS * r
+                    corsairs = np.int64(packed[v, f])
+                    resistance = np.int64(packed[v, f + 1])
+                    one_port = packed[v, f + 2] > 0.5
+                    squadrons = np.int64(packed[v, f + 3])
+                    cards = np.int64(packed[v, f + 4])
+                    sunk_corsairs = min(_hits(key, t, RAID_WORDS * r, resistance, hit_on), corsairs)
+                    survivors = corsairs - sunk_corsairs
+                    hits = 0
+                    vp = 0
+                    drawn = 0
+                    lost = 0
+                    if survivors > 0:
+                        dice = (1 if survivors == 1 or one_port else 2) + x_rating
+                        hits = _hits(key, t, RAID_WORDS * r + OTTOMAN_WORDS, dice, hit_on)
+                        taken[:] = False
+                        for _ in range(hits):
+                            pick = -1
+                            for _attempt in range(2):
+                                for k in range(3):
+                                    o = order[k]
+                                    if taken[o]:
+                                        continue
+                                    if o == SQUADRON and lost >= squadrons:
+                                        continue
+                                    if o == CARD and drawn >= cards:
+                                        continue
+                                    pick = o
+                                    break
+                                if pick >= 0:
+                                    break
+                                # Every option that can be taken has been: a new round begins.
+                                taken[:] = False
+                            taken[pick] = True
+                            if pick == SQUADRON:
+                                lost += 1
+                            elif pick == CARD:
+                                drawn += 1
+                            else:
+                                vp += 1
+                    row = N_BASE * (1 + r)
+                    values[v, row + 0, i] = sunk_corsairs
+                    values[v, row + 1, i] = survivors > 0
+                    values[v, row + 2, i] = hits
+                    values[v, row + 3, i] = vp
+                    values[v, row + 4, i] = drawn
+                    values[v, row + 5, i] = lost
+                    for k in range(N_BASE):
+                        values[v, k, i] += values[v, row + k, i]
+        accumulate_block(stats, values, m, hist_offset, hist_max)
+    return stats
+
+
+def choose(hits: int, order: list[Option], squadrons: int, cards: int) -> dict[Option, int]:
+    """How the target spends ``hits`` piracy hits, by its preference ``order``."""
+    got: dict[Option, int] = dict.fromkeys(OPTIONS, 0)
+    taken: set[Option] = set()
+    for _ in range(hits):
+        can = [
+            o
+            for o in order
+            if (o != "squadron" or got[o] < squadrons) and (o != "card" or got[o] < cards)
+        ]
+        fresh = [o for o in can if o not in taken]
+        if not fresh:
+            taken = set()
+            fresh = can
+        got[fresh[0]] += 1
+        taken.add(fresh[0])
+    return got
+
+
+def exact_raid(raid: Raid, x_rating: int, order: list[Option], hit_on: int = 5) -> dict[str, float]:
+    """Exact means of the per-raid metrics: two binomial rolls and a deterministic choice."""
+    from scipy.stats import binom
+
+    prob = (7 - hit_on) / 6
+    n = raid.resistance()
+    out = dict.fromkeys((name for name, _ in BASE_METRICS), 0.0)
+    for h in range(n + 1):
+        w = float(binom.pmf(h, n, prob))
+        sunk = min(h, raid.corsairs)
+        survivors = raid.corsairs - sunk
+        out["corsairs_lost"] += w * sunk
+        if survivors == 0:
+            continue
+        out["raids_with_survivors"] += w
+        dice = (1 if survivors == 1 or raid.target.ports_on_sea == 1 else 2) + x_rating
+        for k in range(dice + 1):
+            wk = w * float(binom.pmf(k, dice, prob))
+            got = choose(k, order, raid.target.can_lose(), raid.target.cards_in_hand)
+            out["piracy_hits"] += wk * k
+            out["ottoman_vp"] += wk * got["vp"]
+            out["cards_taken"] += wk * got["card"]
+            out["squadrons_sunk"] += wk * got["squadron"]
+    return out
+
+
+def exact(p: PiracyParams) -> dict[str, float]:
+    """Exact means of every metric: raids are independent, so totals are sums of raid means."""
+    out = dict.fromkeys((name for name, _ in BASE_METRICS), 0.0)
+    for r, raid in enumerate(p.raids):
+        one = exact_raid(raid, p.pirate_rating, p.choice_order, p.hit_on)
+        for name, value in one.items():
+            out[name] += value
+            out[f"{name}.raid{r + 1}"] = value
+    return out
+
+
+PROCEDURE = Procedure(
+    name="his.piracy",
+    title="Here I Stand: Ottoman piracy",
+    rules="RULES.md §5.5",
+    params_model=PiracyParams,
+    metrics=metrics,
+    pack=pack,
+    kernel=piracy_kernel,
+    exact=exact,
+    example={
+        "raids": [
+            {"corsairs": 3, "target": {"squadrons_in_sea": 1, "adjacent_fortress_ports": 1}},
+            {"corsairs": 2, "target": {"knights_adjacent": True, "ports_on_sea": 1}},
+        ],
+        "pirate_rating": 1,
+    },
+    notes=(
+        "assumption: the target prefers squadron loss, then card, then VP (choice_order)",
+        "an option that cannot be taken is skipped; the round restarts once every option that can "
+        "be taken has been",
+        "each raid's target has its own hand and squadrons (raids on one power do not share them)",
+    ),
+)

@@ -1,0 +1,136 @@
+"""Plain-Python twins of the Here I Stand combat kernels (RULES.md §5.2-5.4).
+
+Each plays one trial as a person reads the rules, reading the same random words as the kernel, and
+returns the trial's metric values in the order of the procedure's ``metrics()``.
+"""
+
+from __future__ import annotations
+
+from tests.naive import binomial_hits, d6, dice_of_words, halves, word
+
+
+def _hits(faces: list[int], hit_on: int) -> int:
+    return sum(f >= hit_on for f in faces)
+
+
+def his_assault(p: dict, key: int, trial: int) -> list[int]:
+    """A siege campaign of up to max_assaults assaults (one assault by default)."""
+    att, dfd = p["attacker"], p["defender"]
+    hit_on = p.get("hit_on", 5)
+    extra = p.get("defender_extra_dice", 1)
+    cavalry_first = p.get("lose_cavalry_first", True)
+    units, cavalry, leader = att["units"], att.get("cavalry", 0), att.get("leader", 0)
+    defenders, d_leader = dfd["units"], dfd.get("leader", 0)
+    falls = broken = False
+    assaults = a_total = d_total = 0
+    if units <= defenders:
+        broken = True  # the siege breaks at once: no assault
+    while not (falls or broken) and assaults < p.get("max_assaults", 1):
+        k = assaults
+        assaults += 1
+        if defenders > 0:
+            infantry = units - cavalry
+            a_dice = (infantry + 1) // 2 + leader  # cavalry roll no dice in an assault
+        else:
+            a_dice = units + leader  # an empty fortress
+        d_dice = defenders + d_leader + extra
+        a_hits = _hits(dice_of_words(key, trial, 64 * k, a_dice), hit_on)
+        d_hits = _hits(dice_of_words(key, trial, 64 * k + 32, d_dice), hit_on)
+        a_total += a_hits
+        d_total += d_hits
+        had_defenders = defenders > 0
+        # The attacker removes d_hits units, cavalry first if it chooses so.
+        for _ in range(min(d_hits, units)):
+            infantry = units - cavalry
+            if cavalry > 0 and (cavalry_first or infantry == 0):
+                cavalry -= 1
+            units -= 1
+        defenders = max(defenders - a_hits, 0)
+        if defenders == 0 and units > 0 and (had_defenders or a_hits >= 1):
+            falls = True
+        elif units <= defenders:
+            broken = True
+    return [int(falls), assaults, int(broken), units, defenders, a_total, d_total]
+
+
+def _fleet_losses(
+    hits: int, squadrons: int, corsairs: int, corsairs_first: bool, loser: bool
+) -> tuple[int, int]:
+    """(squadrons, corsairs) sunk by ``hits``: two hits per squadron, one per corsair; the loser
+    also loses a squadron to a winner's single hit left over."""
+    sunk_s = sunk_c = 0
+    left = hits
+    if corsairs_first:
+        while left >= 1 and sunk_c < corsairs:
+            sunk_c += 1
+            left -= 1
+        while left >= 2 and sunk_s < squadrons:
+            sunk_s += 1
+            left -= 2
+    else:
+        while left >= 2 and sunk_s < squadrons:
+            sunk_s += 1
+            left -= 2
+        while left >= 1 and sunk_c < corsairs:
+            sunk_c += 1
+            left -= 1
+    if loser and left == 1 and sunk_s < squadrons:
+        sunk_s += 1
+    return sunk_s, sunk_c
+
+
+def his_naval(p: dict, key: int, trial: int) -> list[int]:
+    """One naval battle in a sea zone or a port."""
+    att, dfd = p["attacker"], p["defender"]
+    hit_on = p.get("hit_on", 5)
+    in_port = p.get("in_port", False)
+    corsairs_first = p.get("lose_corsairs_first", True)
+    a_s, a_c, a_l = att.get("squadrons", 0), att.get("corsairs", 0), att.get("leader", 0)
+    d_s, d_c, d_l = dfd.get("squadrons", 0), dfd.get("corsairs", 0), dfd.get("leader", 0)
+    a_dice = 2 * a_s + a_c + a_l
+    d_dice = 2 * d_s + d_c + d_l + (p.get("port_extra_dice", 1) if in_port else 0)
+    # Each side's hits from one word inverted through its binomial, as in the field battle.
+    a_hits = binomial_hits(word(key, trial, 0), a_dice, hit_on)
+    d_hits = binomial_hits(word(key, trial, 1), d_dice, hit_on)
+    attacker_wins = a_hits > d_hits  # ties go to the defender
+    a_sunk_s, a_sunk_c = _fleet_losses(d_hits, a_s, a_c, corsairs_first, loser=not attacker_wins)
+    d_sunk_s, d_sunk_c = _fleet_losses(a_hits, d_s, d_c, corsairs_first, loser=attacker_wins)
+    both_sunk = a_sunk_s + a_sunk_c == a_s + a_c and d_sunk_s + d_sunk_c == d_s + d_c
+    if both_sunk and p.get("winner_keeps_one", True):
+        # As in a field battle, the winner keeps one ship: a squadron if it had any.
+        if attacker_wins:
+            if a_sunk_s > 0:
+                a_sunk_s -= 1
+            else:
+                a_sunk_c -= 1
+        elif d_sunk_s > 0:
+            d_sunk_s -= 1
+        else:
+            d_sunk_c -= 1
+    attacker_afloat = a_sunk_s + a_sunk_c < a_s + a_c
+    withdraws = attacker_afloat and (in_port or not attacker_wins)
+    return [
+        int(attacker_wins),
+        a_sunk_s,
+        a_sunk_c,
+        d_sunk_s,
+        d_sunk_c,
+        int(withdraws),
+        a_hits,
+        d_hits,
+        int(both_sunk),
+    ]
+
+
+def his_interception(p: dict, key: int, trial: int) -> list[int]:
+    """One interception or avoid-battle roll: 2d6 + leader + cavalry modifiers >= target."""
+    lo, hi = halves(word(key, trial, 0))
+    roll = d6(lo) + d6(hi)
+    modifier = p.get("leader", 0)
+    if p.get("with_cavalry", False):
+        modifier += 1
+    if p.get("against_cavalry", False):
+        modifier -= 1
+    if p.get("kind", "intercept") == "avoid" and p.get("lost_battle_this_impulse", False):
+        return [1]  # a formation that lost a field battle this impulse avoids at once
+    return [int(roll + modifier >= p.get("target", 9))]

@@ -1,0 +1,354 @@
+"""Plain-Python twins of the Here I Stand economy kernels (piracy, New World, pregnancy, chateaux).
+
+Each twin plays one trial as a person reads RULES.md §5.5 and §5.9-5.11, reading the same random
+words as the kernel, and returns the metric values in the order of the procedure's ``metrics()``.
+"""
+
+from __future__ import annotations
+
+from tests.naive import Stream, d6, dice_of_words, halves, word
+
+UNDEFINED = -(2**62)
+
+
+# --- §5.10 Henry VIII ------------------------------------------------------------------------
+
+
+def his_pregnancy(p: dict, key: int, trial: int) -> list[int]:
+    """One game of Henry VIII's marriages."""
+    wives_at = set(p["wife_steps"])
+    step = 0
+    seen: set[str] = set()
+    wives = 0
+    edward_by_turn = []
+    for _turn in range(p["turns"]):
+        extra_advance_pending = False
+        advances_left = p["uses_per_turn"]
+        while advances_left > 0 and "healthy Edward" not in seen:
+            advances_left -= 1
+            step += 1
+            if step in wives_at:
+                face = d6(halves(word(key, trial, wives))[0])
+                wives += 1
+                result = _pregnancy_chart(face, seen, p["nothing_repeats"])
+                seen.add(result)
+                if result == "advance again":
+                    extra_advance_pending = True
+            if advances_left == 0 and extra_advance_pending:
+                # England's first pass comes after the turn's uses of the home card.
+                extra_advance_pending = False
+                advances_left = 1
+        edward_by_turn.append(int("sickly Edward" in seen or "healthy Edward" in seen))
+    edward = "sickly Edward" in seen or "healthy Edward" in seen
+    if edward:
+        vp = 5
+    elif "Elizabeth" in seen:
+        vp = 2
+    else:
+        vp = 0
+    return [
+        int(edward),
+        int("healthy Edward" in seen),
+        int("Elizabeth" in seen),
+        vp,
+        wives,
+        *edward_by_turn,
+    ]
+
+
+CHART = {
+    1: "nothing",
+    2: "nothing",
+    3: "advance again",
+    4: "Elizabeth",
+    5: "sickly Edward",
+    6: "healthy Edward",
+}
+
+
+def _pregnancy_chart(face: int, seen: set[str], nothing_repeats: bool) -> str:
+    while True:
+        result = CHART[face]
+        if result not in seen or (result == "nothing" and nothing_repeats):
+            return result
+        face = max(face, 2) + 1
+
+
+# --- §5.5 Piracy -------------------------------------------------------------------------------
+
+
+def his_piracy(p: dict, key: int, trial: int) -> list[int]:
+    """One turn of Ottoman raids."""
+    hit_on = p.get("hit_on", 5)
+    x = p.get("pirate_rating", 0)
+    order = p.get("choice_order", ["squadron", "card", "vp"])
+    per_raid = []
+    for r, raid in enumerate(p["raids"]):
+        target = raid["target"]
+        resistance = (
+            2 * target.get("squadrons_in_sea", 0)
+            + target.get("adjacent_squadrons", 0)
+            + raid.get("enemy_adjacent_squadrons", 0)
+            + target.get("adjacent_fortress_ports", 0)
+            + (1 if target.get("knights_adjacent", False) else 0)
+        )
+        resistance_dice = dice_of_words(key, trial, 64 * r, resistance)
+        corsairs_sunk = min(sum(f >= hit_on for f in resistance_dice), raid["corsairs"])
+        survivors = raid["corsairs"] - corsairs_sunk
+        result = {"squadron": 0, "card": 0, "vp": 0}
+        hits = 0
+        if survivors > 0:
+            one_port = target.get("ports_on_sea", 2) == 1
+            dice = (1 if survivors == 1 or one_port else 2) + x
+            hits = sum(f >= hit_on for f in dice_of_words(key, trial, 64 * r + 48, dice))
+            squadrons = target.get("squadrons_available")
+            if squadrons is None:
+                squadrons = target.get("squadrons_in_sea", 0) + target.get("adjacent_squadrons", 0)
+            cards = target.get("cards_in_hand", 5)
+            chosen_this_round: set[str] = set()
+            for _ in range(hits):
+                possible = [
+                    o
+                    for o in order
+                    if not (o == "squadron" and result["squadron"] == squadrons)
+                    and not (o == "card" and result["card"] == cards)
+                ]
+                if all(o in chosen_this_round for o in possible):
+                    chosen_this_round = set()
+                choice = next(o for o in possible if o not in chosen_this_round)
+                chosen_this_round.add(choice)
+                result[choice] += 1
+        per_raid.append(
+            [
+                corsairs_sunk,
+                int(survivors > 0),
+                hits,
+                result["vp"],
+                result["card"],
+                result["squadron"],
+            ]
+        )
+    totals = [sum(raid[k] for raid in per_raid) for k in range(6)]
+    return totals + [x for raid in per_raid for x in raid]
+
+
+# --- §5.9 New World ----------------------------------------------------------------------------
+
+POWERS = ("england", "france", "habsburg")
+DISCOVERIES = (
+    "st_lawrence",
+    "great_lakes",
+    "mississippi",
+    "amazon",
+    "pacific_strait",
+    "circumnavigation",
+    "maya",
+    "aztecs",
+    "inca",
+)
+VP = {
+    "st_lawrence": 1,
+    "great_lakes": 1,
+    "mississippi": 1,
+    "amazon": 2,
+    "pacific_strait": 1,
+    "circumnavigation": 3,
+    "maya": 1,
+    "aztecs": 2,
+    "inca": 2,
+}
+
+
+def _bought(schedule, turn: int) -> bool:
+    return schedule == "every" or turn in schedule
+
+
+def _two_dice(stream: Stream) -> int:
+    lo, hi = halves(stream.next())
+    return d6(lo) + d6(hi)
+
+
+def _draw(stream: Stream, pool: list[int]) -> int:
+    """Index of a uniformly drawn member of pool (the kernels' multiply-shift)."""
+    lo, _ = halves(stream.next())
+    return lo * len(pool) >> 32
+
+
+def _leave(pool: list[int], index: int) -> None:
+    """Take pool[index] out (the last member fills its place, as in the kernel)."""
+    pool[index] = pool[-1]
+    pool.pop()
+
+
+def _explore(total: int, claimed: set[str], strait_first: bool) -> str:
+    if total <= 4:
+        return "lost"
+    if total in (5, 6):
+        return "returns"
+    result = {7: "st_lawrence", 8: "great_lakes", 9: "mississippi"}.get(total, "south america")
+    while True:
+        if result == "south america":
+            options = ["pacific_strait", "amazon"] if strait_first else ["amazon", "pacific_strait"]
+            options = [o for o in options if o not in claimed]
+            if options:
+                return options[0]
+            result = "mississippi"  # any North American discovery: step down from 9
+        if result == "returns":
+            return result
+        if result not in claimed:
+            return result
+        result = {
+            "mississippi": "great_lakes",
+            "great_lakes": "st_lawrence",
+            "st_lawrence": "returns",
+        }[result]
+
+
+def _conquer(total: int, claimed: set[str]) -> str:
+    if total <= 6:
+        return "lost"
+    if total <= 8:
+        return "returns"
+    result = {9: "maya", 10: "aztecs"}.get(total, "inca")
+    while result != "returns" and result in claimed:
+        result = {"inca": "aztecs", "aztecs": "maya", "maya": "returns"}[result]
+    return result
+
+
+def his_new_world(p: dict, key: int, trial: int) -> list[int]:
+    """One whole game of the New World race."""
+    stream = Stream(key, trial)
+    riches = {t: row["outcome"] for row in p["riches"] for t in range(row["low"], row["high"] + 1)}
+    plans = {w: p[w] for w in POWERS}
+    explorers = {w: list(plans[w]["explorers"]) for w in POWERS}
+    conquistadors = list(plans["habsburg"].get("conquistadors", []))
+    colonies = {w: plans[w]["colonies"] for w in POWERS}
+    conquests = {w: plans[w]["conquests"] for w in POWERS}
+    vp = dict.fromkeys(POWERS, 0)
+    cards = dict.fromkeys(POWERS, 0)
+    lost = dict.fromkeys(POWERS, 0)
+    skipped = dict.fromkeys(POWERS, 0)
+    explored_before = set(p["already_explored"])
+    claimed = set(p["already_claimed"])
+    first: dict[str, tuple[str, int]] = {}
+    gap_conquest = gap_colony = 0
+
+    def claim(d: str, w: str, turn: int) -> None:
+        claimed.add(d)
+        first[d] = (w, turn)
+        vp[w] += VP[d]
+
+    for turn in range(1, p["turns"] + 1):
+        # Card draw phase: riches.
+        galleons_out = p["galleons_turn"] is not None and turn >= p["galleons_turn"]
+        for w in POWERS:
+            galleons = galleons_out and w in p["galleons_powers"]
+            colonies_gone = conquests_gone = 0
+            for _ in range(colonies[w]):
+                outcome = riches[_two_dice(stream)]
+                if outcome == "destroyed":
+                    colonies_gone += 1
+                elif outcome == "card_depleted":
+                    gap_colony += 1
+                    cards[w] += 1
+                    if p["colony_depleted"] == "card_removed":
+                        colonies_gone += 1
+                elif outcome == "card" or (outcome == "galleons_card" and galleons):
+                    cards[w] += 1
+            for _ in range(conquests[w]):
+                outcome = riches[_two_dice(stream)]
+                if outcome == "destroyed":
+                    gap_conquest += 1
+                    if p["conquest_destroyed"] == "removed":
+                        conquests_gone += 1
+                elif outcome == "card_depleted":
+                    cards[w] += 1
+                    conquests_gone += 1
+                elif outcome == "card" or (outcome == "galleons_card" and galleons):
+                    cards[w] += 1
+            colonies[w] -= colonies_gone
+            conquests[w] -= conquests_gone
+        # Action phase.
+        for w in POWERS:
+            if _bought(plans[w]["colonize"], turn):
+                colonies[w] += 1
+        # New World phase: explorations.
+        exploring = []
+        for w in POWERS:
+            if _bought(plans[w]["explore"], turn):
+                if not explorers[w]:
+                    skipped[w] += 1
+                    continue
+                index = _draw(stream, explorers[w])
+                exploring.append((w, index, explorers[w][index]))
+        exploring.sort(key=lambda e: (-e[2], POWERS.index(e[0])))
+        for w, index, rating in exploring:
+            total = _two_dice(stream) + rating
+            if w not in explored_before:
+                total -= p["first_exploration_penalty"]
+                explored_before.add(w)
+            result = _explore(total, claimed, p["south_america"] == "pacific_strait")
+            leaves = result != "returns"
+            if result == "lost":
+                lost[w] += 1
+            elif result != "returns":
+                claim(result, w, turn)
+                leaves = not p["discoverers_return"]
+                if result == "pacific_strait":
+                    circumnavigation = _two_dice(stream) + rating
+                    if circumnavigation <= 9:
+                        lost[w] += 1
+                        leaves = True
+                    else:
+                        claim("circumnavigation", w, turn)
+                        if circumnavigation >= 12:
+                            cards[w] += 1
+            if leaves:
+                _leave(explorers[w], index)
+        # ... conquests.
+        conquering = []
+        for w in POWERS:
+            if _bought(plans[w]["conquer"], turn):
+                if w != "habsburg":
+                    conquering.append((w, None, 0))
+                elif not conquistadors:
+                    skipped[w] += 1
+                else:
+                    index = _draw(stream, conquistadors)
+                    conquering.append((w, index, conquistadors[index]))
+        tie = ("habsburg", "england", "france")
+        conquering.sort(key=lambda c: (-c[2], tie.index(c[0])))
+        for w, index, rating in conquering:
+            result = _conquer(_two_dice(stream) + rating, claimed)
+            leaves = result == "lost"
+            if result not in ("lost", "returns"):
+                claim(result, w, turn)
+                conquests[w] += 1
+                leaves = not p["discoverers_return"]
+            if w == "habsburg" and leaves:
+                _leave(conquistadors, index)
+    out = [vp[w] for w in POWERS] + [cards[w] for w in POWERS] + [lost[w] for w in POWERS]
+    out += [int(d in first and first[d][0] == w) for d in DISCOVERIES for w in POWERS]
+    out += [first[d][1] if d in first else UNDEFINED for d in DISCOVERIES]
+    out += [gap_conquest, gap_colony]
+    out += [skipped[w] for w in POWERS]
+    return out
+
+
+# --- §5.11 Chateaux ----------------------------------------------------------------------------
+
+
+def his_chateaux(p: dict, key: int, trial: int) -> list[int]:
+    """One game of French chateaux."""
+    vp = cards = 0
+    for turn in range(1, p["turns"] + 1):
+        modifier = sum(
+            m["value"] for m in p["modifiers"] if m["when"] == "always" or turn in m["when"]
+        )
+        for use in range(p["uses_per_turn"]):
+            total = d6(halves(word(key, trial, 8 * (turn - 1) + use))[0]) + modifier
+            row = next(r for r in p["table"] if r["low"] <= total <= r["high"])
+            vp += row["vp"]
+            cards += row["cards"]
+    cap = p["vp_cap"]
+    return [min(vp, cap), cards, int(vp >= cap), max(vp - cap, 0)]

@@ -1,0 +1,362 @@
+"""Plain-Python twins of the Root kernels (RULES.md §2 and §4), reading the same random words.
+
+Each plays one trial the way a person reads the rules and returns the trial's metric values in the
+order of the procedure's ``metrics()``.
+"""
+
+from __future__ import annotations
+
+from tests.naive import halves, word
+
+
+def root_die(u32: int) -> int:
+    """A Root battle die (faces 0,0,0,1,1,1,2,2,2,3,3,3): uniform on 0..3."""
+    return (u32 * 4 >> 32) + 1 - 1
+
+
+class Pieces:
+    """One side's pieces in the clearing."""
+
+    def __init__(self, side: dict, cards: int) -> None:
+        self.faction = side.get("faction", "other")
+        self.warriors = side.get("warriors", 0)
+        self.buildings = side.get("buildings", 0)
+        self.tokens = side.get("tokens", 0)
+        self.swords = side.get("vagabond_swords", 0)
+        self.items = side.get("vagabond_items", 0)
+        self.extra_hits = side.get("extra_hits", 0)
+        self.tokens_first = side.get("removes_first", "tokens") == "tokens"
+        self.ambush_cards = cards
+
+    @property
+    def is_vagabond(self) -> bool:
+        return self.faction == "vagabond"
+
+    def hit_cap(self) -> int:
+        return self.swords if self.is_vagabond else self.warriors
+
+    def defenceless(self) -> bool:
+        return self.hit_cap() == 0
+
+    def rule_strength(self) -> int:
+        return self.warriors + self.buildings
+
+    def take_hits(self, hits: int) -> dict[str, int]:
+        """Warriors first, then buildings/tokens as the owner chooses; a Vagabond damages items,
+        its swords last."""
+        lost = {"warriors": 0, "buildings": 0, "tokens": 0, "items": 0, "swords": 0}
+        order = ["warriors"]
+        order += ["tokens", "buildings"] if self.tokens_first else ["buildings", "tokens"]
+        order += ["items", "swords"]
+        for kind in order:
+            while hits > 0 and getattr(self, kind) > 0:
+                setattr(self, kind, getattr(self, kind) - 1)
+                lost[kind] += 1
+                hits -= 1
+        return lost
+
+
+def root_battle(p: dict, key: int, trial: int) -> list[int]:
+    """A Root battle campaign (RULES.md §4) as the kernel's metric values."""
+    att = Pieces(p["attacker"], p["attacker"].get("counter_ambush", 0))
+    dfd = Pieces(p["defender"], p["defender"].get("ambush", 0))
+    start_a_warriors, start_d = att.warriors, (dfd.warriors, dfd.buildings, dfd.tokens)
+    start_a_items, start_d_items = att.items + att.swords, dfd.items + dfd.swords
+    hostile = p["attacker"].get("hostile", False)
+    plot = p["defender"].get("corvid_plot_face_down", False)
+    a_vp = d_vp = ambush_hits = fought = acolytes = 0
+    for b in range(p.get("battles", 1)):
+        attacker_can_battle = att.swords > 0 if att.is_vagabond else att.warriors > 0
+        anyone_to_battle = dfd.is_vagabond or dfd.warriors + dfd.buildings + dfd.tokens > 0
+        if not (attacker_can_battle and anyone_to_battle):
+            break
+        fought += 1
+        # Ambush!
+        if dfd.ambush_cards > 0:
+            dfd.ambush_cards -= 1
+            if att.ambush_cards > 0:
+                att.ambush_cards -= 1  # counter-ambush: both cards spent, nothing happens
+            else:
+                lost = att.take_hits(2)
+                ambush_hits += sum(lost.values())
+                d_vp += lost["buildings"] + lost["tokens"]
+                if not att.is_vagabond and att.warriors == 0:
+                    break
+        lo, hi = halves(word(key, trial, b))
+        dice = sorted([root_die(lo), root_die(hi)])
+        if dfd.faction == "alliance":
+            a_roll, d_roll = dice[0], dice[1]
+        else:
+            a_roll, d_roll = dice[1], dice[0]
+        a_hits = min(a_roll, att.hit_cap())
+        d_hits = min(d_roll, dfd.hit_cap())
+        if dfd.defenceless():
+            a_hits += 1
+        a_hits += att.extra_hits
+        d_hits += dfd.extra_hits
+        if plot and dfd.tokens > 0:
+            d_hits += 1
+        d_lost = dfd.take_hits(a_hits)
+        a_lost = att.take_hits(d_hits)
+        a_vp += d_lost["buildings"] + d_lost["tokens"]
+        d_vp += a_lost["buildings"] + a_lost["tokens"]
+        if att.is_vagabond and hostile:
+            a_vp += d_lost["warriors"] + d_lost["buildings"] + d_lost["tokens"]
+        if att.is_vagabond and d_lost["warriors"]:
+            hostile = True
+        if dfd.faction == "lizards":
+            acolytes += d_lost["warriors"]
+        if p.get("stop_when_cleared", True) and dfd.defenceless():
+            break
+    garden = p.get("lizard_garden", False)
+    if garden and att.faction == "lizards" and att.buildings:
+        control = 0
+    elif garden and dfd.faction == "lizards" and dfd.buildings:
+        control = 1
+    elif att.rule_strength() > dfd.rule_strength():
+        control = 0
+    elif dfd.rule_strength() > att.rule_strength():
+        control = 1
+    elif att.rule_strength() > 0 and att.faction == "eyrie":
+        control = 0
+    elif dfd.rule_strength() > 0 and dfd.faction == "eyrie":
+        control = 1
+    else:
+        control = 2
+    cleared = not dfd.is_vagabond and dfd.warriors + dfd.buildings + dfd.tokens == 0
+    return [
+        start_a_warriors - att.warriors,
+        start_d[0] - dfd.warriors,
+        start_d[1] - dfd.buildings,
+        start_d[2] - dfd.tokens,
+        a_vp,
+        int(cleared),
+        ambush_hits,
+        control,
+        d_vp,
+        fought,
+        acolytes,
+        start_a_items - att.items - att.swords,
+        start_d_items - dfd.items - dfd.swords,
+    ]
+
+
+DEFAULT_FACES = [
+    {"amount": 0},
+    {"amount": 1},
+    {"amount": 1},
+    {"amount": 1, "behind": 1},
+    {"amount": 2, "behind": 3},
+    {"amount": 3, "behind": 5},
+]
+
+
+def root_influence(p: dict, key: int, trial: int) -> list[int]:
+    """Influence dice at the end of an Evening (RULES.md §2.1) as the kernel's metric values."""
+    faces = p.get("faces") or DEFAULT_FACES
+    players = p.get("players", 4)
+    behind = p.get("behind", 0)
+    lo, hi = halves(word(key, trial, 0))
+    rolled = [faces[lo * len(faces) >> 32], faces[hi * len(faces) >> 32]]
+    if players >= 4:
+        rolled = rolled[:1]
+    qualifying = [f["amount"] for f in rolled if behind >= f.get("behind", 0)]
+    if not qualifying:
+        gained = 0
+    elif players == 2:
+        gained = sum(qualifying)
+    else:
+        gained = max(qualifying)
+    return [gained, int(gained > 0)]
+
+
+def root_setup(p: dict, key: int, trial: int) -> list[int]:
+    """The advanced setup draft (RULES.md §2.2) as the kernel's metric values."""
+    from tests.naive import Stream
+
+    stream = Stream(key, trial)
+
+    def uniform(n: int) -> int:
+        return (stream.next() & 0xFFFFFFFF) * n >> 32
+
+    cards = p["factions"]
+    players = p.get("players", 4)
+    reds = [k for k, f in enumerate(cards) if f["colour"] == "red"]
+    pool = [reds[uniform(len(reds))]]
+    rest = [
+        k for k, f in enumerate(cards) if k != pool[0] and (f["colour"] == "red" or players > 2)
+    ]
+    for d in range(players):  # deal one per player from a shuffled deck
+        j = d + uniform(len(rest) - d)
+        rest[d], rest[j] = rest[j], rest[d]
+        pool.append(rest[d])
+    last = len(pool) - 1
+    locked = cards[pool[last]]["colour"] == "white"
+    prefs = list(p.get("preferences", ()))
+    names = [f["name"] for f in cards]
+    rank = sorted(
+        range(len(cards)),
+        key=lambda k: (prefs.index(names[k]) if names[k] in prefs else len(prefs), k),
+    )
+    taken: list[int] = []
+    red_chosen = False
+    for _ in range(players):
+        open_cards = [
+            c
+            for c in range(len(pool))
+            if c not in taken and not (locked and c == last and not red_chosen)
+        ]
+        if p.get("policy", "random") == "preference":
+            c = min(open_cards, key=lambda c: rank.index(pool[c]))
+        else:
+            c = open_cards[uniform(len(open_cards))]
+        taken.append(c)
+        red_chosen = red_chosen or cards[pool[c]]["colour"] == "red"
+    chosen = {pool[c] for c in taken}
+    candidates = [k for k, f in enumerate(cards) if f.get("minor") and k not in chosen]
+    for d in range(3):
+        j = d + uniform(len(candidates) - d)
+        candidates[d], candidates[j] = candidates[j], candidates[d]
+    hired = set(candidates[:3])
+    demoted = {2: 0, 3: 1, 4: 2}.get(players, 3)
+    out = [int(k in chosen) for k in range(len(cards))]
+    out += [int(locked), demoted]
+    out += [int(k in hired) for k, f in enumerate(cards) if f.get("minor")]
+    return out
+
+
+def root_hirelings(p: dict, key: int, trial: int) -> list[int]:
+    """A game of hirelings (RULES.md §2.1) as the kernel's metric values."""
+    from tests.naive import Stream
+
+    stream = Stream(key, trial)
+
+    def uniform(n: int) -> int:
+        return (stream.next() & 0xFFFFFFFF) * n >> 32
+
+    players, rounds = p.get("players", 3), p.get("rounds", 10)
+    greedy = p.get("policy", "greedy") == "greedy"
+    faces = p.get("faces") or DEFAULT_FACES
+    hires = [
+        {"cost": h.get("cost", 1), "protectable": h.get("protectable", True), "kind": "normal"}
+        for h in p["hirelings"]
+    ]
+    if players == 2:
+        hires.append({"cost": p.get("veteran_cost", 3), "protectable": False, "kind": "veteran"})
+    else:
+        hires += [
+            {"cost": p.get("diplomat_cost", 2), "protectable": False, "kind": "diplomat"}
+            for _ in range(2)
+        ]
+    for h in hires:
+        h.update(holder=None, protected=False, exhausted=False)
+    gains = p["score_gain"]
+    score = [0] * players
+    controlled = [0] * players
+    controlled_rank = [0] * players
+    spent = [0] * players
+    spent_rank = [0] * players
+    changes = protections = catch_up = 0
+
+    def rank(s: int) -> int:
+        return 1 + sum(
+            score[o] > score[s] or (score[o] == score[s] and o < s) for o in range(players)
+        )
+
+    for _ in range(rounds):
+        veteran = [h["holder"] for h in hires if h["kind"] == "veteran" and h["holder"] is not None]
+        order = veteran + [s for s in range(players) if s not in veteran]
+        for s in order:
+            dist = gains[s] if len(gains) > 1 else gains[0]
+            u = uniform(sum(g.get("weight", 1) for g in dist))
+            for g in dist:
+                if u < g.get("weight", 1):
+                    score[s] += g["points"]
+                    break
+                u -= g.get("weight", 1)
+            behind = max(score) - score[s]
+            lo, hi = halves(stream.next())
+            rolled = [faces[lo * len(faces) >> 32], faces[hi * len(faces) >> 32]]
+            amounts = [f["amount"] if behind >= f.get("behind", 0) else 0 for f in rolled]
+            influence = (
+                sum(amounts) if players == 2 else max(amounts) if players == 3 else amounts[0]
+            )
+            my_rank = rank(s)
+            while True:
+                legal = []
+                for k, h in enumerate(hires):
+                    mine, free = h["holder"] == s, h["holder"] is None
+                    can_take = free or (not mine and not h["protected"])
+                    if h["kind"] == "diplomat":
+                        can_take = free
+                    if can_take and not mine and h["cost"] <= influence:
+                        legal.append(("take", k))
+                    if mine and h["protectable"] and not h["protected"] and influence >= 1:
+                        legal.append(("protect", k))
+                    if not mine and not free and h["protected"] and influence >= 1:
+                        legal.append(("unprotect", k))
+                if not legal:
+                    break
+                if greedy:
+                    takes = [a for a in legal if a[0] == "take"]
+                    protects = [a for a in legal if a[0] == "protect"]
+                    if takes:
+
+                        def worth(a):
+                            h = hires[a[1]]
+                            owner = -1 if h["holder"] is None else score[h["holder"]]
+                            return (-h["cost"], owner)
+
+                        best = max(worth(a) for a in takes)
+                        action = next(a for a in takes if worth(a) == best)
+                    elif protects:
+                        action = protects[0]
+                    else:
+                        options = [a for a in legal if influence >= 1 + hires[a[1]]["cost"]]
+                        if not options:
+                            break
+                        best_score = max(score[hires[a[1]]["holder"]] for a in options)
+                        action = next(
+                            a for a in options if score[hires[a[1]]["holder"]] == best_score
+                        )
+                else:
+                    action = legal[uniform(len(legal))]
+                what, k = action
+                h = hires[k]
+                price = h["cost"] if what == "take" else 1
+                influence -= price
+                spent[s] += price
+                spent_rank[my_rank - 1] += price
+                if what == "take":
+                    h["holder"], h["protected"] = s, False
+                    changes += 1
+                    if h["kind"] == "diplomat":
+                        enemies = [o for o in range(players) if o != s]
+                        if greedy:
+                            gift = min(enemies, key=lambda o: (score[o], o))
+                        else:
+                            gift = enemies[uniform(players - 1)]
+                        for other in hires:
+                            if other is not h and other["kind"] == "diplomat":
+                                other["holder"] = gift
+                                changes += 1
+                elif what == "protect":
+                    h["protected"] = True
+                    protections += 1
+                else:
+                    h["protected"] = False
+            diplomats = [h for h in hires if h["kind"] == "diplomat"]
+            for h in diplomats:
+                if h["holder"] == s:
+                    h["exhausted"] = True
+            if diplomats and all(h["exhausted"] for h in diplomats):
+                for h in diplomats:
+                    h["holder"], h["exhausted"] = None, False
+        held = [sum(h["holder"] == o for h in hires) for o in range(players)]
+        for o in range(players):
+            controlled[o] += held[o]
+            controlled_rank[rank(o) - 1] += held[o]
+        last = min(range(players), key=lambda o: (score[o], o))
+        if held[last] > 0 and all(held[last] >= x for x in held):
+            catch_up += 1
+    return [*controlled, *controlled_rank, changes, *spent, *spent_rank, protections, catch_up]

@@ -1,0 +1,218 @@
+"""Here I Stand theological debate (RULES.md §5.7): kernel vs twin, exact values, icepool."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import icepool
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from simulator.engine import make_plan, run_range, simulate
+from simulator.procedures import get
+from simulator.procedures.his.debate import single_round
+from simulator.rng import scenario_key
+from tests import naive_his_religion as naive
+from tests.exactness import assert_within_standard_errors
+from tests.fold import fold
+
+PROC = get("his.debate")
+
+
+def prot(name, rating, zone="german", committed=False):
+    return {"name": name, "rating": rating, "zone": zone, "committed": committed}
+
+
+def pap(name, rating, committed=False):
+    return {"name": name, "rating": rating, "committed": committed}
+
+
+POOLS = {
+    "protestant_debaters": [
+        prot("Luther", 4),
+        prot("Melanchthon", 3),
+        prot("Bucer", 2),
+        prot("Carlstadt", 1, committed=True),
+        prot("Tyndale", 2, "english"),
+    ],
+    "papal_debaters": [
+        pap("Eck", 3),
+        pap("Campeggio", 2),
+        pap("Aleander", 2, committed=True),
+        pap("Tetzel", 1),
+        pap("Cajetan", 1),
+    ],
+}
+
+
+def model(**kw):
+    return PROC.params_model.model_validate(kw)
+
+
+@pytest.mark.parametrize(
+    ("raw", "other"),
+    [
+        ({"caller": "papacy", "zone": "german", **POOLS}, {"caller": "protestant"}),
+        (
+            {"caller": "protestant", "zone": "english", **POOLS},
+            {
+                "papal_debaters": [
+                    pap("Eck", 3, True),
+                    pap("Campeggio", 2, True),
+                    pap("Aleander", 2, True),
+                    pap("Tetzel", 1, True),
+                    pap("Cajetan", 1),
+                ]
+            },
+        ),
+        (
+            {
+                "caller": "protestant",
+                "zone": "german",
+                "protestant_debaters": [prot("Luther", 4)],
+                "papal_debaters": [pap("Eck", 3)],
+            },
+            {"caller": "papacy"},
+        ),
+    ],
+)
+def test_kernel_equals_plain_python_twin(raw, other):
+    variants = {"base": model(**raw), "other": model(**{**raw, **other})}
+    plan = make_plan(PROC, variants, seed=21)
+    key = int(scenario_key(21))
+    first, n = 500, 700
+    got = run_range(plan, -1, first, n)
+    twin = [
+        [naive.his_debate(p.model_dump(), key, t) for t in range(first, first + n)]
+        for p in variants.values()
+    ]
+    np.testing.assert_array_equal(got, fold(plan, twin))
+
+
+CASES = [
+    {"caller": "papacy", "zone": "german", **POOLS},
+    {"caller": "protestant", "zone": "german", **POOLS},
+    {"caller": "protestant", "zone": "english", **POOLS},
+    {
+        "caller": "papacy",
+        "zone": "german",
+        "protestant_debaters": [prot("Luther", 4)],
+        "papal_debaters": [pap("Eck", 3), pap("Tetzel", 1, True)],
+    },
+    {
+        "caller": "protestant",
+        "zone": "german",
+        "protestant_debaters": [prot("Carlstadt", 1)],
+        "papal_debaters": [pap("Cajetan", 1, True)],
+    },
+]
+
+
+@pytest.mark.parametrize("raw", CASES)
+def test_estimates_within_five_standard_errors_of_exact(raw):
+    p = model(**raw)
+    plan = make_plan(PROC, {"base": p}, seed=1519)
+    out = simulate(plan, 30_000, threads=1, chunk_size=30_000)
+    assert_within_standard_errors(plan, out.stats, PROC.exact(p))
+
+
+def _icepool_round(a: int, d: int, committed: bool) -> dict[str, Fraction]:
+    hit = icepool.d6 >= 5
+    diff = ((a + 3) @ hit) - ((d + (1 if committed else 2)) @ hit)
+    return {
+        "attacker_wins": Fraction(diff.probability(">", 0)),
+        "tie": Fraction(diff.probability("==", 0)),
+        "defender_removed": Fraction(diff.probability(">", d)),
+    }
+
+
+@pytest.mark.parametrize(("a", "d"), [(1, 1), (4, 3), (2, 5), (3, 1)])
+@pytest.mark.parametrize("committed", [False, True])
+def test_single_round_with_fixed_debaters_matches_icepool(a, d, committed):
+    got = single_round(a, d, committed)
+    want = _icepool_round(a, d, committed)
+    for k, v in want.items():
+        assert got[k] == pytest.approx(float(v), abs=1e-15), k
+
+
+def test_a_committed_defender_rolls_one_die_fewer():
+    assert single_round(2, 2, True)["attacker_wins"] > single_round(2, 2, False)["attacker_wins"]
+    # A lone pair: the first round is single_round exactly, so P(first-round tie) is its tie.
+    p = model(
+        caller="papacy",
+        zone="german",
+        protestant_debaters=[prot("Luther", 4)],
+        papal_debaters=[pap("Eck", 3)],
+    )
+    exact = PROC.exact(p)
+    assert exact["went_to_second_round"] == pytest.approx(single_round(3, 4)["tie"], abs=1e-15)
+
+
+def test_a_tie_is_debated_again_with_the_same_lone_debaters_now_committed():
+    # One debater a side: the second round reuses them, the defender now committed (rating + 1).
+    p = model(
+        caller="protestant",
+        zone="german",
+        protestant_debaters=[prot("Luther", 4)],
+        papal_debaters=[pap("Eck", 3)],
+    )
+    first, second = single_round(4, 3, False), single_round(4, 3, True)
+    exact = PROC.exact(p)
+    assert exact["caller_wins"] == pytest.approx(
+        first["attacker_wins"] + first["tie"] * second["attacker_wins"], abs=1e-15
+    )
+    assert exact["no_result"] == pytest.approx(first["tie"] * second["tie"], abs=1e-15)
+
+
+def test_burned_and_disgraced_debaters_give_their_rating_in_vp():
+    p = model(caller="papacy", zone="german", **POOLS)
+    plan = make_plan(PROC, {"base": p}, seed=5)
+    out = simulate(plan, 20_000, threads=1)
+    names = [m.name for m in plan.metrics]
+    total = {name: int(out.stats[0, 4 * names.index(name) + 1]) for name in names}
+    ratings = {d["name"]: d["rating"] for d in POOLS["protestant_debaters"]}
+    assert total["papal_vp"] == sum(r * total[f"removed.{n}"] for n, r in ratings.items())
+    assert total["papal_vp"] > 0
+    # Only debaters of the named zone debate.
+    assert total["chosen.Tyndale"] == 0 and total["chosen.Luther"] > 0
+
+
+def test_duplicate_debater_names_are_rejected_naming_the_entry():
+    raw = {"caller": "papacy", "zone": "german", **POOLS}
+    raw["papal_debaters"] = [*POOLS["papal_debaters"], pap("Luther", 2)]
+    with pytest.raises(ValidationError) as err:
+        model(**raw)
+    assert err.value.errors()[0]["loc"] == ("papal_debaters", 5, "name")
+    assert "used twice" in err.value.errors()[0]["msg"]
+
+
+def test_a_zone_without_protestant_debaters_is_rejected():
+    with pytest.raises(ValidationError) as err:
+        model(caller="papacy", zone="french", **POOLS)
+    assert err.value.errors()[0]["loc"] == ("protestant_debaters",)
+    assert "french" in err.value.errors()[0]["msg"]
+
+
+def test_a_rating_outside_one_to_five_is_rejected_naming_the_entry():
+    raw = {"caller": "papacy", "zone": "german", **POOLS}
+    raw["papal_debaters"] = [pap("Eck", 3), pap("Campeggio", 6)]
+    with pytest.raises(ValidationError) as err:
+        model(**raw)
+    assert err.value.errors()[0]["loc"] == ("papal_debaters", 1, "rating")
+
+
+def test_a_caller_without_an_uncommitted_debater_cannot_debate():
+    raw = {"caller": "papacy", "zone": "german", **POOLS}
+    raw["papal_debaters"] = [pap("Eck", 3, True)]
+    with pytest.raises(ValidationError) as err:
+        model(**raw)
+    assert err.value.errors()[0]["loc"] == ("papal_debaters",)
+
+
+def test_results_do_not_depend_on_threads_or_chunks():
+    p = model(caller="papacy", zone="german", **POOLS)
+    plan = make_plan(PROC, {"base": p}, seed=3)
+    a = simulate(plan, 20_000, threads=1, chunk_size=20_000)
+    b = simulate(plan, 20_000, threads=2, chunk_size=1024)
+    np.testing.assert_array_equal(a.stats, b.stats)

@@ -1,0 +1,134 @@
+"""Here I Stand Diet of Worms (RULES.md §5.8): kernel against its twin, exact values, icepool."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import icepool
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from simulator.engine import make_plan, run_range, simulate
+from simulator.procedures import get
+from simulator.rng import scenario_key
+from tests import naive_his_religion as naive
+from tests.exactness import assert_within_standard_errors
+from tests.fold import fold
+
+PROC = get("his.diet_of_worms")
+HAND = {"values": [1, 2, 3, 4, 5], "weights": [1, 3, 4, 2, 1]}
+
+
+def model(**kw):
+    return PROC.params_model.model_validate(kw)
+
+
+@pytest.mark.parametrize(
+    ("raw", "other"),
+    [
+        ({"habsburg_cp": 2, "papal_cp": 3, "protestant_cp": 4}, {"protestant_bonus_dice": 0}),
+        (
+            {
+                "habsburg_cp": HAND,
+                "papal_cp": 5,
+                "protestant_cp": {"values": [1, 6], "weights": [0.25, 0.75]},
+            },
+            {"papal_cp": HAND, "protestant_bonus_dice": 8},
+        ),
+        ({"habsburg_cp": 0, "papal_cp": 0, "protestant_cp": 6}, {"habsburg_cp": 6, "papal_cp": 6}),
+    ],
+)
+def test_kernel_equals_plain_python_twin(raw, other):
+    variants = {"base": model(**raw), "other": model(**{**raw, **other})}
+    plan = make_plan(PROC, variants, seed=1521)
+    key = int(scenario_key(1521))
+    first, n = 7000, 800
+    got = run_range(plan, -1, first, n)
+    twin = [
+        [naive.his_diet_of_worms(p.model_dump(), key, t) for t in range(first, first + n)]
+        for p in variants.values()
+    ]
+    np.testing.assert_array_equal(got, fold(plan, twin))
+
+
+GRID = [(h, c, r, b) for h in (1, 4, HAND) for c in (2, HAND) for r in (1, 5, HAND) for b in (4, 0)]
+
+
+@pytest.mark.parametrize(("h", "c", "r", "b"), GRID)
+def test_estimates_within_five_standard_errors_of_exact(h, c, r, b):
+    p = model(habsburg_cp=h, papal_cp=c, protestant_cp=r, protestant_bonus_dice=b)
+    plan = make_plan(PROC, {"base": p}, seed=1521)
+    out = simulate(plan, 20_000, threads=1, chunk_size=20_000)
+    assert_within_standard_errors(plan, out.stats, PROC.exact(p))
+
+
+@pytest.mark.parametrize(("h", "c", "r"), [(1, 1, 1), (3, 2, 2), (6, 6, 6), (2, 4, 0)])
+def test_fixed_cards_match_icepool(h, c, r):
+    hit = icepool.d6 >= 5
+    diff = ((r + 4) @ hit) - ((h + c) @ hit)
+    exact = PROC.exact(model(habsburg_cp=h, papal_cp=c, protestant_cp=r))
+    assert exact["protestant_wins"] == pytest.approx(float(diff.probability(">", 0)), abs=1e-15)
+    assert exact["tie"] == pytest.approx(float(diff.probability("==", 0)), abs=1e-15)
+    assert exact["protestant_flips"] == pytest.approx(
+        float(sum(Fraction(diff.probability("==", k)) * k for k in range(1, r + 5))), abs=1e-15
+    )
+
+
+def test_a_hand_distribution_is_the_weighted_mixture_of_fixed_cards():
+    mix = PROC.exact(model(habsburg_cp=HAND, papal_cp=2, protestant_cp=3))
+    total = sum(HAND["weights"])
+    for name in mix:
+        parts = sum(
+            w / total * PROC.exact(model(habsburg_cp=v, papal_cp=2, protestant_cp=3))[name]
+            for v, w in zip(HAND["values"], HAND["weights"], strict=True)
+        )
+        assert mix[name] == pytest.approx(parts, abs=1e-12)
+
+
+def test_cp_thresholds_are_exact_integers():
+    d = model(
+        habsburg_cp={"values": [1, 2, 3], "weights": [1, 2, 1]}, papal_cp=1, protestant_cp=1
+    ).habsburg_cp
+    assert d.thresholds() == [2**30, 3 * 2**30, 2**32]
+    thirds = model(
+        habsburg_cp={"values": [1, 2, 3], "weights": [1, 1, 1]}, papal_cp=1, protestant_cp=1
+    ).habsburg_cp
+    assert thirds.thresholds() == [2**32 // 3, 2 * 2**32 // 3, 2**32]
+
+
+def test_a_tie_flips_nothing():
+    p = model(habsburg_cp=1, papal_cp=1, protestant_cp=0, protestant_bonus_dice=2)
+    plan = make_plan(PROC, {"base": p}, seed=3)
+    out = simulate(plan, 10_000, threads=1)
+    exact = PROC.exact(p)
+    # Same dice on both sides: symmetric, and flips only come from wins.
+    assert exact["protestant_wins"] == pytest.approx(exact["papacy_wins"], abs=1e-15)
+    s = out.stats[0]
+    assert s[4 * 3 + 1] >= s[4 * 0 + 1] and s[4 * 4 + 1] >= s[4 * 1 + 1]
+    assert s[4 * 2 + 1] > 0
+
+
+def test_weights_must_match_values_naming_the_field():
+    with pytest.raises(ValidationError) as err:
+        model(habsburg_cp={"values": [1, 2], "weights": [1]}, papal_cp=1, protestant_cp=1)
+    assert err.value.errors()[0]["loc"] == ("habsburg_cp", "weights")
+
+
+def test_a_negative_weight_is_rejected_naming_the_entry():
+    with pytest.raises(ValidationError) as err:
+        model(habsburg_cp=1, papal_cp={"values": [1, 2], "weights": [1, -1]}, protestant_cp=1)
+    assert err.value.errors()[0]["loc"] == ("papal_cp", "weights", 1)
+
+
+def test_a_card_above_six_cp_is_rejected_naming_the_field():
+    with pytest.raises(ValidationError) as err:
+        model(habsburg_cp=1, papal_cp=1, protestant_cp=7)
+    assert err.value.errors()[0]["loc"] == ("protestant_cp",)
+    assert "between 0 and 6" in err.value.errors()[0]["msg"]
+
+
+def test_a_fixed_card_is_written_back_as_a_number():
+    p = model(habsburg_cp=2, papal_cp=HAND, protestant_cp=4)
+    assert p.model_dump()["habsburg_cp"] == 2
+    assert p.model_dump()["papal_cp"]["values"] == HAND["values"]

@@ -1,0 +1,104 @@
+"""Here I Stand interception and avoiding battle (RULES.md §5.4): kernel, twin, exact, icepool."""
+
+from __future__ import annotations
+
+import icepool
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from simulator.engine import make_plan, run_range, simulate
+from simulator.procedures import get
+from simulator.rng import scenario_key
+from tests import naive_his_combat as naive
+from tests.fold import fold
+
+PROC = get("his.interception")
+
+
+def params(**kw):
+    return PROC.params_model.model_validate(kw)
+
+
+def test_kernel_equals_plain_python_twin():
+    raws = [
+        {"leader": 1},
+        {"kind": "avoid", "leader": 2, "with_cavalry": True},
+        {"against_cavalry": True, "leader": 3, "target": 10},
+        {"kind": "avoid", "lost_battle_this_impulse": True},
+    ]
+    variants = {f"v{i}": params(**r) for i, r in enumerate(raws)}
+    plan = make_plan(PROC, variants, seed=99)
+    key = int(scenario_key(99))
+    first, n = 12345, 1000
+    got = run_range(plan, -1, first, n)
+    twin = [
+        [naive.his_interception(p.model_dump(), key, t) for t in range(first, first + n)]
+        for p in variants.values()
+    ]
+    np.testing.assert_array_equal(got, fold(plan, twin))
+
+
+@pytest.mark.parametrize("leader", range(7))
+@pytest.mark.parametrize(
+    ("with_cavalry", "against_cavalry"), [(False, False), (True, False), (False, True)]
+)
+def test_exact_success_agrees_with_icepool(leader, with_cavalry, against_cavalry):
+    mod = leader + with_cavalry - against_cavalry
+    oracle = float((2 @ icepool.d6 + mod >= 9).probability(True))
+    p = params(leader=leader, with_cavalry=with_cavalry, against_cavalry=against_cavalry)
+    assert PROC.exact(p)["success"] == pytest.approx(oracle, abs=1e-15)
+
+
+@pytest.mark.parametrize("leader", [0, 2, 4, 6])
+@pytest.mark.parametrize("kind", ["intercept", "avoid"])
+def test_estimates_within_five_standard_errors_of_exact(leader, kind):
+    p = params(kind=kind, leader=leader)
+    plan = make_plan(PROC, {"base": p}, seed=1517)
+    out = simulate(plan, 40_000, threads=1)
+    n, s = int(out.stats[0, 0]), int(out.stats[0, 1])
+    exact = PROC.exact(p)["success"]
+    se = max(np.sqrt(exact * (1 - exact) / n), 1 / n)
+    assert abs(s / n - exact) <= 5 * se
+
+
+def test_a_leaderless_formation_needs_nine_on_two_dice():
+    assert PROC.exact(params())["success"] == pytest.approx(10 / 36)
+
+
+def test_cavalry_on_both_sides_cancel():
+    both = params(leader=1, with_cavalry=True, against_cavalry=True)
+    assert PROC.exact(both)["success"] == PROC.exact(params(leader=1))["success"]
+
+
+def test_a_formation_that_lost_a_battle_this_impulse_avoids_automatically():
+    p = params(kind="avoid", lost_battle_this_impulse=True)
+    plan = make_plan(PROC, {"base": p}, seed=3)
+    stats = run_range(plan, -1, 0, 1000)
+    assert stats[0, 0] == stats[0, 1] == 1000
+    assert PROC.exact(p)["success"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("raw", "loc"),
+    [
+        ({"kind": "ambush"}, ("kind",)),
+        ({"kind": "intercept", "lost_battle_this_impulse": True}, ("lost_battle_this_impulse",)),
+        ({"leader": -1}, ("leader",)),
+        ({"leader": 2, "cavalry": True}, ("cavalry",)),
+    ],
+)
+def test_bad_parameters_name_the_field(raw, loc):
+    with pytest.raises(ValidationError) as err:
+        PROC.params_model.model_validate(raw)
+    assert err.value.errors()[0]["loc"] == loc
+
+
+def test_a_scenario_with_an_unknown_kind_points_at_the_line():
+    from simulator.scenario import ScenarioError, parse
+
+    text = "name: bad\nprocedure: his.interception\ntrials: 10\nseed: 1\nparams:\n  kind: ambush\n"
+    with pytest.raises(ScenarioError) as err:
+        parse(text, "bad.yaml")
+    (problem,) = err.value.problems
+    assert (problem.line, problem.path) == (6, "params.kind")

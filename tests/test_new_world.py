@@ -1,0 +1,320 @@
+"""Here I Stand, the New World race (RULES.md §5.9): whole games against the twin, one-turn games
+against exact values, the riches table against icepool."""
+
+from __future__ import annotations
+
+import icepool
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from simulator.engine import make_plan, run_range, simulate
+from simulator.procedures import get
+from simulator.procedures.his.new_world import conquest_outcome, exploration_outcome
+from simulator.rng import scenario_key
+from tests import naive_his_economy as naive
+from tests.fold import fold
+
+PROC = get("his.new_world")
+TWO_D6 = 2 @ icepool.d6
+
+RACE = {
+    "england": {"explorers": [1, 1, 0, 2], "explore": "every", "colonize": [2, 5], "conquer": [6]},
+    "france": {
+        "explorers": [2, 1, 0],
+        "explore": [1, 2, 3, 5, 7],
+        "colonize": [3],
+        "conquer": [4, 8],
+    },
+    "habsburg": {
+        "explorers": [4, 1, 1, 0],
+        "explore": "every",
+        "colonize": "every",
+        "conquistadors": [2, 1, 0, 0, 3],
+        "conquer": [2, 3, 4, 5, 6, 7],
+    },
+    "galleons_turn": 4,
+}
+
+
+def model(**kw):
+    return PROC.params_model.model_validate(kw)
+
+
+def stats_of(p, trials=40_000, seed=1492):
+    plan = make_plan(PROC, {"base": p}, seed=seed)
+    return plan, simulate(plan, trials, threads=1).stats
+
+
+def estimate(plan, stats, name):
+    m = [x.name for x in plan.metrics].index(name)
+    n, s, ss = (int(x) for x in stats[0, 4 * m : 4 * m + 3])
+    mean = s / n if n else float("nan")
+    se = np.sqrt(max((n * ss - s * s) / (n * (n - 1)), 0) / n) if n > 1 else 0.0
+    return mean, se, n
+
+
+@pytest.mark.parametrize(
+    ("base", "other"),
+    [
+        (RACE, {**RACE, "south_america": "pacific_strait", "discoverers_return": True}),
+        (
+            {**RACE, "already_claimed": ["amazon", "maya"], "already_explored": ["france"]},
+            {
+                **RACE,
+                "already_claimed": ["amazon", "maya"],
+                "first_exploration_penalty": 0,
+                "conquest_destroyed": "removed",
+                "colony_depleted": "card_removed",
+                "galleons_powers": ["england", "habsburg"],
+            },
+        ),
+        (
+            {
+                "england": {"explorers": [0], "explore": "every", "colonies": 3},
+                "habsburg": {"conquistadors": [1], "conquer": "every", "conquests": 2},
+            },
+            {
+                "england": {"explorers": [0], "explore": "every", "colonies": 3},
+                "habsburg": {"conquistadors": [1], "conquer": "every", "conquests": 2},
+                "riches": [
+                    {"low": 2, "high": 6, "outcome": "card_depleted"},
+                    {"low": 7, "high": 12, "outcome": "destroyed"},
+                ],
+            },
+        ),
+    ],
+)
+def test_kernel_equals_plain_python_twin(base, other):
+    variants = {"base": model(**base), "other": model(**other)}
+    plan = make_plan(PROC, variants, seed=1519)
+    key = int(scenario_key(1519))
+    first, n = 2000, 600
+    got = run_range(plan, -1, first, n)
+    twin = [
+        [naive.his_new_world(p.model_dump(), key, t) for t in range(first, first + n)]
+        for p in variants.values()
+    ]
+    np.testing.assert_array_equal(got, fold(plan, twin))
+
+
+def test_a_claimed_result_steps_down_until_unclaimed_or_returns():
+    assert exploration_outcome(8, frozenset({"great_lakes"})) == "st_lawrence"
+    assert exploration_outcome(8, frozenset({"great_lakes", "st_lawrence"})) == "returns"
+    assert exploration_outcome(11, frozenset({"amazon"})) == "pacific_strait"
+    assert exploration_outcome(12, frozenset({"amazon", "pacific_strait"})) == "mississippi"
+    assert exploration_outcome(4, frozenset()) == "lost"
+    assert conquest_outcome(13, frozenset({"inca"})) == "aztecs"
+    assert conquest_outcome(10, frozenset({"aztecs", "maya"})) == "returns"
+
+
+def test_single_exploration_exact_against_icepool():
+    # England's first exploration with a rating-1 explorer: 2d6 + 1 - 1. The Amazon and the
+    # Great Lakes are taken: 8 steps down to St. Lawrence, 10+ reaches the Strait.
+    p = model(
+        turns=1,
+        england={"explorers": [1], "explore": [1]},
+        already_claimed=["amazon", "great_lakes"],
+    )
+    exact = PROC.exact(p)
+    roll = TWO_D6
+    circumnavigation = TWO_D6 + 1
+    p_strait = roll.probability(">=", 10)
+    assert exact["first.st_lawrence.england"] == pytest.approx(
+        float(roll.probability(7) + roll.probability(8))
+    )
+    assert exact["first.mississippi.england"] == pytest.approx(float(roll.probability(9)))
+    assert exact["first.pacific_strait.england"] == pytest.approx(float(p_strait))
+    p_circ = p_strait * circumnavigation.probability(">=", 10)
+    assert exact["first.circumnavigation.england"] == pytest.approx(float(p_circ))
+    assert exact["cards.england"] == pytest.approx(
+        float(p_strait * circumnavigation.probability(">=", 12))
+    )
+    assert exact["explorers_lost.england"] == pytest.approx(
+        float(roll.probability("<=", 4) + p_strait * circumnavigation.probability("<=", 9))
+    )
+    assert exact["vp.england"] == pytest.approx(
+        float(
+            roll.probability(7) + roll.probability(8) + roll.probability(9) + p_strait + 3 * p_circ
+        )
+    )
+
+
+def test_single_conquest_exact_against_icepool():
+    # A rating-2 conquistador with the Inca taken: 11+ steps down to the Aztecs.
+    p = model(turns=1, habsburg={"conquistadors": [2], "conquer": [1]}, already_claimed=["inca"])
+    exact = PROC.exact(p)
+    roll = TWO_D6 + 2
+    assert exact["first.maya.habsburg"] == pytest.approx(float(roll.probability(9)))
+    assert exact["first.aztecs.habsburg"] == pytest.approx(float(roll.probability(">=", 10)))
+    assert exact["vp.habsburg"] == pytest.approx(
+        float(roll.probability(9) + 2 * roll.probability(">=", 10))
+    )
+    assert "turn_of.inca" not in exact
+
+
+def test_highest_rating_explores_first_and_ties_go_to_england():
+    def exact(**powers):
+        return PROC.exact(
+            model(
+                turns=1,
+                already_explored=list(powers),
+                **{w: {"explorers": [r], "explore": [1]} for w, r in powers.items()},
+            )
+        )
+
+    # Whoever explores first is unaffected by the other; the second one finds claims taken.
+    tie = exact(england=1, habsburg=1)
+    assert tie["vp.england"] == pytest.approx(exact(england=1)["vp.england"])
+    assert tie["vp.habsburg"] < exact(habsburg=1)["vp.habsburg"]
+    higher = exact(england=1, habsburg=2)
+    assert higher["vp.habsburg"] == pytest.approx(exact(habsburg=2)["vp.habsburg"])
+    assert higher["vp.england"] < exact(england=1)["vp.england"]
+
+
+GRID = [
+    {"england": {"explorers": [1, 0, 2], "explore": [1]}},
+    {
+        "england": {"explorers": [1, 0], "explore": [1]},
+        "france": {"explorers": [2, 1], "explore": [1]},
+        "habsburg": {"explorers": [1, 4], "explore": [1]},
+    },
+    {
+        "england": {"explorers": [0], "explore": [1], "conquer": [1]},
+        "france": {"conquer": [1]},
+        "habsburg": {"conquistadors": [0, 2, 3], "conquer": [1]},
+        "already_claimed": ["maya"],
+        "south_america": "pacific_strait",
+    },
+    {
+        "england": {"colonies": 2, "conquests": 1},
+        "habsburg": {"colonies": 3, "conquests": 2},
+        "galleons_turn": 1,
+        "france": {"colonies": 1},
+    },
+]
+
+
+@pytest.mark.parametrize("raw", GRID)
+def test_one_turn_estimates_within_five_standard_errors_of_exact(raw):
+    p = model(turns=1, **raw)
+    plan, stats = stats_of(p)
+    exact = PROC.exact(p)
+    for metric in plan.metrics:
+        mean, se, n = estimate(plan, stats, metric.name)
+        if metric.name not in exact:
+            assert n == 0, metric.name  # never claimed: no turn to average
+            continue
+        assert abs(mean - exact[metric.name]) <= 5 * se + 1e-12, metric.name
+
+
+def test_colonies_roll_riches_from_the_next_card_draw_icepool():
+    # England colonizes on turn 1; its colony rolls at the card draws of turns 2 and 3 unless a
+    # destroyed result sends it back after turn 2. England is not served by the Galleons.
+    p = model(turns=3, england={"colonize": [1]}, galleons_turn=1)
+    plan, stats = stats_of(p)
+    table = {
+        2: "destroyed",
+        3: "destroyed",
+        4: "nothing",
+        5: "nothing",
+        6: "nothing",
+        7: "card",
+        8: "card",
+        9: "galleons_card",
+        10: "galleons_card",
+        11: "card_depleted",
+        12: "card_depleted",
+    }
+    outcome = TWO_D6.map(table)
+    p_card = outcome.probability("card") + outcome.probability("card_depleted")
+    p_survives = 1 - outcome.probability("destroyed")
+    for name, want in [
+        ("cards.england", p_card * (1 + p_survives)),
+        ("gap.colony_rolls_depleted", outcome.probability("card_depleted") * (1 + p_survives)),
+    ]:
+        mean, se, _ = estimate(plan, stats, name)
+        assert abs(mean - float(want)) <= 5 * se, name
+
+
+def test_galleons_card_needs_the_marker_out():
+    before = model(
+        turns=2,
+        habsburg={"colonize": [1]},
+        galleons_turn=3,
+        riches=[{"low": 2, "high": 12, "outcome": "galleons_card"}],
+    )
+    after = model(
+        turns=2,
+        habsburg={"colonize": [1]},
+        galleons_turn=2,
+        riches=[{"low": 2, "high": 12, "outcome": "galleons_card"}],
+    )
+    assert estimate(*stats_of(before, 2000), "cards.habsburg")[0] == 0
+    assert estimate(*stats_of(after, 2000), "cards.habsburg")[0] == 1
+
+
+def test_turn_of_a_discovery_is_the_mean_turn_among_games_where_it_was_claimed():
+    # Only Habsburg conquistadors rated 0 from turn 3: Inca needs 11+, claimed in some games.
+    p = model(turns=4, habsburg={"conquistadors": [0] * 6, "conquer": [3, 4]})
+    plan, stats = stats_of(p, 20_000)
+    mean, _, n = estimate(plan, stats, "turn_of.inca")
+    assert 0 < n < 20_000
+    assert 3 <= mean <= 4
+    assert estimate(plan, stats, "turn_of.amazon")[2] == 0
+
+
+def test_riches_gap_names_the_entry():
+    with pytest.raises(ValidationError) as err:
+        model(
+            riches=[
+                {"low": 2, "high": 5, "outcome": "destroyed"},
+                {"low": 7, "high": 12, "outcome": "card"},
+            ]
+        )
+    assert err.value.errors()[0]["loc"] == ("riches", 1, "low")
+    assert "no entry covers 2d6 total 6 (gap before entry 2)" in str(err.value)
+
+
+def test_riches_overlap_names_the_entry():
+    with pytest.raises(ValidationError) as err:
+        model(
+            riches=[
+                {"low": 2, "high": 7, "outcome": "destroyed"},
+                {"low": 7, "high": 12, "outcome": "card"},
+            ]
+        )
+    assert err.value.errors()[0]["loc"] == ("riches", 1, "low")
+    assert "entry 2 (7-12) overlaps entry 1 at 2d6 total 7" in str(err.value)
+
+
+def test_exploring_with_an_empty_pool_is_rejected_naming_the_action():
+    with pytest.raises(ValidationError) as err:
+        model(france={"explore": [1, 2]})
+    assert err.value.errors()[0]["loc"] == ("france", "explore")
+    with pytest.raises(ValidationError) as err:
+        model(habsburg={"conquer": "every"})
+    assert err.value.errors()[0]["loc"] == ("habsburg", "conquistadors")
+
+
+def test_england_has_no_conquistadors_and_turns_stay_in_the_game():
+    with pytest.raises(ValidationError) as err:
+        model(england={"conquistadors": [1]})
+    assert err.value.errors()[0]["loc"] == ("england", "conquistadors")
+    with pytest.raises(ValidationError) as err:
+        model(turns=3, france={"colonize": [2, 4]})
+    assert "colonize: turn 4 is after the last turn (3)" in str(err.value)
+
+
+def test_a_game_depends_only_on_the_seed_and_its_trial_index():
+    # Whole games draw from per-trial streams: any chunking and thread count gives the same sums.
+    p = model(**RACE)
+    plan = make_plan(
+        PROC, {"base": p, "strait": model(**{**RACE, "south_america": "pacific_strait"})}, seed=7
+    )
+    one = simulate(plan, 6000, threads=1, chunk_size=1024).stats
+    two = simulate(plan, 6000, threads=2, chunk_size=2048).stats
+    np.testing.assert_array_equal(one, two)
+    np.testing.assert_array_equal(
+        one, run_range(plan, -1, 0, 3000) + run_range(plan, -1, 3000, 3000)
+    )

@@ -1,0 +1,131 @@
+"""Here I Stand, Henry VIII's marriages (RULES.md §5.10): kernel, twin, exact chart, icepool."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import icepool
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from simulator.engine import make_plan, run_range, simulate
+from simulator.procedures import get
+from simulator.procedures.his.pregnancy import chart_result
+from simulator.rng import scenario_key
+from tests import naive_his_economy as naive
+from tests.exactness import assert_within_standard_errors
+from tests.fold import fold
+
+PROC = get("his.pregnancy")
+
+
+def model(**kw):
+    return PROC.params_model.model_validate(kw)
+
+
+@pytest.mark.parametrize(
+    ("base", "other"),
+    [
+        ({}, {"uses_per_turn": 2}),
+        (
+            {"turns": 4, "uses_per_turn": 2},
+            {"turns": 4, "uses_per_turn": 2, "nothing_repeats": False},
+        ),
+        ({"turns": 6, "wife_steps": [1, 3, 4, 8]}, {"turns": 6, "wife_steps": [2, 3]}),
+    ],
+)
+def test_kernel_equals_plain_python_twin(base, other):
+    variants = {"base": model(**base), "other": model(**other)}
+    plan = make_plan(PROC, variants, seed=1533)
+    key = int(scenario_key(1533))
+    first, n = 5000, 800
+    got = run_range(plan, -1, first, n)
+    twin = [
+        [naive.his_pregnancy(p.model_dump(), key, t) for t in range(first, first + n)]
+        for p in variants.values()
+    ]
+    np.testing.assert_array_equal(got, fold(plan, twin))
+
+
+def test_a_result_already_seen_steps_up_to_the_next_new_one():
+    assert chart_result(4, frozenset()) == 4
+    assert chart_result(4, frozenset({4})) == 5
+    assert chart_result(3, frozenset({3, 4, 5})) == 6
+    assert chart_result(1, frozenset({2})) == 2  # nothing may repeat by default
+    assert chart_result(1, frozenset({2, 3}), nothing_repeats=False) == 4
+
+
+def test_first_wife_gives_edward_on_five_or_six_icepool():
+    exact = PROC.exact(model(turns=1, wife_steps=[1]))
+    assert exact["edward_born"] == pytest.approx(float((icepool.d6 >= 5).probability(True)))
+    assert exact["edward_healthy"] == pytest.approx(1 / 6)
+    assert exact["elizabeth_born"] == pytest.approx(1 / 6)
+    assert exact["england_vp"] == pytest.approx((2 * 5 + 2) / 6)
+
+
+def _two_wives(a: int, b: int) -> int:
+    """Edward born after two wives in one turn (two uses): the chart read by hand."""
+    first = {1: "-", 2: "-", 3: "again", 4: "eliz", 5: "edward", 6: "edward"}[a]
+    if first == "edward":
+        return 1
+    if b <= 2:
+        return 0
+    if b == 3 and first == "again":
+        b = 4
+    if b == 4 and first == "eliz":
+        b = 5
+    return int(b >= 5)
+
+
+def test_second_wife_steps_up_past_results_already_seen_icepool():
+    oracle = icepool.map(_two_wives, icepool.d6, icepool.d6)
+    exact = PROC.exact(model(turns=1, uses_per_turn=2, wife_steps=[1, 2]))
+    assert Fraction(exact["edward_born"]).limit_denominator(36) == oracle.probability(1)
+
+
+def test_a_three_advances_the_track_again_the_same_turn():
+    # One use per turn, two wives on consecutive steps: a first-wife 3 reaches the second wife in
+    # turn 1, so Edward can be born in turn 1 only that way (or on a 5-6 straight away).
+    exact = PROC.exact(model(turns=1, wife_steps=[1, 2]))
+    # 5-6 first (1/3), or 3 then a 5-6 or a 4 stepped... 3 then face f: 1-2 nothing, 3->4 Eliz,
+    # 4 Eliz, 5-6 Edward.
+    assert exact["edward_born"] == pytest.approx(1 / 3 + 1 / 6 * 1 / 3)
+    assert exact["wives_married"] == pytest.approx(1 + 1 / 6)
+
+
+def test_no_more_marriages_after_a_healthy_edward():
+    # Two uses, two wives: the second wife is reached unless the first roll was a 6.
+    exact = PROC.exact(model(turns=1, uses_per_turn=2, wife_steps=[1, 2]))
+    assert exact["wives_married"] == pytest.approx(2 - 1 / 6)
+
+
+GRID = [
+    {},
+    {"turns": 3},
+    {"uses_per_turn": 2, "turns": 5},
+    {"nothing_repeats": False},
+    {"wife_steps": [2, 4, 6], "turns": 6},
+]
+
+
+@pytest.mark.parametrize("raw", GRID)
+def test_estimates_within_five_standard_errors_of_exact(raw):
+    p = model(**raw)
+    plan = make_plan(PROC, {"base": p}, seed=1509)
+    out = simulate(plan, 40_000, threads=1)
+    exact = PROC.exact(p)
+    assert_within_standard_errors(plan, out.stats, exact)
+
+
+def test_wife_steps_must_increase_and_the_error_names_the_field():
+    with pytest.raises(ValidationError) as err:
+        model(wife_steps=[1, 3, 3])
+    assert err.value.errors()[0]["loc"] == ("wife_steps",)
+    assert "entry 3" in str(err.value)
+
+
+def test_negative_uses_are_rejected():
+    with pytest.raises(ValidationError) as err:
+        model(uses_per_turn=-1)
+    assert err.value.errors()[0]["loc"] == ("uses_per_turn",)

@@ -1,0 +1,266 @@
+"""Here I Stand reformation attempts (RULES.md §5.6): kernel vs twin, exact values, icepool."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import icepool
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from simulator.engine import make_plan, run_range, simulate
+from simulator.procedures import get
+from simulator.procedures.his.reformation import attempt_probability, highest_thresholds
+from simulator.rng import scenario_key
+from tests import naive_his_religion as naive
+from tests.exactness import assert_within_standard_errors
+from tests.fold import fold
+
+PROC = get("his.reformation")
+
+
+def target(prot=0, pap=0, in_zone=True, reformer=False):
+    return {
+        "protestant": {"adjacent_spaces": prot, "reformer_in_target": reformer},
+        "papal": {"adjacent_spaces": pap},
+        "in_named_zone": in_zone,
+    }
+
+
+def model(**kw):
+    return PROC.params_model.model_validate(kw)
+
+
+BIBLE = {
+    "side": "protestant",
+    "named_zone": "german",
+    "bible_bonus": True,
+    "targets": [
+        target(2, 1),
+        target(1, 2),
+        target(3, 0, reformer=True),
+        target(0, 1),
+        target(1, 1, in_zone=False),
+        target(2, 3),
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("raw", "other"),
+    [
+        (BIBLE, {"bible_bonus": False}),
+        ({**BIBLE, "chain": True}, {"zero_dice": "no_roll"}),
+        (
+            {
+                "side": "papacy",
+                "targets": [target(1, 1), target(0, 0), target(2, 0, in_zone=False)],
+                "chain": True,
+            },
+            {"paul_iii": True},
+        ),
+        (
+            {"side": "protestant", "targets": [target(0, 0), target(0, 2)], "zero_dice": "no_roll"},
+            {"chain": True, "side": "papacy"},
+        ),
+    ],
+)
+def test_kernel_equals_plain_python_twin(raw, other):
+    variants = {"base": model(**raw), "other": model(**{**raw, **other})}
+    plan = make_plan(PROC, variants, seed=4)
+    key = int(scenario_key(4))
+    first, n = 3000, 600
+    got = run_range(plan, -1, first, n)
+    twin = [
+        [naive.his_reformation(p.model_dump(), key, t) for t in range(first, first + n)]
+        for p in variants.values()
+    ]
+    np.testing.assert_array_equal(got, fold(plan, twin))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        BIBLE,
+        {**BIBLE, "chain": True, "zero_dice": "no_roll"},
+        {
+            "side": "papacy",
+            "paul_iii": True,
+            "chain": True,
+            "targets": [target(0, 0), target(1, 0), target(0, 1), target(2, 2, in_zone=False)],
+        },
+    ],
+)
+def test_single_variant_tally_equals_plain_python_twin(raw):
+    # One variant folds each pattern of successes once per chunk instead of trial by trial.
+    p = model(**raw)
+    plan = make_plan(PROC, {"base": p}, seed=17)
+    key = int(scenario_key(17))
+    first, n = 123, 1500
+    got = run_range(plan, -1, first, n)
+    twin = [[naive.his_reformation(p.model_dump(), key, t) for t in range(first, first + n)]]
+    np.testing.assert_array_equal(got, fold(plan, twin))
+
+
+GRID = [
+    (side, a, b, zone, paul, bible)
+    for side in ("protestant", "papacy")
+    for a in (0, 1, 3)
+    for b in (0, 2)
+    for zone in (True, False)
+    for paul in (False, True)
+    for bible in (False, True)
+    if not (bible and side == "papacy")
+]
+
+
+@pytest.mark.parametrize(("side", "a", "b", "zone", "paul", "bible"), GRID)
+def test_single_attempt_within_five_standard_errors_of_exact(side, a, b, zone, paul, bible):
+    p = model(side=side, targets=[target(a, b, zone)], paul_iii=paul, bible_bonus=bible)
+    plan = make_plan(PROC, {"base": p}, seed=1517)
+    out = simulate(plan, 20_000, threads=1, chunk_size=20_000)
+    assert_within_standard_errors(plan, out.stats, PROC.exact(p))
+
+
+def test_six_attempt_chain_within_five_standard_errors_of_exact():
+    p = model(**{**BIBLE, "chain": True})
+    plan = make_plan(PROC, {"base": p}, seed=1521)
+    out = simulate(plan, 60_000, threads=1, chunk_size=60_000)
+    assert_within_standard_errors(plan, out.stats, PROC.exact(p))
+
+
+def _icepool_win(
+    protestant: int, papal: int, protestant_acts: bool, ties_to_actor: bool, bible: int
+) -> Fraction:
+    prot = icepool.d6.highest(protestant, 1) + bible
+    pap = icepool.d6.highest(papal, 1)
+    actor, other = (prot, pap) if protestant_acts else (pap, prot)
+    win = (actor > other).probability(True)
+    tie = (actor == other).probability(True)
+    return Fraction(win) + (Fraction(tie) if ties_to_actor else 0)
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 7])
+@pytest.mark.parametrize("m", [1, 3, 5])
+@pytest.mark.parametrize("bible", [0, 1])
+def test_highest_die_against_highest_die_matches_icepool(n, m, bible):
+    p = model(targets=[target(n, m, in_zone=False)], bible_bonus=bool(bible))
+    got, zero = attempt_probability(p, 0)
+    assert zero == 0
+    assert got == _icepool_win(n, m, True, False, bible)
+
+
+def test_protestant_acting_in_the_named_zone_wins_ties():
+    inside = attempt_probability(model(targets=[target(2, 2, True)]), 0)[0]
+    outside = attempt_probability(model(targets=[target(2, 2, False)]), 0)[0]
+    tie = (icepool.d6.highest(2, 1) == icepool.d6.highest(2, 1)).probability(True)
+    assert inside == _icepool_win(2, 2, True, True, 0)
+    assert inside - outside == Fraction(tie)
+
+
+def test_papacy_wins_ties_in_the_named_zone_only_under_paul_iii():
+    def win(paul: bool, zone: bool) -> Fraction:
+        p = model(side="papacy", paul_iii=paul, targets=[target(1, 3, zone)])
+        return attempt_probability(p, 0)[0]
+
+    assert win(True, True) == _icepool_win(1, 3, False, True, 0)
+    assert win(False, True) == _icepool_win(1, 3, False, False, 0)
+    assert win(True, False) == win(False, False) == win(False, True)
+    assert win(True, True) > win(False, True)
+
+
+def test_the_defender_wins_ties_outside_the_named_zone():
+    p = model(targets=[target(1, 1, in_zone=False)])
+    assert attempt_probability(p, 0)[0] == Fraction(15, 36)
+
+
+def test_bible_translation_makes_the_protestant_die_range_two_to_seven():
+    # 1 die against 1 die, out of zone (ties to the Papacy): P(d6 + 1 > d6) = 21/36.
+    p = model(targets=[target(1, 1, in_zone=False)], bible_bonus=True)
+    assert attempt_probability(p, 0)[0] == Fraction(21, 36)
+
+
+def test_a_side_with_zero_dice_rolls_one_die_and_the_gap_is_counted():
+    raw = {"targets": [target(0, 1), target(1, 0), target(0, 0)]}
+    plan = make_plan(
+        PROC, {"base": model(**raw), "no_roll": model(**raw, zero_dice="no_roll")}, seed=8
+    )
+    out = simulate(plan, 5_000, threads=1)
+    names = [m.name for m in plan.metrics]
+    z = names.index("zero_dice_rolls")
+    # Every trial reaches the gap four times: once on each of the first two targets, twice on the
+    # last.
+    assert out.stats[0, 4 * z + 1] == 4 * 5_000
+    assert out.stats[1, 4 * z + 1] == 4 * 5_000
+    # Without a die the Protestant cannot win target 1; target 2 is always won; target 3 is a tie
+    # in the named zone, which the acting Protestant wins.
+    t = [names.index(f"success.target{k}") for k in (1, 2, 3)]
+    assert [out.stats[1, 4 * i + 1] for i in t] == [0, 5_000, 5_000]
+    assert 0 < out.stats[0, 4 * t[0] + 1] < 5_000
+
+
+def test_chain_success_adds_a_die_to_the_next_target_only():
+    p = model(targets=[target(1, 1), target(1, 1), target(1, 1)], chain=True)
+    win_1v1 = attempt_probability(p, 1, 0)[0]
+    win_2v1 = attempt_probability(p, 1, 1)[0]
+    assert win_2v1 > win_1v1
+    first = win_1v1
+    second = first * win_2v1 + (1 - first) * win_1v1
+    third = second * win_2v1 + (1 - second) * win_1v1
+    exact = PROC.exact(p)
+    assert exact["success.target2"] == pytest.approx(float(second), abs=1e-15)
+    assert exact["success.target3"] == pytest.approx(float(third), abs=1e-15)
+
+
+def test_bible_bonus_on_a_counter_reformation_is_rejected_naming_the_field():
+    with pytest.raises(ValidationError) as err:
+        model(side="papacy", bible_bonus=True, targets=[target(1, 1)])
+    assert err.value.errors()[0]["loc"] == ("bible_bonus",)
+
+
+def test_too_many_adjacent_spaces_is_rejected_naming_the_entry():
+    with pytest.raises(ValidationError) as err:
+        model(targets=[target(1, 1), target(9, 1)])
+    assert err.value.errors()[0]["loc"] == ("targets", 1, "protestant", "adjacent_spaces")
+
+
+def test_an_action_needs_a_target():
+    with pytest.raises(ValidationError) as err:
+        model(targets=[])
+    assert err.value.errors()[0]["loc"] == ("targets",)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6, 12, 29])
+def test_highest_die_thresholds_follow_icepools_highest_of_n_d6(n):
+    # Each face's share of the 2**32 words is the exact law of the highest die, rounded once.
+    law = icepool.d6.highest(n, 1)
+    cuts = [0, *highest_thresholds(n), 2**32]
+    for face in range(1, 7):
+        words = cuts[face] - cuts[face - 1]
+        exact = Fraction(law.quantity(face), law.denominator()) * 2**32
+        assert abs(words - exact) < 1, face
+
+
+def test_one_more_die_never_lowers_the_highest_die_from_the_same_word():
+    # Common random numbers: a variant with one more die only ever raises the face.
+    for n in range(1, 29):
+        lower, higher = highest_thresholds(n), highest_thresholds(n + 1)
+        assert all(h <= lo for h, lo in zip(higher, lower, strict=True))
+        assert higher != lower
+
+
+def test_twin_reads_the_highest_die_with_the_kernels_thresholds():
+    for n in (1, 2, 5):
+        cuts = highest_thresholds(n)
+        for u in (0, cuts[0] - 1, cuts[0], cuts[2], cuts[4] - 1, cuts[4], 2**32 - 1):
+            assert naive.highest_d6(u, n) == 1 + sum(u >= c for c in cuts)
+
+
+@pytest.mark.parametrize("variants", [1, 2])
+def test_results_do_not_depend_on_threads_or_chunks(variants):
+    ps = {"base": model(**BIBLE), "chain": model(**{**BIBLE, "chain": True})}
+    plan = make_plan(PROC, dict(list(ps.items())[:variants]), seed=3)
+    a = simulate(plan, 50_000, threads=1, chunk_size=50_000)
+    b = simulate(plan, 50_000, threads=2, chunk_size=1024)
+    np.testing.assert_array_equal(a.stats, b.stats)
