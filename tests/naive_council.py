@@ -1,0 +1,916 @@
+"""Plain-Python twin of council.game (RULES.md §3): one game as a person reads the rules.
+
+It keeps the position in dictionaries and lists, not the kernel's arrays, and reads the same
+stream (``Stream``): a word for every choice with two or more options, in the same order as the
+kernel. ``play`` returns the metric values in the order of ``metrics()``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tests.naive import Stream
+
+TRAITS = (
+    "warlike",
+    "peaceful",
+    "believer",
+    "atheist",
+    "humane",
+    "egoist",
+    "bribable",
+    "greedy",
+    "proud",
+    "thrifty",
+    "wasteful",
+    "cautious",
+    "traveller",
+    "homebody",
+    "collector",
+    "cowardly",
+    "domineering",
+    "sycophant",
+    "fanatic",
+    "incorruptible",
+)
+COUNCIL = ("warlord", "treasurer", "bishop", "privy_councillor")
+CATEGORY_TRAITS = {
+    "military": ("warlike", "peaceful"),
+    "religious": ("believer", "atheist"),
+    "social": ("humane", "egoist"),
+}
+KINDS = ("messenger", "spy", "thief", "guard", "assassin")
+VICTORIES = ("election", "coup", "will_of_people", "hand_of_order", "draw")
+GAPS = (
+    "tip_tie",
+    "no_appointer",
+    "simultaneous_victory",
+    "hand_of_order_tie",
+    "removal_four_votes",
+)
+MAX_HAND = 6
+MAX_BUYS = 40
+MAX_CARDS = 48
+MAX_MOVES = 512
+
+
+class GameOver(Exception):
+    pass
+
+
+@dataclass
+class Card:
+    kind: str
+    owner: int
+    turn: int
+    target: int = -1
+    face_down: bool = False  # False: in its owner's hand
+    bribe: bool = False
+
+
+@dataclass
+class Game:
+    p: dict
+    stream: Stream
+    n: int = 0
+    coins: list[int] = field(default_factory=list)
+    supply: list[int] = field(default_factory=list)
+    on_land: list[list[int]] = field(default_factory=list)  # [player][land]
+    on_char: list[list[int]] = field(default_factory=list)  # [player][character]
+    seat_of: list = field(default_factory=list)  # seat name, ("head", l), "pool" or "dead"
+    civ: list[int] = field(default_factory=list)
+    sol: list[int] = field(default_factory=list)
+    cards: list = field(default_factory=list)  # slots: Card or None
+    active: dict = field(default_factory=dict)  # slot -> law index
+    mood: int = 0
+    treasury: int = 0
+    turn: int = 0
+    representative: int = -1
+    veto_used: bool = False
+    winners: list[int] = field(default_factory=list)
+    victory: str = ""
+    laws_passed: int = 0
+    killed: int = 0
+    contested: int = 0
+    played: dict = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    gaps: dict = field(default_factory=lambda: dict.fromkeys(GAPS, 0))
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def pick(self, n: int) -> int:
+        if n <= 1:
+            return 0
+        return ((self.stream.next() & 0xFFFFFFFF) * n) >> 32
+
+    def greedy(self, player: int) -> bool:
+        pol = self.p["policies"]
+        return player < len(pol) and pol[player] == "greedy"
+
+    def choose(self, player: int, scores: list[int]) -> int:
+        """Random: uniformly; greedy: a best-scoring move, ties by lot."""
+        if not self.greedy(player):
+            return self.pick(len(scores))
+        best = max(scores)
+        tops = [i for i, s in enumerate(scores) if s == best]
+        return tops[self.pick(len(tops))]
+
+    def has(self, c: int, trait: str) -> bool:
+        return trait in self.p["characters"][c]["traits"]
+
+    def holder(self, seat) -> int:
+        for c, s in enumerate(self.seat_of):
+            if s == seat:
+                return c
+        return -1
+
+    def head_of(self, land: int) -> int:
+        return self.holder(("head", land))
+
+    def in_play(self, c: int) -> bool:
+        return self.seat_of[c] not in ("pool", "dead")
+
+    def is_head(self, c: int) -> bool:
+        return isinstance(self.seat_of[c], tuple)
+
+    def strict_top(self, counts: list[int]) -> int:
+        top = max(counts)
+        if top == 0 or counts.count(top) > 1:
+            return -1
+        return counts.index(top)
+
+    def char_owner(self, c: int) -> int:
+        return self.strict_top([self.on_char[q][c] for q in range(self.n)])
+
+    def land_priority(self, land: int) -> tuple[int, list[int]]:
+        """(owner, []) or (-1, []) for no tokens or (-2, contesting players): Land + Head tokens,
+        ties to more tokens on the Head."""
+        head = self.head_of(land)
+        head_tok = [self.on_char[q][head] if head >= 0 else 0 for q in range(self.n)]
+        comb = [self.on_land[q][land] + head_tok[q] for q in range(self.n)]
+        top = max(comb)
+        if top == 0:
+            return -1, []
+        tied = [q for q in range(self.n) if comb[q] == top]
+        if len(tied) == 1:
+            return tied[0], []
+        htop = max(head_tok[q] for q in tied)
+        tied = [q for q in tied if head_tok[q] == htop]
+        if len(tied) == 1:
+            return tied[0], []
+        return -2, tied
+
+    def priority_count(self, q: int) -> int:
+        n = sum(self.land_priority(land)[0] == q for land in range(7))
+        return n + sum(self.in_play(c) and self.char_owner(c) == q for c in range(11))
+
+    def delta(self, q: int, where: tuple[str, int], d: int) -> int:
+        table = self.on_land if where[0] == "land" else self.on_char
+        before = self.priority_count(q)
+        table[q][where[1]] += d
+        after = self.priority_count(q)
+        table[q][where[1]] -= d
+        return after - before
+
+    def take(self, q: int, where: tuple[str, int], k: int) -> None:
+        table = self.on_land if where[0] == "land" else self.on_char
+        k = min(k, table[q][where[1]])
+        table[q][where[1]] -= k
+        self.supply[q] += k
+
+    def give(self, q: int, where: tuple[str, int], k: int) -> None:
+        table = self.on_land if where[0] == "land" else self.on_char
+        k = min(k, self.supply[q])
+        table[q][where[1]] += k
+        self.supply[q] -= k
+
+    def discard(self, k: int) -> None:
+        card = self.cards[k]
+        if card.face_down:
+            self.supply[card.owner] += 1
+        self.cards[k] = None
+
+    def council_member(self, k: int) -> int:
+        return self.holder(COUNCIL[k]) if k < 4 else self.representative
+
+    def vacate(self, c: int) -> None:
+        if self.representative == c:
+            self.representative = -1
+        self.seat_of[c] = "pool"
+
+    def end(self, winners: list[int], victory: str) -> None:
+        self.winners = winners
+        self.victory = victory
+        raise GameOver
+
+    # -- victory -----------------------------------------------------------------------------------
+
+    def check_victory(self) -> None:
+        found = []
+        for seat, victory, ok in (
+            ("warlord", "coup", lambda land: self.sol[land] >= self.civ[land]),
+            ("privy_councillor", "will_of_people", lambda land: self.sol[land] <= self.civ[land]),
+        ):
+            h = self.holder(seat)
+            if h < 0:
+                continue
+            q = self.char_owner(h)
+            if q < 0:
+                continue
+            lands = [
+                land
+                for land in range(7)
+                if self.strict_top([self.on_land[r][land] for r in range(self.n)]) == q and ok(land)
+            ]
+            if len(lands) >= 4:
+                found.append((q, victory))
+        if found:
+            if len(found) > 1:
+                self.gaps["simultaneous_victory"] += 1
+            self.end([found[0][0]], found[0][1])
+
+    def check_election(self) -> None:
+        owners = set()
+        for k in range(5):
+            c = self.council_member(k)
+            if c < 0:
+                return
+            owners.add(self.char_owner(c))
+        if len(owners) == 1 and -1 not in owners:
+            self.end([owners.pop()], "election")
+
+    # -- setup -------------------------------------------------------------------------------------
+
+    def setup(self) -> None:
+        p = self.p
+        self.n = p["players"]
+        self.coins = [p["start_coins"]] * self.n
+        self.supply = [p["tokens_per_player"]] * self.n
+        self.on_land = [[0] * 7 for _ in range(self.n)]
+        self.on_char = [[0] * 11 for _ in range(self.n)]
+        names = [land["name"] for land in p["lands"]]
+        self.seat_of = []
+        for c in p["characters"]:
+            s = c["seat"]
+            self.seat_of.append(s if s in COUNCIL or s == "pool" else ("head", names.index(s)))
+        self.civ = [land["civilians"] for land in p["lands"]]
+        self.sol = [land["soldiers"] for land in p["lands"]]
+        self.cards = [None] * MAX_CARDS
+        self.mood = p["mood_start"]
+        self.treasury = p["start_treasury"]
+        for _ in range(p["start_tokens"]):
+            for q in range(self.n):
+                if self.supply[q] == 0:
+                    continue
+                options = [("land", land) for land in range(7)]
+                options += [("char", c) for c in range(11) if self.in_play(c)]
+                scores = [self.delta(q, o, 1) if self.greedy(q) else 0 for o in options]
+                self.give(q, options[self.choose(q, scores)], 1)
+                self.check_victory()
+
+    # -- start of a turn: hidden mercenaries revealed ---------------------------------------------
+
+    def guard_answers(self, target: int, bonus: int) -> int:
+        for m, card in enumerate(self.cards):
+            if card is None or not card.face_down or card.kind != "guard" or card.target != target:
+                continue
+            r = card.owner
+            scores = [
+                self.delta(r, ("char", target), min(bonus, self.supply[r] + 1)),
+                -1 if self.char_owner(target) == r else 0,
+            ]
+            if self.choose(r, scores) == 0:
+                return m
+        return -1
+
+    def gift_size(self, c: int) -> int:
+        return 2 if self.has(c, "collector") else 1
+
+    def reveal(self) -> None:
+        for k in range(MAX_CARDS):
+            card = self.cards[k]
+            if card is None or not card.face_down or card.turn >= self.turn:
+                continue
+            if card.kind == "guard":
+                continue
+            q, target = card.owner, card.target
+            options: list = [None]
+            scores = [0]
+            if card.kind == "messenger":
+                extra = min(self.coins[q] // 3, 2) if card.bribe else 0
+                for j in range(extra + 1):
+                    gain = 1 + j if card.bribe else self.gift_size(target)
+                    if card.bribe and self.has(target, "incorruptible"):
+                        gain = 0
+                    options.append(j)
+                    scores.append(self.delta(q, ("char", target), min(gain, self.supply[q] + 1)))
+            elif card.kind == "assassin":
+                options.append(0)
+                scores.append(-1 if self.char_owner(target) == q else 0)
+            else:
+                for m, other in enumerate(self.cards):
+                    if other is not None and other.face_down and other.owner != q:
+                        options.append(m)
+                        scores.append(0)
+            choice = options[self.choose(q, scores)]
+            if choice is None:
+                continue
+            self.played[card.kind] += 1
+            if card.kind == "messenger":
+                self.discard(k)
+                if not card.bribe:
+                    self.give(q, ("char", target), self.gift_size(target))
+                else:
+                    self.coins[q] -= 3 * choice
+                    self.to_bank += 3 * choice
+                    if not self.has(target, "incorruptible"):
+                        self.give(q, ("char", target), 1 + choice)
+            elif card.kind == "assassin":
+                m = self.guard_answers(target, 2)
+                if m >= 0:
+                    r = self.cards[m].owner
+                    self.played["guard"] += 1
+                    self.discard(m)
+                    self.discard(k)
+                    self.give(r, ("char", target), 2)
+                    for _ in range(3):
+                        chars = [c for c in range(11) if self.on_char[q][c] > 0]
+                        if not chars:
+                            break
+                        scores = [self.delta(q, ("char", c), -1) for c in chars]
+                        self.take(q, ("char", chars[self.choose(q, scores)]), 1)
+                else:
+                    self.kill(target)
+                    if self.killed >= 5:
+                        self.hand_of_order()
+            else:
+                m = choice
+                other = self.cards[m]
+                owner, tm = other.owner, other.target
+                if card.kind == "spy":
+                    self.discard(k)
+                    self.discard(m)
+                    if other.kind == "messenger" and not other.bribe:
+                        self.give(owner, ("char", tm), self.gift_size(tm))
+                    elif other.kind == "messenger":
+                        self.take(owner, ("char", tm), 1)
+                        for c in range(11):
+                            if self.seat_of[c] != "dead" and self.has(c, "incorruptible"):
+                                self.take(owner, ("char", c), 1)
+                    elif other.kind == "thief":
+                        self.take(owner, ("char", tm), 1)
+                    elif other.kind == "assassin":
+                        self.take(owner, ("char", tm), self.on_char[owner][tm])
+                        for c in range(11):
+                            if self.seat_of[c] != "dead" and any(
+                                self.has(c, t) for t in ("peaceful", "believer", "humane")
+                            ):
+                                self.take(owner, ("char", c), 1)
+                    elif other.kind == "guard":
+                        self.take(q, ("char", tm), 1)
+                elif other.kind == "messenger":  # a thief exposes a messenger
+                    gm = self.guard_answers(tm, 1)
+                    if gm >= 0:
+                        r = self.cards[gm].owner
+                        self.played["guard"] += 1
+                        self.discard(gm)
+                        self.discard(k)
+                        self.give(r, ("char", tm), 1)
+                        self.check_victory()
+                        continue
+                    take_card = True
+                    if other.bribe:
+                        take_card = self.choose(q, [0, 0]) == 0
+                    self.discard(k)
+                    self.discard(m)
+                    if take_card:
+                        self.cards[m] = Card("messenger", q, self.turn)
+                    else:
+                        self.coins[q] += 2
+                        self.issued += 2
+                else:
+                    self.discard(k)
+                    self.discard(m)
+            self.check_victory()
+
+    def kill(self, c: int) -> None:
+        self.vacate(c)
+        self.seat_of[c] = "dead"
+        for q in range(self.n):
+            self.take(q, ("char", c), self.on_char[q][c])
+        for k, card in enumerate(self.cards):
+            if card is not None and card.face_down and card.target == c:
+                self.discard(k)
+        self.killed += 1
+
+    def hand_of_order(self) -> None:
+        self.fill_vacancies()
+        self.choose_representative()
+        alive = list(range(self.n))
+        members = [self.council_member(k) for k in range(5)]
+        tiers = [
+            lambda q: sum(self.on_char[q][c] for c in members if c >= 0),
+            lambda q: sum(self.on_char[q]),
+            lambda q: sum(self.on_char[q]) + sum(self.on_land[q]),
+        ]
+        for tier in tiers:
+            top = max(tier(q) for q in alive)
+            alive = [q for q in alive if tier(q) == top]
+        if len(alive) > 1:
+            self.gaps["hand_of_order_tie"] += 1
+        self.end(alive, "hand_of_order")
+
+    # -- income ------------------------------------------------------------------------------------
+
+    def income_value(self, land: int, base: int, controlled: bool) -> int:
+        head = self.head_of(land)
+        v = base
+        if controlled and head >= 0:
+            v += self.has(head, "thrifty") - self.has(head, "wasteful")
+        if self.p["mood"] and self.p["lands"][land]["effect"] != "mood_immune":
+            if self.mood <= -3:
+                return 0
+            unrest = self.mood == -2 and self.sol[land] < self.civ[land]
+            if unrest and (head < 0 or not self.has(head, "domineering")):
+                return 0
+            if self.mood >= 3:
+                v += 1
+        return max(v, 0)
+
+    def income(self) -> None:
+        if self.p["mood"] and self.mood <= -3:  # an uprising: the Cowardly leave their seats
+            for c in range(11):
+                if self.in_play(c) and self.has(c, "cowardly"):
+                    self.vacate(c)
+        prio = [self.land_priority(land) for land in range(7)]
+        give_up = [-1] * self.n
+        for q in range(self.n):
+            options = [None] + [
+                land
+                for land in range(7)
+                if prio[land][0] == q
+                and self.civ[land] + self.sol[land] < self.p["lands"][land]["size"]
+            ]
+            give_up[q] = options[self.choose(q, [0] * len(options))] if len(options) else None
+            if give_up[q] is None:
+                give_up[q] = -1
+        for land, (o, tied) in enumerate(prio):
+            if o >= 0:
+                if give_up[o] == land:
+                    continue
+                v = self.income_value(land, self.civ[land], True)
+                self.coins[o] += v
+                self.issued += v
+            elif o == -2:
+                self.contested += 1
+                v = self.income_value(land, 1, False)
+                for q in tied:
+                    self.coins[q] += v
+                    self.issued += v
+        for land, (o, _) in enumerate(prio):
+            if self.p["lands"][land]["effect"] == "income_bonus" and o >= 0:
+                self.coins[o] += 1  # Black Harbour: +1 in any conditions
+                self.issued += 1
+        for q in range(self.n):
+            if give_up[q] >= 0:
+                self.civ[give_up[q]] += 1
+
+    # -- spending ----------------------------------------------------------------------------------
+
+    def mercenary_cost(self, q: int) -> int:
+        """1 less with priority on a Zalesye-like Land's Head or 3+ tokens on that Land."""
+        for land, data in enumerate(self.p["lands"]):
+            if data["effect"] != "mercenary_discount":
+                continue
+            head = self.head_of(land)
+            if (head >= 0 and self.char_owner(head) == q) or self.on_land[q][land] >= 3:
+                return max(self.p["mercenary_cost"] - 1, 1)
+        return self.p["mercenary_cost"]
+
+    def spending(self) -> None:
+        order = sorted(range(self.n), key=lambda q: self.coins[q])
+        for q in order:
+            for _ in range(MAX_BUYS):
+                options: list = [None]
+                scores = [0]
+                if self.coins[q] >= self.p["influence_cost"] and self.supply[q] > 0:
+                    for land in range(7):
+                        options.append(("land", land))
+                        scores.append(self.delta(q, ("land", land), 1) if self.greedy(q) else 0)
+                hand = sum(
+                    1 for c in self.cards if c is not None and not c.face_down and c.owner == q
+                )
+                cost = self.mercenary_cost(q)
+                if (
+                    self.p["mercenaries"]
+                    and self.coins[q] >= cost
+                    and None in self.cards
+                    and hand < MAX_HAND
+                ):
+                    for kind in KINDS:
+                        options.append(kind)
+                        scores.append(0)
+                choice = options[self.choose(q, scores)]
+                if choice is None:
+                    break
+                if isinstance(choice, tuple):
+                    self.coins[q] -= self.p["influence_cost"]
+                    self.to_bank += self.p["influence_cost"]
+                    self.give(q, choice, 1)
+                    self.check_victory()
+                else:
+                    self.coins[q] -= cost
+                    self.to_bank += cost
+                    self.cards[self.cards.index(None)] = Card(choice, q, self.turn)
+
+    # -- actions -----------------------------------------------------------------------------------
+
+    def appointer(self) -> int:
+        for seat in ("privy_councillor", "treasurer"):
+            h = self.holder(seat)
+            if h >= 0:
+                return self.char_owner(h)
+        return -1
+
+    def choose_among(self, cands: list[int]) -> int:
+        q = self.appointer()
+        if q < 0:
+            if len(cands) > 1:
+                self.gaps["no_appointer"] += 1
+            return cands[self.pick(len(cands))]
+        return cands[self.choose(q, [self.on_char[q][c] for c in cands])]
+
+    def fill_vacancies(self) -> None:
+        for seat in COUNCIL:
+            if self.holder(seat) >= 0:
+                continue
+            heads = [self.head_of(land) for land in range(7) if self.head_of(land) >= 0]
+            if not heads:
+                continue
+            votes = [0] * len(heads)
+            for voter in heads:
+                q = self.char_owner(voter)
+                if q >= 0:
+                    votes[self.choose(q, [self.on_char[q][c] for c in heads])] += 1
+            top = max(votes)
+            tied = [c for c, v in zip(heads, votes, strict=True) if v == top]
+            chosen = tied[0] if len(tied) == 1 else self.choose_among(tied)
+            self.vacate(chosen)
+            self.seat_of[chosen] = seat
+        for land in range(7):
+            if self.head_of(land) >= 0:
+                continue
+            pool = [c for c in range(11) if self.seat_of[c] == "pool"]
+            if pool:
+                self.seat_of[self.choose_among(pool)] = ("head", land)
+
+    def choose_representative(self) -> None:
+        best, cands = None, []
+        for land in range(7):
+            h = self.head_of(land)
+            if h < 0:
+                continue
+            on_head = sum(self.on_char[q][h] for q in range(self.n))
+            key = (
+                on_head,
+                on_head + sum(self.on_land[q][land] for q in range(self.n)),
+                self.p["lands"][land]["size"],
+                self.civ[land] + self.sol[land],
+                self.civ[land],
+                self.sol[land],
+            )
+            if best is None or key > best:
+                best, cands = key, [h]
+            elif key == best:
+                cands.append(h)
+        if not cands:
+            self.representative = -1
+        elif len(cands) == 1:
+            self.representative = cands[0]
+        else:
+            self.representative = self.choose_among(cands)
+
+    def acting_order(self) -> list[int]:
+        keys = {}
+        for c in range(11):
+            if not self.in_play(c):
+                continue
+            tokens = [self.on_char[q][c] for q in range(self.n)]
+            council = not self.is_head(c) or c == self.representative
+            with_land = sum(tokens)
+            if self.is_head(c):
+                with_land += sum(self.on_land[q][self.seat_of[c][1]] for q in range(self.n))
+            lot = self.stream.next() >> 2
+            keys[c] = (0 if council else 1, -max(tokens), sum(tokens), with_land, lot)
+        return sorted(keys, key=lambda c: keys[c])
+
+    def stance(self, c: int, category: str) -> int:
+        if category == "none":
+            return 0
+        yes, no = CATEGORY_TRAITS[category]
+        return int(self.has(c, yes)) - int(self.has(c, no))
+
+    def council_vote(self, proposer: int, category: str) -> int:
+        """Each member's controlling player (or each tied player of a neutral member) declares;
+        the proposer is always for."""
+        declared: list[dict[int, int]] = []
+        for k in range(5):
+            c = self.council_member(k)
+            declared.append({})
+            if c < 0:
+                continue
+            tokens = [self.on_char[q][c] for q in range(self.n)]
+            if max(tokens) == 0:
+                continue
+            stance = self.stance(c, category)
+            cost = 2 if self.has(c, "proud") else 1
+            for q in range(self.n):
+                if tokens[q] != max(tokens):
+                    continue
+                if q == proposer:
+                    declared[k][q] = 1
+                    continue
+                scores = []
+                for for_it in (True, False):
+                    against_trait = stance < 0 if for_it else stance > 0
+                    scores.append(
+                        self.delta(q, ("char", c), -min(cost, tokens[q]))
+                        if against_trait and self.greedy(q)
+                        else 0
+                    )
+                declared[k][q] = 1 if self.choose(q, scores) == 0 else -1
+        return self.tally(category, declared)
+
+    def tally(self, category: str, declared: list[dict[int, int]]) -> int:
+        """The seed's Council vote: 3 of 5 for. A controlled member votes as declared; a neutral
+        one as its tied players if they all agree (each paying for going against a trait), else by
+        its traits, else it abstains."""
+        yes = 0
+        for k in range(5):
+            c = self.council_member(k)
+            if c < 0:
+                continue
+            stance = self.stance(c, category)
+            tokens = [self.on_char[q][c] for q in range(self.n)]
+            owner = self.char_owner(c)
+            if owner >= 0:
+                payers = [owner]
+                vote = declared[k][owner]
+            else:
+                tied = [q for q in range(self.n) if tokens[q] == max(tokens) and tokens[q] > 0]
+                choices = {declared[k].get(q, 0) for q in tied}
+                if tied and len(choices) == 1 and choices != {0}:
+                    payers, vote = tied, choices.pop()
+                else:
+                    payers, vote = [], stance
+            if stance != 0 and vote != 0 and vote != stance:
+                for q in payers:
+                    self.take(q, ("char", c), 2 if self.has(c, "proud") else 1)
+            yes += vote > 0
+        return yes
+
+    def land_vote(self, proposer: int) -> int:
+        yes = 0
+        for land in range(7):
+            h = self.head_of(land)
+            if h < 0:
+                continue
+            q = self.char_owner(h)
+            if q < 0:
+                continue
+            yes += q == proposer or self.choose(q, [0, 0]) == 0
+        if yes == 4:
+            self.gaps["removal_four_votes"] += 1
+        return yes
+
+    def pass_law(self, i: int, slot: int) -> None:
+        law = self.p["laws"][i]
+        if slot < 0:
+            slot = min(s for s in range(3) if s not in self.active)
+        self.active[slot] = i
+        self.treasury -= law["cost"]
+        self.to_bank += law["cost"]
+        self.mood = min(max(self.mood + law["mood"], -3), 3)
+        for land in range(7):
+            if law["militarise"] > 0 and self.civ[land] > 0:
+                self.civ[land] -= 1
+                self.sol[land] += 1
+            elif law["militarise"] < 0 and self.sol[land] > 0:
+                self.sol[land] -= 1
+                self.civ[land] += 1
+        self.laws_passed += 1
+
+    def tax_delta_halves(self) -> int:
+        return sum(round(self.p["laws"][i]["tax_delta"] * 2) for i in self.active.values())
+
+    def act(self, c: int, q: int) -> None:
+        seat = self.seat_of[c]
+        head = self.is_head(c)
+        in_council = not head or self.representative == c
+        moves: list[tuple] = [("pass",)]
+        if seat == "warlord":
+            for a in range(7):
+                if self.sol[a] == 0:
+                    continue
+                for b in range(7):
+                    if b != a and self.civ[b] + self.sol[b] < self.p["lands"][b]["size"]:
+                        moves.append(("warlord", a, b))
+        if seat == "bishop" and self.supply[q] > 0:
+            moves += [("bishop", land) for land in range(7)]
+        if in_council:
+            for i, law in enumerate(self.p["laws"]):
+                if i in self.active.values() or law["cost"] > self.treasury:
+                    continue
+                if len(self.active) < 3:
+                    moves.append(("law", i, -1))
+                else:
+                    moves += [("law", i, j) for j in range(3)]
+            for land in range(7):
+                h = self.head_of(land)
+                if h >= 0 and h != c:
+                    moves.append(("remove_head", h))
+        if head:
+            moves += [("remove_councillor", s) for s in COUNCIL if self.holder(s) >= 0]
+        source = self.send_source(c, q)
+        self.add_sends(moves, c, q, source)
+        scores = [0] * len(moves)
+        if self.greedy(q):
+            send = self.delta(q, source, -1) if source is not None else 0
+            for i, mv in enumerate(moves):
+                if mv[0] == "bishop":
+                    scores[i] = self.delta(q, ("land", mv[1]), 1)
+                elif mv[0] == "send":
+                    scores[i] = send
+        mv = moves[self.choose(q, scores)]
+        if mv[0] == "warlord":
+            self.sol[mv[1]] -= 1
+            self.sol[mv[2]] += 1
+        elif mv[0] == "bishop":
+            self.give(q, ("land", mv[1]), 1)
+        elif mv[0] == "law":
+            self.check_election()
+            law = self.p["laws"][mv[1]]
+            tr = self.holder("treasurer")
+            if not self.veto_used and tr >= 0 and self.treasury - law["cost"] <= 3:
+                qt = self.char_owner(tr)
+                if qt >= 0 and qt != q and self.choose(qt, [0, 0]) == 0:
+                    self.veto_used = True
+                    return
+            if self.council_vote(q, law["category"]) >= self.p["council_votes"]:
+                self.pass_law(mv[1], mv[2])
+        elif mv[0] == "remove_head":
+            self.check_election()
+            if self.council_vote(q, "none") >= self.p["council_votes"]:
+                self.vacate(mv[1])
+        elif mv[0] == "remove_councillor":
+            if self.land_vote(q) >= self.p["remove_councillor_votes"]:
+                self.vacate(self.holder(mv[1]))
+        elif mv[0] == "send":
+            self.send(q, source, mv)
+            while True:  # any number of Mercenaries in one action
+                source = self.send_source(c, q)
+                more: list[tuple] = [("stop",)]
+                self.add_sends(more, c, q, source)
+                if len(more) == 1:
+                    break
+                scores = [0] * len(more)
+                if self.greedy(q):
+                    scores = [0] + [self.delta(q, source, -1)] * (len(more) - 1)
+                mv = more[self.choose(q, scores)]
+                if mv[0] == "stop":
+                    break
+                self.send(q, source, mv)
+
+    def send_source(self, c: int, q: int):
+        if self.on_char[q][c] > 0:
+            return ("char", c)
+        if self.is_head(c) and self.on_land[q][self.seat_of[c][1]] > 0:
+            return ("land", self.seat_of[c][1])
+        return None
+
+    def add_sends(self, moves: list, c: int, q: int, source) -> None:
+        if source is None:
+            return
+        for k, card in enumerate(self.cards):
+            if card is None or card.face_down or card.owner != q:
+                continue
+            for t in range(11):
+                if t == c or not self.in_play(t):
+                    continue
+                for bribe in (False, True) if card.kind == "messenger" else (False,):
+                    if len(moves) < MAX_MOVES:
+                        moves.append(("send", k, t, bribe))
+
+    def send(self, q: int, source, mv) -> None:
+        table = self.on_land if source[0] == "land" else self.on_char
+        table[q][source[1]] -= 1
+        card = self.cards[mv[1]]
+        card.face_down = True
+        card.target = mv[2]
+        card.bribe = mv[3]
+        card.turn = self.turn
+
+    def actions(self) -> None:
+        self.veto_used = False
+        self.fill_vacancies()
+        self.choose_representative()
+        for c in self.acting_order():
+            if not self.in_play(c):
+                continue
+            q = self.char_owner(c)
+            if q < 0:
+                tokens = [self.on_char[r][c] for r in range(self.n)]
+                most = max(tokens)
+                if most == 0 or not self.is_head(c):
+                    continue
+                land = self.seat_of[c][1]
+                best, count = 0, 0
+                for r in range(self.n):
+                    if tokens[r] != most:
+                        continue
+                    top_bid = min(self.on_land[r][land], 2)
+                    bid = min(top_bid, 1) if self.greedy(r) else self.pick(top_bid + 1)
+                    self.take(r, ("land", land), bid)
+                    if bid > best:
+                        best, count, q = bid, 1, r
+                    elif bid == best and bid > 0:
+                        count += 1
+                self.check_victory()
+                if best == 0:
+                    continue
+                if count > 1:
+                    self.gaps["tip_tie"] += 1
+                    continue
+            self.act(c, q)
+            self.check_victory()
+        for k, card in enumerate(self.cards):
+            if card is not None and not card.face_down:
+                self.cards[k] = None
+
+    # -- tax ---------------------------------------------------------------------------------------
+
+    def tax(self) -> None:
+        half = max(round(self.p["tax_rate"] * 2) + self.tax_delta_halves(), 0)
+        prio = [self.land_priority(land) for land in range(7)]
+        for q in range(self.n):
+            k = 0
+            for land, (o, tied) in enumerate(prio):
+                if o == q:
+                    k += 1
+                    due = half * k // 2 - half * (k - 1) // 2
+                elif o == -2 and q in tied:
+                    due = 1
+                else:
+                    continue
+                if self.coins[q] >= due:
+                    self.coins[q] -= due
+                    self.treasury += due
+                else:
+                    self.take(q, ("land", land), 1)
+                    h = self.head_of(land)
+                    if h >= 0:
+                        self.take(q, ("char", h), 1)
+
+    # -- the game ----------------------------------------------------------------------------------
+
+    def play(self) -> None:
+        self.issued = 0
+        self.to_bank = 0
+        try:
+            self.setup()
+            for t in range(1, self.p["max_turns"] + 1):
+                self.turn = t
+                if self.p["mercenaries"]:
+                    self.reveal()
+                self.income()
+                self.spending()
+                self.actions()
+                self.tax()
+                self.check_victory()
+        except GameOver:
+            return
+        self.turn = self.p["max_turns"]
+        self.victory = "draw"
+        self.winners = []
+
+    def values(self) -> list[int]:
+        out = [60 // len(self.winners) if q in self.winners else 0 for q in range(self.n)]
+        out += [int(self.victory == v) for v in VICTORIES]
+        out += [self.turn, self.laws_passed, self.killed]
+        out += [self.played[k] for k in KINDS]
+        out += [self.contested]
+        out += [self.gaps[g] for g in GAPS]
+        return out
+
+
+def play(p: dict, key: int, trial: int) -> list[int]:
+    """One council game (RULES.md §3) from trial ``trial``'s stream: the kernel's metric values."""
+    game = Game(p, Stream(key, trial))
+    game.play()
+    return game.values()
+
+
+def play_game(p: dict, key: int, trial: int) -> Game:
+    """The finished game itself, for tests that look at the position."""
+    game = Game(p, Stream(key, trial))
+    game.play()
+    return game
