@@ -11,7 +11,8 @@ Characters it has priority on), ties by lot. Each game reads its own stream
 (``trial_state``/``next_word``); a word is read only when a choice has two or more options, so every
 variant of a scenario plays the same game until a rule that differs changes a choice.
 
-Interpretations are listed in docs/council.md; the gaps the seed leaves are counted as ``gap.*``.
+Interpretations are listed in README.md ("The council game"); the gaps the seed leaves are
+counted as ``gap.*``.
 """
 
 from __future__ import annotations
@@ -2021,7 +2022,7 @@ PROCEDURE = Procedure(
     example={"players": 4},
     notes=(
         "policies: random (uniform over legal moves) or greedy (most own priority, lot ties)",
-        "Land powers and most non-voting traits are printed but not played: see docs/council.md",
+        "Land powers and most non-voting traits are printed but not played (README: council game)",
         "remove_councillor_votes: the seed says both 4 and 5 of 7; default 5, counted as a gap",
     ),
 )
