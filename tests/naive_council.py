@@ -9,30 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from simulator.procedures.council.game import TRAITS as GAME_TRAITS
 from tests.naive import Stream
 
-TRAITS = (
-    "warlike",
-    "peaceful",
-    "believer",
-    "atheist",
-    "humane",
-    "egoist",
-    "bribable",
-    "greedy",
-    "proud",
-    "thrifty",
-    "wasteful",
-    "cautious",
-    "traveller",
-    "homebody",
-    "collector",
-    "cowardly",
-    "domineering",
-    "sycophant",
-    "fanatic",
-    "incorruptible",
-)
+# The trait names are data shared with the kernel (their order is the packed encoding).
+TRAITS = GAME_TRAITS
 COUNCIL = ("warlord", "treasurer", "bishop", "privy_councillor")
 CATEGORY_TRAITS = {
     "military": ("warlike", "peaceful"),
