@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from simulator import engine
 from simulator.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,17 +82,7 @@ def test_run_writes_reports_atomically_and_marks_them_complete(tmp_path):
     assert "Differences from 'base'" in result.stdout
 
 
-def test_an_interrupted_run_writes_partial_reports_and_exits_130(tmp_path, monkeypatch):
-    calls = {"n": 0}
-    real_wait = engine.wait
-
-    def interrupting_wait(*args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 3:
-            raise KeyboardInterrupt
-        return real_wait(*args, **kwargs)
-
-    monkeypatch.setattr(engine, "wait", interrupting_wait)
+def test_an_interrupted_run_writes_partial_reports_and_exits_130(tmp_path, ctrl_c_on_third_wait):
     result = invoke(
         "run",
         "scenarios/his/field_battle.yaml",

@@ -83,24 +83,16 @@ def test_precision_stops_at_max_trials():
     assert result.outcome.trials == 4_000
 
 
-def test_ctrl_c_keeps_finished_chunks_and_marks_the_run_incomplete(monkeypatch):
-    calls = {"n": 0}
-    real_wait = engine.wait
-
-    def interrupting_wait(*args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 3:
-            raise KeyboardInterrupt
-        return real_wait(*args, **kwargs)
-
-    monkeypatch.setattr(engine, "wait", interrupting_wait)
+def test_ctrl_c_keeps_finished_chunks_and_marks_the_run_incomplete(
+    monkeypatch, ctrl_c_on_third_wait
+):
     plan = _plan()
     out = simulate(plan, 400_000, threads=1, chunk_size=10_000)
     assert not out.complete
     assert 0 < out.trials < 400_000
     assert out.trials % 10_000 == 0
     # What was kept is exactly the statistics of the first trials.
-    monkeypatch.setattr(engine, "wait", real_wait)
+    monkeypatch.setattr(engine, "wait", ctrl_c_on_third_wait)  # the real wait again
     np.testing.assert_array_equal(out.stats, simulate(plan, out.trials, threads=1).stats)
 
 

@@ -262,19 +262,9 @@ def test_a_problem_at_some_points_only_says_how_many(tmp_path):
     assert any("sweep.attacker.leader[1]: must be between 0 and 6 (got 7)" in p for p in found)
 
 
-def test_an_interrupted_sweep_writes_the_points_that_ran_marked_incomplete(tmp_path, monkeypatch):
-    from simulator import engine
-
-    calls = {"n": 0}
-    real_wait = engine.wait
-
-    def interrupting_wait(*args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 3:
-            raise KeyboardInterrupt
-        return real_wait(*args, **kwargs)
-
-    monkeypatch.setattr(engine, "wait", interrupting_wait)
+def test_an_interrupted_sweep_writes_the_points_that_ran_marked_incomplete(
+    tmp_path, ctrl_c_on_third_wait
+):
     path = write(tmp_path, TABLE)
     out = tmp_path / "out"
     args = ["run", str(path), "--out", str(out), "-q", "--chunk-size", "1024", "--threads", "1"]
