@@ -6,6 +6,8 @@ words as the kernel, and returns the metric values in the order of the procedure
 
 from __future__ import annotations
 
+from simulator.procedures.his.new_world import DISCOVERIES as GAME_DISCOVERIES
+from simulator.procedures.his.new_world import POWERS as GAME_POWERS
 from tests.naive import Stream, d6, dice_of_words, halves, word
 
 UNDEFINED = -(2**62)
@@ -134,18 +136,8 @@ def his_piracy(p: dict, key: int, trial: int) -> list[int]:
 
 # --- §5.9 New World ----------------------------------------------------------------------------
 
-POWERS = ("england", "france", "habsburg")
-DISCOVERIES = (
-    "st_lawrence",
-    "great_lakes",
-    "mississippi",
-    "amazon",
-    "pacific_strait",
-    "circumnavigation",
-    "maya",
-    "aztecs",
-    "inca",
-)
+# The names are data shared with the kernel (their order is the packed encoding).
+POWERS, DISCOVERIES = GAME_POWERS, GAME_DISCOVERIES
 VP = {
     "st_lawrence": 1,
     "great_lakes": 1,

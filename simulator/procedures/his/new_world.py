@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from itertools import product
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator, model_validator
@@ -53,7 +53,7 @@ MAX_POOL = 12
 MAX_RATING = 6
 
 Power = Literal["england", "france", "habsburg"]
-POWERS: tuple[Power, ...] = ("england", "france", "habsburg")
+POWERS: tuple[Power, ...] = get_args(Power)
 Discovery = Literal[
     "st_lawrence",
     "great_lakes",
@@ -65,17 +65,7 @@ Discovery = Literal[
     "aztecs",
     "inca",
 ]
-DISCOVERIES: tuple[Discovery, ...] = (
-    "st_lawrence",
-    "great_lakes",
-    "mississippi",
-    "amazon",
-    "pacific_strait",
-    "circumnavigation",
-    "maya",
-    "aztecs",
-    "inca",
-)
+DISCOVERIES: tuple[Discovery, ...] = get_args(Discovery)
 ST_LAWRENCE, GREAT_LAKES, MISSISSIPPI, AMAZON, STRAIT, CIRCUMNAVIGATION, MAYA, AZTECS, INCA = range(
     9
 )
