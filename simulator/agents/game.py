@@ -1,0 +1,43 @@
+"""The whole-game interface agents are written against.
+
+A game package gathers its @njit functions in one :class:`GameFunctions` value; the agents'
+factory takes that value and compiles agents for the game by closure. See ARCHITECTURE.md,
+"Whole games and agents", for what each function must do.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+
+class GameFunctions(NamedTuple):
+    """The @njit functions of one game (each documented in the game package).
+
+    Attributes:
+        copy_state: ``copy_state(s) -> s2``, an independent deep copy.
+        to_move: ``to_move(s) -> int``, the seat that decides now, ``-1`` when the game is over.
+        legal_moves: ``legal_moves(s, out) -> n``, fills ``out[:n]`` with move codes.
+        apply_move: ``apply_move(s, move, rng)``, plays a move and the chance events and forced
+            steps up to the next decision; ``rng`` is a ``uint64[1]`` SplitMix64 state.
+        is_over: ``is_over(s) -> bool``.
+        returns: ``returns(s, out)``, each seat's final result (win share plus a tie-break term
+            in ``[0, 1e-3)``).
+        heuristic: ``heuristic(s, out)``, each seat's estimated result in ``[0, 1]``.
+        determinize: ``determinize(s, seat, rng) -> s2``, a copy with what ``seat`` cannot see
+            resampled consistently with its view.
+        round_of: ``round_of(s) -> int``, the round or turn counter.
+        n_seats: ``n_seats(s) -> int``.
+        max_moves: the largest number of legal moves in any position.
+    """
+
+    copy_state: Any
+    to_move: Any
+    legal_moves: Any
+    apply_move: Any
+    is_over: Any
+    returns: Any
+    heuristic: Any
+    determinize: Any
+    round_of: Any
+    n_seats: Any
+    max_moves: int

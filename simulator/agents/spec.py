@@ -1,0 +1,118 @@
+"""How a scenario names its players: the ``policies:`` key shared by every whole game.
+
+``policies`` is one agent for every seat or a list with one per seat. An agent is a name
+(``random``, ``greedy``, ``rollout``, ``mcts``) or a mapping with its budget::
+
+    policies: greedy
+    policies: [mcts, greedy, random, random]
+    policies: {agent: mcts, iterations: 400}
+    policies: [{agent: rollout, playouts: 16, horizon: 2}, greedy]
+
+Kernels receive agents as packed rows (:func:`pack_agents`), one per seat, so a game's kernel does
+not know how a scenario spelled them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+
+AgentName = Literal["random", "greedy", "rollout", "mcts"]
+
+#: Codes of the rungs of the ladder as kernels see them (column ``AGENT_KIND`` of a packed row).
+AGENT_CODES: dict[str, int] = {"random": 0, "greedy": 1, "rollout": 2, "mcts": 3}
+
+# Columns of one packed agent row.
+AGENT_KIND = 0
+AGENT_ITERATIONS = 1
+AGENT_PLAYOUTS = 2
+AGENT_HORIZON = 3
+AGENT_EXPLORATION = 4
+AGENT_ROW = 5
+
+
+class AgentSpec(BaseModel):
+    """One agent with its budget. Budgets that do not apply to its rung are ignored."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    agent: AgentName = Field(description="rung of the skill ladder")
+    iterations: int = Field(
+        default=200, ge=1, le=100_000, description="mcts: tree-search iterations per decision"
+    )
+    playouts: int = Field(
+        default=16, ge=1, le=10_000, description="rollout: playouts per legal move"
+    )
+    horizon: int = Field(
+        default=2,
+        ge=0,
+        le=1_000,
+        description="rollout/mcts: rounds a playout runs before the heuristic scores it "
+        "(0 = to the end of the game)",
+    )
+    exploration: float = Field(
+        default=1.4, ge=0.0, le=100.0, description="mcts: UCT exploration constant"
+    )
+
+
+def _agent_kind(v: Any) -> str:
+    return "name" if isinstance(v, str) else "spec"
+
+
+Agent = Annotated[
+    Annotated[AgentName, Tag("name")] | Annotated[AgentSpec, Tag("spec")],
+    Discriminator(_agent_kind),
+]
+
+
+def _policies_kind(v: Any) -> str:
+    return "per_seat" if isinstance(v, list | tuple) else "one"
+
+
+Policies = Annotated[
+    Annotated[Agent, Tag("one")] | Annotated[list[Agent], Tag("per_seat")],
+    Discriminator(_policies_kind),
+]
+"""The ``policies:`` field type: one agent for all seats, or a list of one per seat."""
+
+
+def as_spec(agent: str | AgentSpec) -> AgentSpec:
+    """The agent with its budget, defaults filled in for a bare name."""
+    return AgentSpec(agent=agent) if isinstance(agent, str) else agent  # type: ignore[arg-type]
+
+
+def seat_agents(policies: Any, seats: int) -> list[AgentSpec]:
+    """One :class:`AgentSpec` per seat.
+
+    Raises:
+        ValueError: a list whose length is not ``seats``.
+    """
+    if isinstance(policies, list | tuple):
+        if len(policies) != seats:
+            raise ValueError(f"must name one agent per seat ({seats} seats, got {len(policies)})")
+        return [as_spec(a) for a in policies]
+    return [as_spec(policies)] * seats
+
+
+def agent_label(agent: str | AgentSpec) -> str:
+    """A short name for reports: ``mcts(400)``, ``rollout(16x2)``, ``greedy``."""
+    spec = as_spec(agent)
+    if spec.agent == "mcts":
+        return f"mcts({spec.iterations})"
+    if spec.agent == "rollout":
+        return f"rollout({spec.playouts}x{spec.horizon})"
+    return spec.agent
+
+
+def pack_agents(agents: list[AgentSpec]) -> np.ndarray:
+    """Packed rows, shape ``(seats, AGENT_ROW)`` float64, for a kernel."""
+    rows = np.zeros((len(agents), AGENT_ROW), dtype=np.float64)
+    for k, a in enumerate(agents):
+        rows[k, AGENT_KIND] = AGENT_CODES[a.agent]
+        rows[k, AGENT_ITERATIONS] = a.iterations
+        rows[k, AGENT_PLAYOUTS] = a.playouts
+        rows[k, AGENT_HORIZON] = a.horizon
+        rows[k, AGENT_EXPLORATION] = a.exploration
+    return rows
