@@ -232,3 +232,17 @@ def test_sim_tune_and_validate_exit_2_on_a_bad_section(tmp_path):
         res = runner.invoke(app, [command, str(bad)])
         assert res.exit_code == 2
         assert f"{bad}:8:1: tune: must say what to aim for" in res.output
+
+
+@pytest.mark.dask
+def test_a_tune_on_dask_gives_the_local_answer():
+    pytest.importorskip("distributed", reason="the dask extra is not installed")
+    from simulator import dask_backend
+
+    local = document(run_tune(_scenario(trials=3_000), threads=2))
+    with dask_backend.connect(workers=2) as backend:
+        backend.client.wait_for_workers(2, timeout=120)
+        remote = document(run_tune(_scenario(trials=3_000), backend=backend))
+    for doc in (local, remote):
+        doc.pop("elapsed_seconds")
+    assert remote == local
