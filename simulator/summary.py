@@ -566,7 +566,9 @@ def terminal_tables(summary: Summary) -> list[Any]:
         return t
 
     out: list[Any] = []
-    main = table(table_header(summary), f"{summary.scenario} · {caption(summary)}")
+    # The title as a line of its own: a table's title wraps to the table's width.
+    out.append(Text(f"{summary.scenario} · {caption(summary)}", style="italic"))
+    main = table(table_header(summary), None)
     for row in summary.rows:
         main.add_row(*table_cells(summary, row))
     out.append(main)
