@@ -645,18 +645,20 @@ def print_result(result: RunResult, console: Any, detail: bool = False) -> None:
     for table in terminal_tables(summary):
         console.print(table)
     lines = verdict(summary)
+    # The hint shares the heading's line: `sim run` of a whole game fits one screen.
+    hint = "" if detail else " (full tables: --detail)"
     if lines:
         import textwrap
 
         width = min(console.width, WRAP) - 4
-        console.print("Verdict:", style="bold", highlight=False)
+        console.print(f"Verdict{hint}:", style="bold", highlight=False)
         for line in lines:
             text = textwrap.fill(line, width, initial_indent="  ", subsequent_indent="    ")
             console.print(text, highlight=False, markup=False, soft_wrap=True)
+    elif hint:
+        console.print("Full tables: --detail.", highlight=False, style="dim")
     if detail:
         print_tables(result, console)
-    else:
-        console.print("Full tables: --detail.", highlight=False, style="dim")
 
 
 def summary_document(result: RunResult) -> dict[str, Any]:
