@@ -36,6 +36,8 @@ WINS = "wins"
 #: A metric some procedures derive from the seat wins; the seat table already shows it.
 SEAT_SPREAD = "seat_spread"
 ALPHA = 0.05
+#: Fewest wins expected per seat for the chi-square test of equal seats (the usual rule of five).
+MIN_EXPECTED = 5
 #: Verdict lines are wrapped to this width on the terminal (the tables fit in it too).
 WRAP = 100
 
@@ -267,12 +269,13 @@ def _chi2_equal(shares: list[float], games: int) -> tuple[float, float]:
     """Chi-square goodness of fit of the seats' summed win shares to equal seats.
 
     A tied win's shares are fractions, so the statistic is the one of the summed shares as counts
-    (a tie counts once, split): slightly conservative when ties are common.
+    (a tie counts once, split): slightly conservative when ties are common. With fewer than
+    ``MIN_EXPECTED`` wins expected per seat the approximation fails: no test (NaN).
     """
     from scipy.stats import chisquare
 
     counts = np.asarray(shares, dtype=float) * games
-    if counts.sum() <= 0:
+    if counts.sum() / len(counts) < MIN_EXPECTED:
         return math.nan, math.nan
     res = chisquare(counts)
     return float(res.statistic), float(res.pvalue)

@@ -19,6 +19,7 @@ import math
 from simulator.summary import (
     ALPHA,
     Row,
+    SeatRow,
     Summary,
     fmt_difference,
     fmt_estimate,
@@ -85,15 +86,32 @@ def seat_balance(summary: Summary) -> list[str]:
     """Seat balance of every variant from the seat table."""
     if not summary.seats:
         return []
-    balanced = [s for s in summary.seats if not s.p_value < ALPHA]
-    unequal = [s for s in summary.seats if s.p_value < ALPHA]
-    n = len(summary.seats)
+    tested = [s for s in summary.seats if math.isfinite(s.p_value)]
+    untested = [s for s in summary.seats if not math.isfinite(s.p_value)]
+    balanced = [s for s in tested if not s.p_value < ALPHA]
+    unequal = [s for s in tested if s.p_value < ALPHA]
+    lines = []
+    if untested:
+        wins = "; ".join(
+            f"{s.variant}: {round(sum(s.shares) * s.games):,} wins in {s.games:,} games"
+            for s in untested
+        )
+        lines.append(f"too few wins to test the seats ({wins})")
+    if not tested:
+        return lines
+    return lines + _tested_seats(balanced, unequal, everyone=not untested)
+
+
+def _tested_seats(balanced: list[SeatRow], unequal: list[SeatRow], everyone: bool) -> list[str]:
+    n = len(balanced) + len(unequal)
     if not unequal:
         spread = max(s.spread for s in balanced)
         p = min(s.p_value for s in balanced)
         if n == 1:
-            return [f"seats balanced: spread {_pp(spread)}, p = {fmt_p(p)}"]
-        return [f"seats balanced in {_all(n)}: spread ≤ {_pp(spread)}, p ≥ {fmt_p(p)}"]
+            where = "" if everyone else f" in {balanced[0].variant}"
+            return [f"seats balanced{where}: spread {_pp(spread)}, p = {fmt_p(p)}"]
+        where = _all(n) if everyone else ", ".join(s.variant for s in balanced)
+        return [f"seats balanced in {where}: spread ≤ {_pp(spread)}, p ≥ {fmt_p(p)}"]
     parts = []
     for s in unequal:
         hi = max(range(len(s.shares)), key=lambda k: s.shares[k])

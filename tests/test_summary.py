@@ -183,6 +183,20 @@ def test_the_verdict_of_a_hand_built_comparison_is_exactly_this():
     ]
 
 
+def test_seats_are_not_tested_on_fewer_than_five_wins_expected_per_seat():
+    result = hand_built()
+    est = result.estimates
+    for w in WINS:
+        est.loc[(est["variant"] == "1.2") & (est["metric"] == w), "mean"] = 0.0003
+    s = build(result)
+    assert math.isnan(s.seats[2].p_value)  # 3 wins expected per seat: no chi-square
+    assert verdict(s)[2:4] == [
+        "too few wins to test the seats (1.2: 9 wins in 10,000 games)",
+        "seats unequal in 1.1 (seat 1 36.0% vs seat 2 32.0%, spread 4.0 pp, p = 1.1e-07); "
+        "balanced in 1.0 (spread ≤ 1.0 pp, p ≥ 0.37)",
+    ]
+
+
 def test_one_variant_gets_intervals_and_the_seats_but_no_changes():
     result = hand_built()
     result.plan.variant_names = ("1.0",)
