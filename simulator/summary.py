@@ -163,9 +163,13 @@ def restrict(result: RunResult, patterns: list[str]) -> RunResult:
         return result
     metrics = result.plan.metrics
     mask = [matches(m.name, patterns) for m in metrics]
-    if not any(mask):
-        check_patterns([m.name for m in metrics], patterns)
+    # Rows derived after reduction (in the tables but not among the plan's metrics) follow the
+    # same patterns.
+    derived = sorted(set(result.estimates["metric"]) - {m.name for m in metrics})
     names = {m.name for m, keep in zip(metrics, mask, strict=True) if keep}
+    names |= {n for n in derived if matches(n, patterns)}
+    if not names:
+        check_patterns([m.name for m in metrics] + derived, patterns)
     idx = np.flatnonzero(mask)
     plan = dataclasses.replace(
         result.plan,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import math
@@ -360,6 +361,13 @@ def test_metrics_patterns_restrict_every_table(revisions):
     assert len(s.seats) == 3
     with pytest.raises(NoMetricsMatch, match="matches none of the metrics"):
         restrict(revisions, ["nothing*"])
+    # A row derived after reduction (not among the plan's metrics) follows the patterns too.
+    extra = revisions.estimates.iloc[:1].assign(metric="seat_spread")
+    derived = dataclasses.replace(
+        revisions, estimates=pd.concat([revisions.estimates, extra], ignore_index=True)
+    )
+    assert set(restrict(derived, ["seat_*"]).estimates["metric"]) == {"seat_spread"}
+    assert "seat_spread" not in set(restrict(derived, ["wins.*"]).estimates["metric"])
 
 
 def test_run_prints_the_summary_and_writes_verdict_summary_and_markdown(tmp_path):
