@@ -342,6 +342,7 @@ def build(result: RunResult) -> Summary:
         rows.append(Row(name, m.kind, "metric", cells))
 
     shown = {r.metric for r in rows if r.role != "spread"}
+    order = {m.name: i for i, m in enumerate(metrics)}
     other = sorted(
         {
             str(r["metric"])
@@ -351,7 +352,7 @@ def build(result: RunResult) -> Summary:
             and r["metric"] not in in_family
             and r["metric"] != SEAT_SPREAD
         },
-        key=[m.name for m in metrics].index,
+        key=lambda n: (order.get(n, len(order)), n),
     )
     return Summary(
         scenario=result.scenario.name,
