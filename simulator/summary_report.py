@@ -88,9 +88,7 @@ def _forest(summary: Summary, out_dir: Path) -> Path | None:
     ax.set_yticklabels([p["label"] + (" *" if p["significant"] else "") for p in points])
     ax.invert_yaxis()
     ax.grid(axis="x", alpha=0.3)
-    ax.set_xlabel(
-        "standardized difference (Cohen's d; h for proportions), 95% interval; *: significant"
-    )
+    ax.set_xlabel("standardized difference (Cohen's d, h for proportions), 95% interval")
     fig.suptitle(f"{summary.scenario}: differences from {summary.baseline}")
     fig.tight_layout()
     return save_figure(fig, out_dir / FOREST)
