@@ -184,6 +184,20 @@ def test_the_verdict_of_a_hand_built_comparison_is_exactly_this():
     ]
 
 
+@pytest.mark.parametrize(
+    "shares", [(0.34, 0.33, 0.33), (0.36, 0.32, 0.32), (0.25, 0.2, 0.3, 0.2), (0.5, 0.45)]
+)
+def test_the_test_of_equal_seats_is_scipys_chi_square(shares):
+    from scipy.stats import chisquare
+
+    from simulator.summary import _chi2_equal
+
+    expected = chisquare([s * 1000 for s in shares])
+    chi2, p = _chi2_equal(list(shares), 1000)
+    assert chi2 == pytest.approx(expected.statistic, rel=1e-12)
+    assert p == pytest.approx(expected.pvalue, rel=1e-9)
+
+
 def test_seats_are_not_tested_on_fewer_than_five_wins_expected_per_seat():
     result = hand_built()
     est = result.estimates
