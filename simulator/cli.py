@@ -319,13 +319,12 @@ def compare(
     detail: Detail = False,
     metrics: Metrics = None,
     markdown: SummaryMarkdown = None,
-    force: Force = False,
 ) -> None:
     """Run scenario files of one procedure as variants of one run on shared random streams."""
     from simulator.compare import CompareError, combine, run_compare
     from simulator.report import write_reports
 
-    loaded = _load_all(scenarios, force)
+    loaded = _load_all(scenarios, False)
     try:
         combine(loaded)
     except CompareError as e:
