@@ -235,7 +235,10 @@ def root_hirelings(p: dict, key: int, trial: int) -> list[int]:
         return (stream.next() & 0xFFFFFFFF) * n >> 32
 
     players, rounds = p.get("players", 3), p.get("rounds", 10)
-    greedy = p.get("policy", "greedy") == "greedy"
+    policies = p.get("policies", "greedy")
+    if not isinstance(policies, list):
+        policies = [policies] * players
+    seat_greedy = [(a if isinstance(a, str) else a["agent"]) == "greedy" for a in policies]
     faces = p.get("faces") or DEFAULT_FACES
     hires = [
         {"cost": h.get("cost", 1), "protectable": h.get("protectable", True), "kind": "normal"}
@@ -263,10 +266,15 @@ def root_hirelings(p: dict, key: int, trial: int) -> list[int]:
             score[o] > score[s] or (score[o] == score[s] and o < s) for o in range(players)
         )
 
+    first = 0  # seat 1 starts with the first-player card
     for _ in range(rounds):
-        veteran = [h["holder"] for h in hires if h["kind"] == "veteran" and h["holder"] is not None]
-        order = veteran + [s for s in range(players) if s not in veteran]
-        for s in order:
+        # Before the first player's turn the Veteran's holder takes the first-player card, and
+        # the Veteran goes back to the supply.
+        for h in hires:
+            if h["kind"] == "veteran" and h["holder"] is not None:
+                first, h["holder"] = h["holder"], None
+        for s in [(first + t) % players for t in range(players)]:
+            greedy = seat_greedy[s]
             dist = gains[s] if len(gains) > 1 else gains[0]
             u = uniform(sum(g.get("weight", 1) for g in dist))
             for g in dist:
@@ -287,8 +295,8 @@ def root_hirelings(p: dict, key: int, trial: int) -> list[int]:
                 for k, h in enumerate(hires):
                     mine, free = h["holder"] == s, h["holder"] is None
                     can_take = free or (not mine and not h["protected"])
-                    if h["kind"] == "diplomat":
-                        can_take = free
+                    if h["kind"] in ("veteran", "diplomat"):
+                        can_take = free  # never taken while controlled
                     if can_take and not mine and h["cost"] <= influence:
                         legal.append(("take", k))
                     if mine and h["protectable"] and not h["protected"] and influence >= 1:
