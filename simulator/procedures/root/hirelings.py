@@ -221,8 +221,8 @@ def pack(p: HirelingsParams) -> np.ndarray:
             row[base + 2 + k] = g.points
             row[base + 2 + MAX_GAINS + k] = total
         row[base + 1] = total
-    for seat, kind in enumerate(p.seat_kinds()):
-        row[A0 + seat] = AGENT_CODES[kind]
+    for seat, rung in enumerate(p.seat_kinds()):
+        row[A0 + seat] = AGENT_CODES[rung]
     return row
 
 
