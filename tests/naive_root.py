@@ -212,16 +212,25 @@ def root_setup(p: dict, key: int, trial: int) -> list[int]:
             c = open_cards[uniform(len(open_cards))]
         taken.append(c)
         red_chosen = red_chosen or cards[pool[c]]["colour"] == "red"
+    chosen_names = {names[pool[c]] for c in taken}
     chosen = {pool[c] for c in taken}
-    candidates = [k for k, f in enumerate(cards) if f.get("minor") and k not in chosen]
-    for d in range(3):
+    hirelings = p["hirelings"]
+    # Never the minor faction of a chosen faction; unaffiliated ones are always in the pool.
+    candidates = [
+        k
+        for k, h in enumerate(hirelings)
+        if not h.get("faction") or h["faction"] not in chosen_names
+    ]
+    dealt = min(3, len(candidates))
+    for d in range(dealt):
         j = d + uniform(len(candidates) - d)
         candidates[d], candidates[j] = candidates[j], candidates[d]
-    hired = set(candidates[:3])
-    demoted = {2: 0, 3: 1, 4: 2}.get(players, 3)
+    hired = set(candidates[:dealt])
+    demoted = min({2: 0, 3: 1, 4: 2}.get(players, 3), dealt)
     out = [int(k in chosen) for k in range(len(cards))]
     out += [int(locked), demoted]
-    out += [int(k in hired) for k, f in enumerate(cards) if f.get("minor")]
+    out += [int(k in hired) for k in range(len(hirelings))]
+    out += [int(dealt < 3)]
     return out
 
 
