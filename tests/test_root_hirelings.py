@@ -248,11 +248,12 @@ def test_negative_face_amount_is_rejected():
     assert info.value.errors()[0]["loc"] == ("faces", 0, "amount")
 
 
-def test_scenario_file_loads_strictly():
+@pytest.mark.parametrize("name", ["hirelings.yaml", "veteran.yaml"])
+def test_scenario_file_loads_strictly(name):
     from pathlib import Path
 
     from simulator.scenario import parse
 
-    path = Path(__file__).parent.parent / "scenarios" / "root" / "hirelings.yaml"
+    path = Path(__file__).parent.parent / "scenarios" / "root" / name
     scenario = parse(path.read_text(), str(path))
     assert scenario.procedure.name == PROC.name
