@@ -421,12 +421,16 @@ def test_defending_lizards_garden_gives_them_control():
 
 
 def test_attacking_lizards_garden_beats_the_defending_eyrie():
-    # The Eyrie would win a tie or be ahead; the garden is never hit (the Eyrie's hits, at most
-    # the low die <= 3, take the 3 Lizard warriors first), so the Lizards always rule.
+    # Lizards 3 + garden attack Eyrie 6: left 4 - L against 6 - min(H, 3), so the Eyrie is
+    # ahead or tied (then it would win the tie: (H, L) = (2, 0) gives 4 v 4) unless H = 3 and
+    # L = 0. The garden is never hit (at most 3 hits, on the 3 Lizard warriors first), so the
+    # Lizards always rule; without it they would rule only with P = 2/16.
     lizards = {"warriors": 3, "buildings": 1, "faction": "lizards"}
-    eyrie = {"warriors": 3, "faction": "eyrie"}
+    eyrie = {"warriors": 6, "faction": "eyrie"}
     _, hists = estimate(battle(lizards, eyrie, lizard_garden=True))
     np.testing.assert_array_equal(hists["control_after"], [1, 0, 0])
+    _, hists = estimate(battle(lizards, eyrie))
+    assert _near_p(hists["control_after"][0], 2 / 16)
 
 
 def test_lizard_garden_beats_the_eyrie_tie():
