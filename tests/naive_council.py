@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from simulator.procedures.council.game import TRAITS as GAME_TRAITS
+from simulator.procedures.council.game.params import TRAITS as GAME_TRAITS
 from tests.naive import Stream
 
 # The trait names are data shared with the kernel (their order is the packed encoding).

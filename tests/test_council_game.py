@@ -11,12 +11,30 @@ from pydantic import ValidationError
 
 from simulator.engine import make_plan, run_range
 from simulator.procedures import get
-from simulator.procedures.council import game as G
+from simulator.procedures.council.game import (
+    actions,
+    economy,
+    kernel,
+    mercenaries,
+    params,
+    state,
+    victory,
+    votes,
+)
 from simulator.rng import scenario_key
 from tests import naive_council
 from tests.fold import fold
 
 PROC = get("council.game")
+# Every name of the game's modules, as one namespace.
+G = SimpleNamespace(
+    **{
+        k: v
+        for m in (params, state, economy, votes, victory, mercenaries, actions, kernel)
+        for k, v in vars(m).items()
+        if not k.startswith("__")
+    }
+)
 NAMES = [c["name"] for c in G.DEFAULT_CHARACTERS]
 LANDS = [land["name"] for land in G.DEFAULT_LANDS]
 
@@ -158,7 +176,7 @@ def test_zalesye_makes_mercenaries_one_coin_cheaper_for_its_heads_player_or_thre
     on_char(s, RED, "Vera the Silent", 1)  # the Head of Zalesye
     on_land(s, BLUE, "Zalesye", 3)
     on_land(s, YELLOW, "Zalesye", 2)
-    costs = [int(G._merc_cost(s.tok, s.g, s.land, q)) for q in (BLUE, RED, YELLOW)]
+    costs = [int(G.merc_cost(s.tok, s.g, s.land, q)) for q in (BLUE, RED, YELLOW)]
     assert costs == [2, 2, 3]
 
 
