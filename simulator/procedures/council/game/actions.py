@@ -12,8 +12,8 @@ from simulator.procedures.council.game.heuristic import (
 )
 from simulator.procedures.council.game.mercenaries import (
     add_sends,
+    score_sends,
     send_card,
-    send_source,
 )
 from simulator.procedures.council.game.params import (
     BISHOP,
@@ -22,10 +22,12 @@ from simulator.procedures.council.game.params import (
     MAX_CARDS,
     N_CHARS,
     N_LANDS,
+    T_SYCOPHANT,
     TREASURER,
     WARLORD,
 )
 from simulator.procedures.council.game.state import (
+    C_LEADER,
     C_SEAT,
     G_COUNCIL_VOTES,
     G_DONE,
@@ -34,6 +36,7 @@ from simulator.procedures.council.game.state import (
     G_PLAYERS,
     G_REMOVE_VOTES,
     G_REP,
+    G_SYCOPHANT_PHASE,
     G_TREASURY,
     G_VETO_USED,
     K_STATUS,
@@ -51,7 +54,9 @@ from simulator.procedures.council.game.state import (
     P_SUPPLY,
     char_owner,
     char_total,
+    council_member,
     give_tokens,
+    has_trait,
     land_total,
     remove_tokens,
     vacate,
@@ -147,19 +152,12 @@ def character_action(st, tok, pl, g, ch, land, law, card, mv, score, tied, decl,
                 mv[n, 0] = MV_REMOVE_COUNCILLOR
                 mv[n, 1] = s
                 n += 1
-    from_col = send_source(tok, ch, p, c)
-    n = add_sends(ch, card, mv, n, p, c, from_col)
-    send_score = 0
-    if from_col >= 0 and pl[p, P_POLICY] == 1:
-        send_score = token_delta(tok, g, ch, p, from_col, -1, tied)
-    for i in range(n if pl[p, P_POLICY] == 1 else 0):
-        kind = mv[i, 0]
-        if kind == MV_BISHOP:
-            score[i] = token_delta(tok, g, ch, p, mv[i, 1], 1, tied)
-        elif kind == MV_SEND:
-            score[i] = send_score
-        else:
-            score[i] = 0
+    n = add_sends(tok, ch, card, mv, n, p, c)
+    if pl[p, P_POLICY] == 1:
+        score_sends(tok, g, ch, mv, score, 0, n, p, tied)
+        for i in range(n):
+            if mv[i, 0] == MV_BISHOP:
+                score[i] = token_delta(tok, g, ch, p, mv[i, 1], 1, tied)
     i = choose(st, pl, p, n, score)
     kind = mv[i, 0]
     a = mv[i, 1]
@@ -183,37 +181,71 @@ def character_action(st, tok, pl, g, ch, land, law, card, mv, score, tied, decl,
                     vetoed = True
                     g[G_VETO_USED] = 1
         if not vetoed:
-            yes = council_vote(st, tok, pl, g, ch, p, law[a, 0], score, tied, decl)
+            yes = council_vote(st, tok, pl, g, ch, land, p, law[a, 0], mv, score, tied, decl)
             if yes >= g[G_COUNCIL_VOTES]:
                 pass_law(g, land, law, a, b)
     elif kind == MV_REMOVE_HEAD:
         if check_election(tok, g):
             return
-        yes = council_vote(st, tok, pl, g, ch, p, 0, score, tied, decl)
+        yes = council_vote(st, tok, pl, g, ch, land, p, 0, mv, score, tied, decl)
         if yes >= g[G_COUNCIL_VOTES]:
             vacate(g, ch, a)
     elif kind == MV_REMOVE_COUNCILLOR:
-        yes = land_vote(st, tok, pl, g, p, score)
+        yes = land_vote(st, tok, pl, g, land, p, score)
         if yes >= g[G_REMOVE_VOTES]:
             vacate(g, ch, g[G_HOLDER0 + a])
     elif kind == MV_SEND:
-        send_card(tok, g, card, p, from_col, a, b, mv[i, 3])
+        send_card(tok, g, card, p, mv[i, 4], a, b, mv[i, 3])
         # Any number of Mercenaries may be sent in one action: send another or stop.
         while True:
-            from_col = send_source(tok, ch, p, c)
-            n = add_sends(ch, card, mv, 1, p, c, from_col)
+            n = add_sends(tok, ch, card, mv, 1, p, c)
             if n == 1:
                 break
             mv[0, 0] = MV_PASS
             score[0] = 0
             if pl[p, P_POLICY] == 1:
-                send_score = token_delta(tok, g, ch, p, from_col, -1, tied)
-                for j in range(1, n):
-                    score[j] = send_score
+                score_sends(tok, g, ch, mv, score, 1, n, p, tied)
             i = choose(st, pl, p, n, score)
             if mv[i, 0] == MV_PASS:
                 break
-            send_card(tok, g, card, p, from_col, mv[i, 1], mv[i, 2], mv[i, 3])
+            send_card(tok, g, card, p, mv[i, 4], mv[i, 1], mv[i, 2], mv[i, 3])
+
+
+@kernel
+def council_leader(tok, g):
+    """The player with strictly most tokens on the five Council members, or -1."""
+    best = np.int64(0)
+    who = np.int64(-1)
+    for p in range(g[G_PLAYERS]):
+        x = np.int64(0)
+        for k in range(5):
+            c = council_member(g, k)
+            if c >= 0:
+                x += tok[p, N_LANDS + c]
+        if x > best:
+            best = x
+            who = p
+        elif x == best:
+            who = -1
+    return who
+
+
+@kernel
+def sycophants(tok, pl, g, ch):
+    """Each Sycophant in play takes one token of the player with most tokens on the Council
+    when that leader changes (seed: "counted at the start of each Action; tokens are put when
+    the leader changes; tokens put earlier stay"). A tie names no leader and changes nothing.
+    Returns the tokens put."""
+    leader = council_leader(tok, g)
+    if leader < 0:
+        return 0
+    put = 0
+    for c in range(N_CHARS):
+        if ch[c, C_SEAT] < 0 or has_trait(ch, c, T_SYCOPHANT) == 0 or ch[c, C_LEADER] == leader:
+            continue
+        ch[c, C_LEADER] = leader
+        put += give_tokens(tok, pl, leader, N_LANDS + c, 1)
+    return put
 
 
 @kernel
@@ -222,14 +254,20 @@ def actions_phase(st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, vo
     be tipped by players discarding tokens from its Land (the most discarded acts)."""
     n_players = g[G_PLAYERS]
     g[G_VETO_USED] = 0
-    fill_vacancies(st, tok, pl, g, ch, cand, votes, score)
+    fill_vacancies(st, tok, pl, g, ch, land, cand, votes, score)
     choose_representative(st, tok, pl, g, ch, land, cand, score)
     n = acting_order(st, tok, g, ch, order)
+    placed = g[G_SYCOPHANT_PHASE] == 1 and sycophants(tok, pl, g, ch) > 0
+    if placed and check_victory(tok, g, land, ch):
+        return
     for i in range(n):
         c = order[i]
         seat = ch[c, C_SEAT]
         if seat < 0:
             continue
+        placed = g[G_SYCOPHANT_PHASE] == 0 and sycophants(tok, pl, g, ch) > 0
+        if placed and check_victory(tok, g, land, ch):
+            return
         p = char_owner(tok, g, c)
         if p < 0:
             most = np.int64(0)

@@ -57,13 +57,14 @@ from simulator.procedures.council.game.state import (
     P_COINS,
     P_POLICY,
     P_SUPPLY,
+    combined_top,
     free_card,
     give_tokens,
     hand_size,
     has_trait,
     land_owner,
+    power_user,
     remove_tokens,
-    strict_top,
     vacate,
 )
 from simulator.procedures.council.game.victory import (
@@ -136,10 +137,13 @@ def income_phase(st, tok, pl, g, ch, land, mv, score, tied, owner, contest):
                     pl[p, P_COINS] += v
                     g[G_ISSUED] += v
     for li in range(N_LANDS):
-        # Black Harbour: +1 coin to the priority holder in any conditions (ties: nobody).
-        if land[li, L_EFFECT] == E_INCOME_BONUS and owner[li] >= 0:
-            pl[owner[li], P_COINS] += 1
-            g[G_ISSUED] += 1
+        # Black Harbour: +1 coin in any conditions to the one player with most Land + Head
+        # tokens; a tie on that total gives it to nobody (seed: no Head tie-break here).
+        if land[li, L_EFFECT] == E_INCOME_BONUS:
+            q = combined_top(tok, g, li)
+            if q >= 0:
+                pl[q, P_COINS] += 1
+                g[G_ISSUED] += 1
     for p in range(n_players):
         if give_up[p] >= 0:
             land[give_up[p], L_CIV] += 1
@@ -149,13 +153,8 @@ def income_phase(st, tok, pl, g, ch, land, mv, score, tied, owner, contest):
 def merc_cost(tok, g, land, p):
     """Mercenary price for p: 1 less with priority on a Zalesye-like Land's Head or 3+ tokens on
     the Land (at most 1 less, never below 1)."""
-    for li in range(N_LANDS):
-        if land[li, L_EFFECT] != E_MERC_DISCOUNT:
-            continue
-        h = g[G_HOLDER0 + HEAD0 + li]
-        head_priority = h >= 0 and strict_top(tok, g[G_PLAYERS], N_LANDS + h) == p
-        if head_priority or tok[p, li] >= 3:
-            return np.int64(max(g[G_MERC_COST] - 1, 1))
+    if power_user(tok, g, land, p, E_MERC_DISCOUNT):
+        return np.int64(max(g[G_MERC_COST] - 1, 1))
     return g[G_MERC_COST]
 
 

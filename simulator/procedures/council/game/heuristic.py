@@ -12,7 +12,11 @@ from simulator.procedures.council.game.params import (
 )
 from simulator.procedures.council.game.state import (
     C_SEAT,
+    G_DECIDED_AT,
+    G_LEAD_CHANGES,
+    G_LEADER,
     G_PLAYERS,
+    G_RUN,
     P_POLICY,
     land_owner,
     strict_top,
@@ -87,3 +91,33 @@ def choose(st, pl, p, n, score):
                 return np.int64(i)
             k -= 1
     return np.int64(0)
+
+
+@kernel
+def leader(tok, g, ch, tied):
+    """The player with strictly the highest priority count, or -1 (a tie names no leader)."""
+    best = np.int64(-1)
+    who = np.int64(-1)
+    for p in range(g[G_PLAYERS]):
+        x = priority_count(tok, g, ch, p, tied)
+        if x > best:
+            best = x
+            who = p
+        elif x == best:
+            who = -1
+    return who
+
+
+@kernel
+def record_round(tok, g, ch, tied, t):
+    """The leader at the end of turn t: counts lead changes (ignoring turns with no leader) and
+    the turn from which the current leader has led without a break. Recording the same position
+    twice changes nothing."""
+    w = leader(tok, g, ch, tied)
+    if w >= 0:
+        if g[G_LEADER] >= 0 and g[G_LEADER] != w:
+            g[G_LEAD_CHANGES] += 1
+        g[G_LEADER] = w
+    if w != g[G_RUN]:
+        g[G_RUN] = w
+        g[G_DECIDED_AT] = t

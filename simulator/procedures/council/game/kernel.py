@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
 from simulator.jit import kernel
 from simulator.procedures.council.game.actions import (
     actions_phase,
@@ -16,12 +16,14 @@ from simulator.procedures.council.game.economy import (
 )
 from simulator.procedures.council.game.heuristic import (
     choose,
+    record_round,
     token_delta,
 )
 from simulator.procedures.council.game.mercenaries import (
     reveal_step,
 )
 from simulator.procedures.council.game.params import (
+    H_ADVICE,
     H_CHARS,
     H_COUNCIL_VOTES,
     H_INFLUENCE_COST,
@@ -35,9 +37,12 @@ from simulator.procedures.council.game.params import (
     H_N_LAWS,
     H_PLAYERS,
     H_POLICY,
+    H_RARE_COST,
+    H_RARE_SCOPE,
     H_REMOVE_VOTES,
     H_START_COINS,
     H_START_TOKENS,
+    H_SYCOPHANT_PHASE,
     H_TAX_HALF,
     H_TOKENS,
     H_TREASURY,
@@ -56,12 +61,15 @@ from simulator.procedures.council.game.params import (
     pack,
 )
 from simulator.procedures.council.game.state import (
+    C_LEADER,
     C_LOT,
     C_SEAT,
     C_TRAITS,
+    G_ADVICE,
     G_CHECK,
     G_CONTESTED,
     G_COUNCIL_VOTES,
+    G_DECIDED_AT,
     G_DONE,
     G_GAP0,
     G_HOLDER0,
@@ -69,6 +77,8 @@ from simulator.procedures.council.game.state import (
     G_ISSUED,
     G_KILLED,
     G_LAWS_PASSED,
+    G_LEAD_CHANGES,
+    G_LEADER,
     G_MAX_TURNS,
     G_MERC0,
     G_MERC_COST,
@@ -77,11 +87,15 @@ from simulator.procedures.council.game.state import (
     G_MOOD_ON,
     G_N_LAWS,
     G_PLAYERS,
+    G_RARE_COST,
+    G_RARE_SCOPE,
     G_REMOVE_VOTES,
     G_REP,
+    G_RUN,
     G_SIZE,
     G_START_COINS,
     G_START_TREASURY,
+    G_SYCOPHANT_PHASE,
     G_TAX_HALF,
     G_TO_BANK,
     G_TOKENS,
@@ -167,6 +181,12 @@ def setup(row, st, tok, pl, g, ch, land, law, card, mv, score, tied):
     g[G_MOOD] = np.int64(row[H_MOOD_START])
     g[G_TREASURY] = np.int64(row[H_TREASURY])
     g[G_START_TREASURY] = g[G_TREASURY]
+    g[G_RARE_COST] = np.int64(row[H_RARE_COST])
+    g[G_RARE_SCOPE] = np.int64(row[H_RARE_SCOPE])
+    g[G_SYCOPHANT_PHASE] = np.int64(row[H_SYCOPHANT_PHASE])
+    g[G_ADVICE] = np.int64(row[H_ADVICE])
+    g[G_LEADER] = -1
+    g[G_RUN] = -1
     g[G_START_COINS] = np.int64(row[H_START_COINS])
     g[G_N_LAWS] = np.int64(row[H_N_LAWS])
     g[G_MOOD_ON] = np.int64(row[H_MOOD])
@@ -194,6 +214,7 @@ def setup(row, st, tok, pl, g, ch, land, law, card, mv, score, tied):
         ch[c, C_TRAITS] = np.int64(row[H_CHARS + 2 * c])
         ch[c, C_SEAT] = np.int64(row[H_CHARS + 2 * c + 1])
         ch[c, C_LOT] = 0
+        ch[c, C_LEADER] = -1
         if ch[c, C_SEAT] >= 0:
             g[G_HOLDER0 + ch[c, C_SEAT]] = c
     for i in range(MAX_LAWS):
@@ -275,12 +296,14 @@ def play_game(
             break
         tax_phase(tok, pl, g, land, owner, contest, tied)
         audit(tok, pl, g, ch, land, card)
+        record_round(tok, g, ch, tied, t)
         if check_victory(tok, g, land, ch):
             break
     if g[G_DONE] == 0:
         g[G_VICTORY] = V_DRAW
         g[G_WINMASK] = 0
         g[G_TURN] = max_turns
+    record_round(tok, g, ch, tied, g[G_TURN])
 
 
 @kernel
@@ -296,10 +319,16 @@ def game_values(g, out):
     for v in range(5):
         out[m + v] = 1 if g[G_VICTORY] == v else 0
     m += 5
-    out[m] = g[G_TURN]
-    out[m + 1] = g[G_LAWS_PASSED]
-    out[m + 2] = g[G_KILLED]
-    m += 3
+    out[m] = 1 if g[G_VICTORY] == V_DRAW else 0
+    out[m + 1] = g[G_TURN]
+    out[m + 2] = g[G_LEAD_CHANGES]
+    out[m + 3] = UNDEFINED
+    if winners == 1:
+        led = g[G_RUN] >= 0 and g[G_WINMASK] == 1 << g[G_RUN]
+        out[m + 3] = g[G_DECIDED_AT] if led else g[G_TURN]
+    out[m + 4] = g[G_LAWS_PASSED]
+    out[m + 5] = g[G_KILLED]
+    m += 6
     for k in range(5):
         out[m + k] = g[G_MERC0 + k]
     m += 5
@@ -316,11 +345,11 @@ def buffers_play(row, key, trial, check, out):
     tok = np.zeros((MAX_PLAYERS, N_LANDS + N_CHARS), dtype=np.int64)
     pl = np.zeros((MAX_PLAYERS, 3), dtype=np.int64)
     g = np.zeros(G_SIZE, dtype=np.int64)
-    ch = np.zeros((N_CHARS, 3), dtype=np.int64)
+    ch = np.zeros((N_CHARS, 4), dtype=np.int64)
     land = np.zeros((N_LANDS, 4), dtype=np.int64)
     law = np.zeros((MAX_LAWS, 6), dtype=np.int64)
     card = np.zeros((MAX_CARDS, 6), dtype=np.int64)
-    mv = np.zeros((MAX_MOVES, 4), dtype=np.int64)
+    mv = np.zeros((MAX_MOVES, 5), dtype=np.int64)
     score = np.zeros(MAX_MOVES, dtype=np.int64)
     tied = np.zeros(MAX_PLAYERS, dtype=np.int64)
     cand = np.zeros(N_CHARS + 1, dtype=np.int64)
@@ -328,7 +357,7 @@ def buffers_play(row, key, trial, check, out):
     order = np.zeros(N_CHARS, dtype=np.int64)
     owner = np.zeros(N_LANDS, dtype=np.int64)
     contest = np.zeros((N_LANDS, MAX_PLAYERS), dtype=np.int64)
-    decl = np.zeros((5, MAX_PLAYERS), dtype=np.int64)
+    decl = np.zeros((5, MAX_PLAYERS + 1), dtype=np.int64)
     play_game(
         row,
         st,

@@ -11,6 +11,7 @@ from simulator.procedures.council.game.heuristic import (
 )
 from simulator.procedures.council.game.params import (
     ASSASSIN,
+    E_RARE_GIFT,
     GUARD,
     HEAD0,
     MAX_CARDS,
@@ -30,6 +31,10 @@ from simulator.procedures.council.game.state import (
     G_ISSUED,
     G_KILLED,
     G_MERC0,
+    G_RARE_COST,
+    G_RARE_MASK,
+    G_RARE_SCOPE,
+    G_RARE_TURN,
     G_TO_BANK,
     G_TURN,
     K_KIND,
@@ -49,6 +54,7 @@ from simulator.procedures.council.game.state import (
     give_tokens,
     has_trait,
     kill,
+    power_user,
     remove_tokens,
 )
 from simulator.procedures.council.game.victory import (
@@ -91,11 +97,13 @@ def reveal_step(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
             extra_max = 0
             if card[k, K_MODE] == 1:
                 extra_max = min(pl[p, P_COINS] // 3, 2)
+            elif rare_gift_open(tok, pl, g, land, p):
+                extra_max = 1  # j = 1: the gift made rare (Golden Coast)
             for j in range(extra_max + 1):
                 mv[n, 0] = MV_REVEAL
                 mv[n, 1] = k
                 mv[n, 2] = j
-                gain = gift_size(ch, target) if card[k, K_MODE] == 0 else 1 + j
+                gain = gift_size(ch, target) + j if card[k, K_MODE] == 0 else 1 + j
                 if card[k, K_MODE] == 1 and has_trait(ch, target, T_INCORRUPTIBLE) == 1:
                     gain = 0
                 score[n] = token_delta(
@@ -125,7 +133,9 @@ def reveal_step(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
             mode = card[k, K_MODE]
             discard_card(tok, pl, card, k)
             if mode == 0:
-                give_tokens(tok, pl, p, N_LANDS + target, gift_size(ch, target))
+                if j == 1:
+                    use_rare_gift(pl, g, p)
+                give_tokens(tok, pl, p, N_LANDS + target, gift_size(ch, target) + j)
             else:
                 pl[p, P_COINS] -= 3 * j
                 g[G_TO_BANK] += 3 * j
@@ -221,23 +231,36 @@ def reveal_step(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
 
 
 @kernel
-def send_source(tok, ch, p, c):
-    """Where the sender's token for a Mercenary comes from: the acting Character, or a Head's
-    Land; -1 if p has none there."""
-    seat = ch[c, C_SEAT]
-    if tok[p, N_LANDS + c] > 0:
-        return np.int64(N_LANDS + c)
-    if seat >= HEAD0 and tok[p, seat - HEAD0] > 0:
-        return np.int64(seat - HEAD0)
-    return np.int64(-1)
+def rare_gift_open(tok, pl, g, land, p):
+    """Whether p may make a gift rare now: priority on a rare-gift Land's Head or 3+ tokens on it,
+    the coins, and the power not yet played this turn (by anyone, or by p: ``rare_gift_once``)."""
+    if pl[p, P_COINS] < g[G_RARE_COST] or not power_user(tok, g, land, p, E_RARE_GIFT):
+        return False
+    if g[G_RARE_TURN] != g[G_TURN]:
+        return True
+    if g[G_RARE_SCOPE] == 0:
+        return g[G_RARE_MASK] == 0
+    return (g[G_RARE_MASK] >> p) & 1 == 0
 
 
 @kernel
-def add_sends(ch, card, mv, n, p, c, from_col):
+def use_rare_gift(pl, g, p):
+    """p pays for a rare gift; the power is marked played this turn."""
+    if g[G_RARE_TURN] != g[G_TURN]:
+        g[G_RARE_TURN] = g[G_TURN]
+        g[G_RARE_MASK] = 0
+    g[G_RARE_MASK] |= 1 << p
+    pl[p, P_COINS] -= g[G_RARE_COST]
+    g[G_TO_BANK] += g[G_RARE_COST]
+
+
+@kernel
+def add_sends(tok, ch, card, mv, n, p, c):
     """Append the moves sending one of p's cards (as gift or bribe for a Messenger) to another
-    Character in play."""
-    if from_col < 0:
-        return n
+    Character in play, paying the token from the acting Character or, for a Head, from its Land
+    (the player's choice: seed, "from this Character, or from the Land if the Character is a
+    Head"). ``mv[., 4]`` is the column the token comes from."""
+    seat = ch[c, C_SEAT]
     for k in range(MAX_CARDS):
         if card[k, K_STATUS] != 1 or card[k, K_OWNER] != p:
             continue
@@ -245,13 +268,27 @@ def add_sends(ch, card, mv, n, p, c, from_col):
             if t == c or ch[t, C_SEAT] < 0:
                 continue
             for mode in range(2 if card[k, K_KIND] == MESSENGER else 1):
-                if n < MAX_MOVES:
+                for src in range(2):
+                    col = N_LANDS + c if src == 0 else (seat - HEAD0 if seat >= HEAD0 else -1)
+                    if col < 0 or tok[p, col] == 0 or n >= MAX_MOVES:
+                        continue
                     mv[n, 0] = MV_SEND
                     mv[n, 1] = k
                     mv[n, 2] = t
                     mv[n, 3] = mode
+                    mv[n, 4] = col
                     n += 1
     return n
+
+
+@kernel
+def score_sends(tok, g, ch, mv, score, first, n, p, tied):
+    """Scores of moves first..n-1 for a greedy seat: sends by the priority the token costs, the
+    rest 0."""
+    for i in range(first, n):
+        score[i] = 0
+        if mv[i, 0] == MV_SEND:
+            score[i] = token_delta(tok, g, ch, p, mv[i, 4], -1, tied)
 
 
 @kernel

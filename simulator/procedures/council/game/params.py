@@ -7,6 +7,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+from simulator.agents.spec import AGENT_CODES, Policies, seat_agents
 from simulator.procedures.base import Metric, Params
 
 N_LANDS = 7
@@ -17,6 +18,7 @@ MAX_LAWS = 16
 ACTIVE_LAWS = 3
 MAX_CARDS = 48
 MAX_MOVES = 512
+PLAYABLE_AGENTS = ("random", "greedy")  # the rungs this game plays so far
 WIN_SCALE = 60  # a win shared by k players (Hand of Order ties) scores 60 / k
 
 WARLORD, TREASURER, BISHOP, PRIVY = 0, 1, 2, 3
@@ -47,11 +49,29 @@ TRAITS = (
 )
 T_WARLIKE, T_PEACEFUL, T_BELIEVER, T_ATHEIST, T_HUMANE, T_EGOIST = 0, 1, 2, 3, 4, 5
 T_PROUD, T_THRIFTY, T_WASTEFUL, T_COLLECTOR, T_DOMINEERING, T_INCORRUPTIBLE = 8, 9, 10, 14, 16, 19
-T_COWARDLY = 15
+T_COWARDLY, T_SYCOPHANT = 15, 17
 
 CATEGORIES = ("none", "military", "religious", "social")
-EFFECTS = ("none", "income_bonus", "mercenary_discount", "mood_immune")
+EFFECTS = (
+    "none",
+    "income_bonus",
+    "mercenary_discount",
+    "mood_immune",
+    "rare_gift",
+    "sway_head",
+    "sway_council",
+)
 E_INCOME_BONUS, E_MERC_DISCOUNT, E_MOOD_IMMUNE = 1, 2, 3
+E_RARE_GIFT, E_SWAY_HEAD, E_SWAY_COUNCIL = 4, 5, 6
+Effect = Literal[
+    "none",
+    "income_bonus",
+    "mercenary_discount",
+    "mood_immune",
+    "rare_gift",
+    "sway_head",
+    "sway_council",
+]
 MERC_KINDS = ("messenger", "spy", "thief", "guard", "assassin")
 MESSENGER, SPY, THIEF, GUARD, ASSASSIN = 0, 1, 2, 3, 4
 VICTORIES = ("election", "coup", "will_of_people", "hand_of_order", "draw")
@@ -64,7 +84,7 @@ GAPS = (
     ("removal_four_votes", "a vote to remove a Councillor got exactly 4 of 7 (the 4-vs-5 point)"),
 )
 N_GAPS = len(GAPS)
-N_METRICS_BASE = 5 + 3 + 5 + 1 + N_GAPS  # metrics besides the per-seat wins
+N_METRICS_BASE = 5 + 4 + 2 + 5 + 1 + N_GAPS  # metrics besides the per-seat wins
 GAP_TIP, GAP_APPOINT, GAP_SIMULTANEOUS, GAP_HAND_TIE, GAP_FOUR_VOTES = range(N_GAPS)
 
 
@@ -78,11 +98,15 @@ class Land(Params):
     civilians: int = Field(ge=0, le=16, description="civilian population tokens at the start")
     soldiers: int = Field(ge=0, le=16, description="military population tokens at the start")
     power: str = Field(default="", max_length=200, description="the Land's power, as printed")
-    effect: Literal["none", "income_bonus", "mercenary_discount", "mood_immune"] = Field(
+    effect: Effect = Field(
         default="none",
-        description="the power as played: income_bonus (+1 coin to the Land's priority holder in "
-        "any conditions), mercenary_discount (-1 coin per Mercenary for the Head's player or a "
-        "player with 3+ tokens on the Land), mood_immune (income ignores the mood), none",
+        description="the power as played: income_bonus (+1 coin to the one player with most Land + "
+        "Head tokens, in any conditions; a tie gives it to nobody), mercenary_discount (-1 coin "
+        "per Mercenary for the Head's player or a player with 3+ tokens on the Land), "
+        "mood_immune (income ignores the mood), rare_gift (the Head's player or a player with 3+ "
+        "tokens on the Land may make a gift rare: +1 token for rare_gift_cost coins), sway_head "
+        "(the Head's player makes one neutral Head vote as it says in a Land vote), sway_council "
+        "(the Head's player advises neutral Councillors without losing tokens), none",
     )
 
     @field_validator("soldiers")
@@ -150,6 +174,7 @@ DEFAULT_LANDS: list[dict] = [
         "civilians": 4,
         "soldiers": 2,
         "power": "rare gift for 2 coins",
+        "effect": "rare_gift",
     },
     {
         "name": "Valley of Arrows",
@@ -173,6 +198,7 @@ DEFAULT_LANDS: list[dict] = [
         "civilians": 3,
         "soldiers": 1,
         "power": "sway a neutral Head",
+        "effect": "sway_head",
     },
     {
         "name": "Zalesye",
@@ -188,12 +214,13 @@ DEFAULT_LANDS: list[dict] = [
         "civilians": 2,
         "soldiers": 2,
         "power": "sway the Council without losing tokens",
+        "effect": "sway_council",
     },
 ]
 DEFAULT_CHARACTERS: list[dict] = [
     {"name": "Edmar the Dark", "traits": ["warlike", "proud"], "seat": "warlord"},
     {"name": "Eliza of the Evening", "traits": ["egoist", "greedy"], "seat": "treasurer"},
-    {"name": "Mark the Broad-Shouldered", "traits": ["believer"], "seat": "bishop"},
+    {"name": "Mark the Broad-Shouldered", "traits": ["believer", "sycophant"], "seat": "bishop"},
     {"name": "Gustav the Wise", "traits": ["warlike", "humane"], "seat": "privy_councillor"},
     {"name": "Matej the Verbose", "traits": ["thrifty", "collector"], "seat": "Golden Coast"},
     {"name": "Thomas the Firm", "traits": ["warlike", "domineering"], "seat": "Valley of Arrows"},
@@ -262,10 +289,28 @@ class CouncilGameParams(Params):
     )
     tokens_per_player: int = Field(default=40, ge=1, le=200, description="influence supply")
     start_treasury: int = Field(default=0, ge=0, le=100, description="coins in the Treasury")
-    policies: list[Literal["random", "greedy"]] = Field(
-        default_factory=list,
-        max_length=MAX_PLAYERS,
-        description="policy per seat (missing seats play random)",
+    rare_gift_cost: int = Field(
+        default=2, ge=0, le=20, description="coins that make a gift rare (seed: 2)"
+    )
+    rare_gift_once: Literal["table", "player"] = Field(
+        default="table",
+        description="the rare gift is played once a turn by the whole table (seed: '1/turn') or "
+        "once a turn by each entitled player",
+    )
+    sycophant_count: Literal["action", "phase"] = Field(
+        default="action",
+        description="when a Sycophant counts the tokens on the Council: at the start of each "
+        "Character's action (seed: 'at the start of each Action') or of each Action phase",
+    )
+    advice: bool = Field(
+        default=True,
+        description="players advise neutral Councillors through the Heads they have priority on, "
+        "each Head once a vote, paying a token from it (seed); false: no advice",
+    )
+    policies: Policies = Field(
+        default="random",
+        description="who plays: one agent for every seat or a list of one per seat "
+        "(random, greedy; rollout and mcts are not wired into this game yet)",
     )
 
     @field_validator("tax_rate")
@@ -316,11 +361,13 @@ class CouncilGameParams(Params):
 
     @model_validator(mode="after")
     def _policies_fit(self) -> CouncilGameParams:
-        if len(self.policies) > self.players:
-            raise ValueError(
-                f"policies: {len(self.policies)} given for {self.players} players: at most one "
-                "per seat"
-            )
+        agents = seat_agents(self.policies, self.players)
+        for a in agents:
+            if a.agent not in PLAYABLE_AGENTS:
+                raise ValueError(
+                    f"policies: agent {a.agent!r} is not wired into council.game yet: use "
+                    f"{' or '.join(PLAYABLE_AGENTS)}"
+                )
         return self
 
 
@@ -344,8 +391,12 @@ class CouncilGameParams(Params):
     H_TOKENS,
     H_TREASURY,
     H_N_LAWS,
-) = range(15)
-H_POLICY = 16
+    H_RARE_COST,
+    H_RARE_SCOPE,
+    H_SYCOPHANT_PHASE,
+    H_ADVICE,
+) = range(19)
+H_POLICY = 24
 H_LANDS = H_POLICY + MAX_PLAYERS  # size, civilians, soldiers, effect per Land
 H_CHARS = H_LANDS + 4 * N_LANDS  # traits bitmask, seat per Character
 H_LAWS = H_CHARS + 2 * N_CHARS  # category, cost, mood, militarise, tax delta in halves
@@ -355,7 +406,8 @@ ROW = H_LAWS + 5 * MAX_LAWS
 def metric_names(players: int) -> list[str]:
     names = [f"wins.seat{k + 1}" for k in range(players)]
     names += [f"victory.{v}" for v in VICTORIES]
-    names += ["turns", "laws_passed", "characters_killed"]
+    names += ["draws", "length", "lead_changes", "decided_at"]
+    names += ["laws_passed", "characters_killed"]
     names += [f"mercenaries_played.{k}" for k in MERC_KINDS]
     names += ["contested_lands"]
     names += [f"gap.{g}" for g, _ in GAPS]
@@ -369,7 +421,23 @@ def metrics(p: CouncilGameParams) -> list[Metric]:
     ]
     for v in VICTORIES:
         out.append(Metric(f"victory.{v}", "proportion", f"the game ends by {v}"))
-    out.append(Metric("turns", "distribution", "turns played", max_value=p.max_turns))
+    out.append(Metric("draws", "proportion", "games without a winner (the turn limit)"))
+    out.append(Metric("length", "distribution", "turns played", max_value=p.max_turns))
+    out.append(
+        Metric(
+            "lead_changes",
+            "mean",
+            "times the leader changed between turns (leader: most Lands and Characters with "
+            "priority; a tie names none)",
+        )
+    )
+    out.append(
+        Metric(
+            "decided_at",
+            "conditional_mean",
+            "the turn from which the eventual sole winner led for good (games with one winner)",
+        )
+    )
     out.append(Metric("laws_passed", "mean", "laws passed per game", headline=False))
     out.append(Metric("characters_killed", "mean", "Characters killed per game", headline=False))
     for k in MERC_KINDS:
@@ -410,8 +478,12 @@ def pack(p: CouncilGameParams) -> np.ndarray:
     row[H_TOKENS] = p.tokens_per_player
     row[H_TREASURY] = p.start_treasury
     row[H_N_LAWS] = len(p.laws)
-    for k in range(p.players):
-        row[H_POLICY + k] = 1 if k < len(p.policies) and p.policies[k] == "greedy" else 0
+    row[H_RARE_COST] = p.rare_gift_cost
+    row[H_RARE_SCOPE] = 1 if p.rare_gift_once == "player" else 0
+    row[H_SYCOPHANT_PHASE] = 1 if p.sycophant_count == "phase" else 0
+    row[H_ADVICE] = 1 if p.advice else 0
+    for k, a in enumerate(seat_agents(p.policies, p.players)):
+        row[H_POLICY + k] = AGENT_CODES[a.agent]
     names = [land.name for land in p.lands]
     for i, land in enumerate(p.lands):
         row[H_LANDS + 4 * i : H_LANDS + 4 * i + 4] = (

@@ -17,6 +17,7 @@ from simulator.jit import inline, kernel
 from simulator.procedures.council.game.params import (
     HEAD0,
     MAX_CARDS,
+    MAX_PLAYERS,
     N_GAPS,
     N_LANDS,
     N_SEATS,
@@ -25,7 +26,7 @@ from simulator.procedures.council.game.params import (
 
 P_COINS, P_SUPPLY, P_POLICY = 0, 1, 2
 L_SIZE, L_CIV, L_SOL, L_EFFECT = 0, 1, 2, 3
-C_TRAITS, C_SEAT, C_LOT = 0, 1, 2
+C_TRAITS, C_SEAT, C_LOT, C_LEADER = 0, 1, 2, 3  # C_LEADER: a Sycophant's last leader
 K_KIND, K_OWNER, K_TARGET, K_STATUS, K_MODE, K_TURN = range(6)
 (
     G_MOOD,
@@ -57,8 +58,19 @@ K_KIND, K_OWNER, K_TARGET, K_STATUS, K_MODE, K_TURN = range(6)
     G_MAX_TURNS,
     G_START_COINS,
     G_START_TREASURY,
-) = range(29)
-G_MERC0 = 29
+    G_RARE_COST,
+    G_RARE_SCOPE,
+    G_RARE_TURN,
+    G_RARE_MASK,
+    G_SYCOPHANT_PHASE,
+    G_ADVICE,
+    G_ADVISED,
+    G_LEADER,
+    G_LEAD_CHANGES,
+    G_DECIDED_AT,
+    G_RUN,
+) = range(40)
+G_MERC0 = 40
 G_GAP0 = G_MERC0 + 5
 G_HOLDER0 = G_GAP0 + N_GAPS
 G_SIZE = G_HOLDER0 + N_SEATS
@@ -77,7 +89,9 @@ G_SIZE = G_HOLDER0 + N_SEATS
     MV_SEND,
     MV_GIVE_UP,
     MV_REVEAL,
-) = range(12)
+    MV_ADVISE,
+) = range(13)
+ADVICE = MAX_PLAYERS  # column of ``decl``: the net advice a neutral Councillor gets
 
 
 @inline
@@ -136,6 +150,48 @@ def strict_top(tok, n_players, col):
             count += 1
     if count == 1:
         return np.int64(who)
+    return np.int64(-1)
+
+
+@kernel
+def combined_top(tok, g, li):
+    """The one player with strictly most tokens on Land li and its Head together, or -1."""
+    top = np.int64(0)
+    who = -1
+    count = 0
+    for p in range(g[G_PLAYERS]):
+        x = tok[p, li] + head_tok(tok, g, p, li)
+        if x > top:
+            top = x
+            who = p
+            count = 1
+        elif x == top and x > 0:
+            count += 1
+    return np.int64(who) if count == 1 else np.int64(-1)
+
+
+@kernel
+def power_user(tok, g, land, p, effect):
+    """Whether p may use a Land power of this kind (Zalesye, the Golden Coast): priority on the
+    Land's Head or 3+ tokens on the Land."""
+    for li in range(N_LANDS):
+        if land[li, L_EFFECT] != effect:
+            continue
+        h = g[G_HOLDER0 + HEAD0 + li]
+        if (h >= 0 and strict_top(tok, g[G_PLAYERS], N_LANDS + h) == p) or tok[p, li] >= 3:
+            return True
+    return False
+
+
+@kernel
+def power_holder(tok, g, land, effect):
+    """The player with priority on the Head of the (first) Land with this power, or -1."""
+    for li in range(N_LANDS):
+        if land[li, L_EFFECT] != effect:
+            continue
+        h = g[G_HOLDER0 + HEAD0 + li]
+        if h >= 0:
+            return strict_top(tok, g[G_PLAYERS], N_LANDS + h)
     return np.int64(-1)
 
 

@@ -92,7 +92,7 @@ def check_election(tok, g):
 def hand_of_order(st, tok, pl, g, ch, land, cand, votes, score):
     """The fifth Character is killed: seats are filled, most tokens on the Council wins; ties by
     tokens on all Characters, then all tokens on the board; a tie after that shares the win."""
-    fill_vacancies(st, tok, pl, g, ch, cand, votes, score)
+    fill_vacancies(st, tok, pl, g, ch, land, cand, votes, score)
     choose_representative(st, tok, pl, g, ch, land, cand, score)
     n_players = g[G_PLAYERS]
     alive = np.ones(n_players, dtype=np.int64)

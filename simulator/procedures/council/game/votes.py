@@ -13,6 +13,8 @@ from simulator.procedures.council.game.heuristic import (
 )
 from simulator.procedures.council.game.params import (
     ACTIVE_LAWS,
+    E_SWAY_COUNCIL,
+    E_SWAY_HEAD,
     GAP_APPOINT,
     GAP_FOUR_VOTES,
     HEAD0,
@@ -23,7 +25,9 @@ from simulator.procedures.council.game.params import (
     TREASURER,
 )
 from simulator.procedures.council.game.state import (
+    ADVICE,
     C_SEAT,
+    G_ADVICE,
     G_GAP0,
     G_HOLDER0,
     G_LAWS_PASSED,
@@ -35,34 +39,42 @@ from simulator.procedures.council.game.state import (
     G_TO_BANK,
     G_TREASURY,
     L_CIV,
+    L_EFFECT,
     L_SIZE,
     L_SOL,
+    MV_ADVISE,
     MV_LAW,
+    MV_PASS,
     P_POLICY,
     char_owner,
     char_total,
     council_member,
     has_trait,
     land_total,
+    power_holder,
     remove_tokens,
     vacate,
 )
 
 
 @kernel
-def appointer(tok, g):
-    """The player who chooses for the Privy Councillor (the Treasurer in his absence), or -1."""
-    for seat in (PRIVY, TREASURER):
-        h = g[G_HOLDER0 + seat]
-        if h >= 0:
-            return char_owner(tok, g, h)
+def appointer(tok, g, council_seat):
+    """The player who chooses for the Privy Councillor, or -1. The Treasurer stands in for an
+    absent Privy Councillor only when a tied vote for a Council seat is decided (seed: "the Privy
+    Councillor (or the Treasurer in his absence)" appoints the Councillor); Heads and the
+    Representative are the Privy Councillor's alone."""
+    h = g[G_HOLDER0 + PRIVY]
+    if h < 0 and council_seat:
+        h = g[G_HOLDER0 + TREASURER]
+    if h >= 0:
+        return char_owner(tok, g, h)
     return np.int64(-1)
 
 
 @kernel
-def choose_among(st, tok, pl, g, cand, n, score):
+def choose_among(st, tok, pl, g, cand, n, score, council_seat):
     """The appointer chooses among n candidates (greedy: most own tokens); by lot if nobody can."""
-    q = appointer(tok, g)
+    q = appointer(tok, g, council_seat)
     if q < 0:
         if n > 1:
             g[G_GAP0 + GAP_APPOINT] += 1
@@ -73,8 +85,19 @@ def choose_among(st, tok, pl, g, cand, n, score):
 
 
 @kernel
-def fill_vacancies(st, tok, pl, g, ch, cand, votes, score):
-    """Council seats by a vote of the Heads, then Head seats by the Privy Councillor's choice."""
+def neutral_head(tok, g):
+    """A Head in play that no player has priority on (the first by Land), or -1."""
+    for li in range(N_LANDS):
+        h = g[G_HOLDER0 + HEAD0 + li]
+        if h >= 0 and char_owner(tok, g, h) < 0:
+            return h
+    return np.int64(-1)
+
+
+@kernel
+def fill_vacancies(st, tok, pl, g, ch, land, cand, votes, score):
+    """Council seats by a vote of the Heads (one neutral Head swayed by the Sapphire Lakes'
+    player), then Head seats by the Privy Councillor's choice."""
     for s in range(4):
         if g[G_HOLDER0 + s] >= 0:
             continue
@@ -97,6 +120,15 @@ def fill_vacancies(st, tok, pl, g, ch, cand, votes, score):
             for i in range(n):
                 score[i] = tok[q, N_LANDS + cand[i]]
             votes[choose(st, pl, q, n, score)] += 1
+        sway = power_holder(tok, g, land, E_SWAY_HEAD)
+        if sway >= 0 and neutral_head(tok, g) >= 0:
+            # 0: leave it; i + 1: the neutral Head votes for candidate i.
+            for i in range(n, 0, -1):
+                score[i] = tok[sway, N_LANDS + cand[i - 1]]
+            score[0] = 0
+            i = choose(st, pl, sway, n + 1, score)
+            if i > 0:
+                votes[i - 1] += 1
         top = 0
         for i in range(n):
             top = max(top, votes[i])
@@ -105,7 +137,7 @@ def fill_vacancies(st, tok, pl, g, ch, cand, votes, score):
             if votes[i] == top:
                 cand[m] = cand[i]
                 m += 1
-        chosen = cand[0] if m == 1 else choose_among(st, tok, pl, g, cand, m, score)
+        chosen = cand[0] if m == 1 else choose_among(st, tok, pl, g, cand, m, score, True)
         vacate(g, ch, chosen)
         ch[chosen, C_SEAT] = s
         g[G_HOLDER0 + s] = chosen
@@ -119,7 +151,7 @@ def fill_vacancies(st, tok, pl, g, ch, cand, votes, score):
                 n += 1
         if n == 0:
             continue
-        chosen = choose_among(st, tok, pl, g, cand, n, score)
+        chosen = choose_among(st, tok, pl, g, cand, n, score, False)
         ch[chosen, C_SEAT] = HEAD0 + li
         g[G_HOLDER0 + HEAD0 + li] = chosen
 
@@ -159,7 +191,7 @@ def choose_representative(st, tok, pl, g, ch, land, cand, score):
     elif n == 1:
         g[G_REP] = cand[0]
     else:
-        g[G_REP] = choose_among(st, tok, pl, g, cand, n, score)
+        g[G_REP] = choose_among(st, tok, pl, g, cand, n, score, False)
 
 
 @kernel
@@ -175,10 +207,12 @@ def trait_stance(ch, c, category):
 @kernel
 def tally_council(tok, pl, g, ch, category, decl):
     """Count a Council vote from the players' declarations ``decl[k, p]`` (+1 for, -1 against,
-    0 none) for Council place k. A controlled member votes as its player declares. A neutral member
-    whose tied players all declare the same way votes that way. Otherwise a neutral member votes
-    by its traits (or abstains). Voting against a trait under influence costs each influencing
-    player 1 token (Proud: 2). Returns the votes for."""
+    0 none) for Council place k and the advice ``decl[k, ADVICE]`` (net, + for). A controlled
+    member votes as its player declares. A neutral member votes with the side that weighs more:
+    the tokens of its tied players on each side plus the advice (the seed's example: Mark, 2 green
+    for and 2 red against, advised once for and twice against, votes against); with equal weight
+    it votes by its traits (or abstains). Voting against a trait under influence costs each
+    influencing player on the winning side 1 token (Proud: 2). Returns the votes for."""
     n_players = g[G_PLAYERS]
     yes = 0
     for k in range(5):
@@ -194,21 +228,21 @@ def tally_council(tok, pl, g, ch, category, decl):
         vote = stance
         if q >= 0:
             vote = decl[k, q]
-        elif most > 0:
-            agreed = np.int64(0)
-            for p in range(n_players):
-                if tok[p, N_LANDS + c] == most:
-                    if agreed == 0:
-                        agreed = decl[k, p]
-                    elif decl[k, p] != agreed:
-                        agreed = -9
-            if agreed == 1 or agreed == -1:
-                vote = agreed
+        else:
+            net = decl[k, ADVICE]
+            if most > 0:
+                for p in range(n_players):
+                    if tok[p, N_LANDS + c] == most:
+                        net += most * decl[k, p]
+            if net != 0:
+                vote = np.int64(1 if net > 0 else -1)
             else:
-                most = 0  # no joint influence: the trait vote, nobody pays
-        if (q >= 0 or most > 0) and vote != 0 and stance != 0 and vote != stance:
+                most = 0  # no side weighs more: the trait vote, nobody pays
+        if vote != 0 and stance != 0 and vote != stance:
             for p in range(n_players):
-                if (q >= 0 and p == q) or (q < 0 and tok[p, N_LANDS + c] == most):
+                if (q >= 0 and p == q) or (
+                    q < 0 and most > 0 and tok[p, N_LANDS + c] == most and decl[k, p] == vote
+                ):
                     remove_tokens(tok, pl, p, N_LANDS + c, cost)
         if vote > 0:
             yes += 1
@@ -216,10 +250,11 @@ def tally_council(tok, pl, g, ch, category, decl):
 
 
 @kernel
-def council_vote(st, tok, pl, g, ch, proposer, category, score, tied, decl):
+def council_vote(st, tok, pl, g, ch, land, proposer, category, mv, score, tied, decl):
     """A Council vote: the controlling player of each member (or each tied player of a neutral
     one) declares for or against, in Council order then seat order; the proposer always for;
-    greedy avoids trait costs that lose it priority. Returns the votes for."""
+    greedy avoids trait costs that lose it priority. Then the Heads advise neutral members
+    (:func:`advise`). Returns the votes for."""
     n_players = g[G_PLAYERS]
     for k in range(5):
         for p in range(n_players):
@@ -249,12 +284,59 @@ def council_vote(st, tok, pl, g, ch, proposer, category, score, tied, decl):
                         tok, g, ch, p, N_LANDS + c, -min(cost, tok[p, N_LANDS + c]), tied
                     )
             decl[k, p] = 1 if choose(st, pl, p, 2, score) == 0 else -1
+    advise(st, tok, pl, g, ch, land, proposer, mv, score, tied, decl)
     return tally_council(tok, pl, g, ch, category, decl)
 
 
 @kernel
-def land_vote(st, tok, pl, g, proposer, score):
-    """Heads vote to remove a Councillor: neutral Heads do not count. Returns the votes for."""
+def advise(st, tok, pl, g, ch, land, proposer, mv, score, tied, decl):
+    """Advice through Heads (seed: "players may sway [neutral Councillors] by advice through the
+    Heads; each Head may advise only once"). In Land order, the player with priority on each Head
+    may advise one neutral Council member for or against, discarding a token from the Head; the
+    Brothers' power (``sway_council``) advises without losing it. Greedy pays only what keeps its
+    priority, for the side it declared (the proposer: for). The net advice per member is left in
+    ``decl[k, ADVICE]``."""
+    for k in range(5):
+        decl[k, ADVICE] = 0
+    if g[G_ADVICE] == 0:
+        return
+    for li in range(N_LANDS):
+        h = g[G_HOLDER0 + HEAD0 + li]
+        if h < 0:
+            continue
+        q = char_owner(tok, g, h)
+        if q < 0:
+            continue
+        free = land[li, L_EFFECT] == E_SWAY_COUNCIL
+        loss = np.int64(0)
+        if not free and pl[q, P_POLICY] == 1:
+            loss = token_delta(tok, g, ch, q, N_LANDS + h, -1, tied)
+        n = 1
+        mv[0, 0] = MV_PASS
+        score[0] = 0
+        for k in range(5):
+            c = council_member(g, k)
+            if c < 0 or c == h or char_owner(tok, g, c) >= 0:
+                continue
+            pref = np.int64(1) if q == proposer else decl[k, q]
+            for side in range(2):
+                mv[n, 0] = MV_ADVISE
+                mv[n, 1] = k
+                mv[n, 2] = 1 if side == 0 else -1
+                score[n] = 2 * loss + mv[n, 2] * pref
+                n += 1
+        i = choose(st, pl, q, n, score)
+        if i == 0:
+            continue
+        decl[mv[i, 1], ADVICE] += mv[i, 2]
+        if not free:
+            remove_tokens(tok, pl, q, N_LANDS + h, 1)
+
+
+@kernel
+def land_vote(st, tok, pl, g, land, proposer, score):
+    """Heads vote to remove a Councillor: neutral Heads do not count, except one the Sapphire
+    Lakes' player (``sway_head``) makes vote as it says. Returns the votes for."""
     yes = 0
     for li in range(N_LANDS):
         h = g[G_HOLDER0 + HEAD0 + li]
@@ -270,6 +352,13 @@ def land_vote(st, tok, pl, g, proposer, score):
             score[1] = 0
             if choose(st, pl, q, 2, score) == 0:
                 yes += 1
+    s = power_holder(tok, g, land, E_SWAY_HEAD)
+    if s >= 0 and neutral_head(tok, g) >= 0:
+        # 0: leave it, 1: the neutral Head votes for (against counts as not voting).
+        score[0] = 0
+        score[1] = 1 if s == proposer else 0
+        if choose(st, pl, s, 2, score) == 1:
+            yes += 1
     if yes == 4:
         g[G_GAP0 + GAP_FOUR_VOTES] += 1
     return yes
