@@ -332,13 +332,22 @@ def test_military_mobilisation_fails_two_to_three_as_in_the_seed():
     s.decl[0, red] = 1  # Edmar: red for
     s.decl[1, yellow] = -1  # Eliza: yellow against
     s.decl[2, green], s.decl[2, red] = 1, -1  # Mark: tied players disagree
+    # ... and are advised: green once for (the Brothers), red and yellow once against each.
+    s.decl[2, G.ADVICE] = 1 - 1 - 1
     s.decl[3, yellow], s.decl[3, green] = -1, -1  # Gustav: both against
     s.decl[4, red] = 1  # Thomas: red for
     yes = G.tally_council(s.tok, s.pl, s.g, s.ch, MILITARY, s.decl)
-    assert yes == 2 and yes < s.p.council_votes
+    assert yes == 2 and yes < s.p.council_votes  # 2 to 3: Edmar and Thomas for
     # Gustav is Warlike: each player who swayed him against a military law loses a token.
     gustav = G.N_LANDS + char("Gustav the Wise")
     assert s.tok[yellow, gustav] == 0 and s.tok[green, gustav] == 0
+    # Had the advice on Mark gone the other way, his vote would have passed the law.
+    s = _mobilisation_council()
+    s.decl[:] = 0
+    s.decl[0, red], s.decl[1, yellow], s.decl[4, red] = 1, -1, 1
+    s.decl[2, green], s.decl[2, red], s.decl[2, G.ADVICE] = 1, -1, 1
+    s.decl[3, yellow], s.decl[3, green] = -1, -1
+    assert G.tally_council(s.tok, s.pl, s.g, s.ch, MILITARY, s.decl) == 3
 
 
 def test_a_neutral_warlike_councillor_votes_for_when_its_players_disagree():

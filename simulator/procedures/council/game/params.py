@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.agents.spec import AGENT_CODES, Policies, seat_agents
 from simulator.procedures.base import Metric, Params
@@ -359,16 +359,19 @@ class CouncilGameParams(Params):
             held[c.seat] = i
         return v
 
-    @model_validator(mode="after")
-    def _policies_fit(self) -> CouncilGameParams:
-        agents = seat_agents(self.policies, self.players)
-        for a in agents:
+    @field_validator("policies")
+    @classmethod
+    def _policies_fit(cls, v: Any, info: ValidationInfo) -> Any:
+        players = info.data.get("players")
+        if players is None:
+            return v
+        for a in seat_agents(v, players):
             if a.agent not in PLAYABLE_AGENTS:
                 raise ValueError(
-                    f"policies: agent {a.agent!r} is not wired into council.game yet: use "
+                    f"agent {a.agent!r} is not wired into council.game yet: use "
                     f"{' or '.join(PLAYABLE_AGENTS)}"
                 )
-        return self
+        return v
 
 
 # ---------------------------------------------------------------------------------------------
