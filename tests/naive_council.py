@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from simulator.procedures.council.game import TRAITS as GAME_TRAITS
+from simulator.procedures.council.game.params import TRAITS as GAME_TRAITS
 from tests.naive import Stream
 
 # The trait names are data shared with the kernel (their order is the packed encoding).
@@ -29,6 +29,7 @@ GAPS = (
     "hand_of_order_tie",
     "removal_four_votes",
 )
+UNDEFINED = -(2**62)  # the kernel's mark of a value a game does not define
 MAX_HAND = 6
 MAX_BUYS = 40
 MAX_CARDS = 48
@@ -75,6 +76,12 @@ class Game:
     contested: int = 0
     played: dict = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
     gaps: dict = field(default_factory=lambda: dict.fromkeys(GAPS, 0))
+    leader: int = -1  # the last player who led alone
+    lead_changes: int = 0
+    run: int = -1  # who leads (or -1) since turn run_since, without a break
+    run_since: int = 0
+    rare_used: dict = field(default_factory=dict)  # turn -> players who made a gift rare
+    sycophant_leader: dict = field(default_factory=dict)  # Character -> last leader it followed
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -85,7 +92,8 @@ class Game:
 
     def greedy(self, player: int) -> bool:
         pol = self.p["policies"]
-        return player < len(pol) and pol[player] == "greedy"
+        agent = pol[player] if isinstance(pol, list) else pol
+        return (agent if isinstance(agent, str) else agent["agent"]) == "greedy"
 
     def choose(self, player: int, scores: list[int]) -> int:
         """Random: uniformly; greedy: a best-scoring move, ties by lot."""
@@ -263,6 +271,37 @@ class Game:
                 return m
         return -1
 
+    def power_user(self, q: int, effect: str) -> bool:
+        """Priority on the Head of a Land with this power, or 3+ tokens on that Land."""
+        for land, data in enumerate(self.p["lands"]):
+            if data["effect"] != effect:
+                continue
+            head = self.head_of(land)
+            if (head >= 0 and self.char_owner(head) == q) or self.on_land[q][land] >= 3:
+                return True
+        return False
+
+    def power_holder(self, effect: str) -> int:
+        """The player with priority on the Head of the first Land with this power, or -1."""
+        for land, data in enumerate(self.p["lands"]):
+            if data["effect"] == effect:
+                head = self.head_of(land)
+                if head >= 0:
+                    return self.char_owner(head)
+        return -1
+
+    def rare_gift_open(self, q: int) -> bool:
+        """The Golden Coast: a gift made rare for 2 coins, once a turn (table or player)."""
+        if self.coins[q] < self.p["rare_gift_cost"] or not self.power_user(q, "rare_gift"):
+            return False
+        used = self.rare_used.get(self.turn, set())
+        return not used if self.p["rare_gift_once"] == "table" else q not in used
+
+    def use_rare_gift(self, q: int) -> None:
+        self.rare_used.setdefault(self.turn, set()).add(q)
+        self.coins[q] -= self.p["rare_gift_cost"]
+        self.to_bank += self.p["rare_gift_cost"]
+
     def gift_size(self, c: int) -> int:
         return 2 if self.has(c, "collector") else 1
 
@@ -277,9 +316,12 @@ class Game:
             options: list = [None]
             scores = [0]
             if card.kind == "messenger":
-                extra = min(self.coins[q] // 3, 2) if card.bribe else 0
+                if card.bribe:
+                    extra = min(self.coins[q] // 3, 2)
+                else:  # 1: the gift may be made rare (Golden Coast)
+                    extra = 1 if self.rare_gift_open(q) else 0
                 for j in range(extra + 1):
-                    gain = 1 + j if card.bribe else self.gift_size(target)
+                    gain = 1 + j if card.bribe else self.gift_size(target) + j
                     if card.bribe and self.has(target, "incorruptible"):
                         gain = 0
                     options.append(j)
@@ -299,7 +341,9 @@ class Game:
             if card.kind == "messenger":
                 self.discard(k)
                 if not card.bribe:
-                    self.give(q, ("char", target), self.gift_size(target))
+                    if choice == 1:
+                        self.use_rare_gift(q)
+                    self.give(q, ("char", target), self.gift_size(target) + choice)
                 else:
                     self.coins[q] -= 3 * choice
                     self.to_bank += 3 * choice
@@ -447,9 +491,19 @@ class Game:
                 for q in tied:
                     self.coins[q] += v
                     self.issued += v
-        for land, (o, _) in enumerate(prio):
-            if self.p["lands"][land]["effect"] == "income_bonus" and o >= 0:
-                self.coins[o] += 1  # Black Harbour: +1 in any conditions
+        for land in range(7):
+            if self.p["lands"][land]["effect"] != "income_bonus":
+                continue
+            # Black Harbour: +1 in any conditions to the one player with most Land + Head tokens;
+            # a tie on that total gives it to nobody (no tie-break on the Head).
+            head = self.head_of(land)
+            total = [
+                self.on_land[q][land] + (self.on_char[q][head] if head >= 0 else 0)
+                for q in range(self.n)
+            ]
+            q = self.strict_top(total)
+            if q >= 0:
+                self.coins[q] += 1
                 self.issued += 1
         for q in range(self.n):
             if give_up[q] >= 0:
@@ -505,15 +559,15 @@ class Game:
 
     # -- actions -----------------------------------------------------------------------------------
 
-    def appointer(self) -> int:
-        for seat in ("privy_councillor", "treasurer"):
-            h = self.holder(seat)
-            if h >= 0:
-                return self.char_owner(h)
-        return -1
+    def appointer(self, council_seat: bool) -> int:
+        """The Privy Councillor's player; the Treasurer's only for a tied Council-seat vote."""
+        h = self.holder("privy_councillor")
+        if h < 0 and council_seat:
+            h = self.holder("treasurer")
+        return self.char_owner(h) if h >= 0 else -1
 
-    def choose_among(self, cands: list[int]) -> int:
-        q = self.appointer()
+    def choose_among(self, cands: list[int], council_seat: bool = False) -> int:
+        q = self.appointer(council_seat)
         if q < 0:
             if len(cands) > 1:
                 self.gaps["no_appointer"] += 1
@@ -532,9 +586,15 @@ class Game:
                 q = self.char_owner(voter)
                 if q >= 0:
                     votes[self.choose(q, [self.on_char[q][c] for c in heads])] += 1
+            s = self.power_holder("sway_head")
+            if s >= 0 and any(self.char_owner(h) < 0 for h in heads):
+                # the Sapphire Lakes: one neutral Head votes as s says (or s leaves it)
+                i = self.choose(s, [0] + [self.on_char[s][c] for c in heads])
+                if i > 0:
+                    votes[i - 1] += 1
             top = max(votes)
             tied = [c for c, v in zip(heads, votes, strict=True) if v == top]
-            chosen = tied[0] if len(tied) == 1 else self.choose_among(tied)
+            chosen = tied[0] if len(tied) == 1 else self.choose_among(tied, council_seat=True)
             self.vacate(chosen)
             self.seat_of[chosen] = seat
         for land in range(7):
@@ -619,12 +679,47 @@ class Game:
                         else 0
                     )
                 declared[k][q] = 1 if self.choose(q, scores) == 0 else -1
-        return self.tally(category, declared)
+        advice = self.advise(proposer, declared)
+        return self.tally(category, declared, advice)
 
-    def tally(self, category: str, declared: list[dict[int, int]]) -> int:
+    def advise(self, proposer: int, declared: list[dict[int, int]]) -> list[int]:
+        """Each Head's player (Land order) may advise one neutral Councillor for or against,
+        discarding a token from the Head; through the Brothers' Head for free."""
+        advice = [0] * 5
+        if not self.p["advice"]:
+            return advice
+        for land in range(7):
+            h = self.head_of(land)
+            if h < 0:
+                continue
+            q = self.char_owner(h)
+            if q < 0:
+                continue
+            free = self.p["lands"][land]["effect"] == "sway_council"
+            loss = 0 if free or not self.greedy(q) else self.delta(q, ("char", h), -1)
+            options: list = [None]
+            scores = [0]
+            for k in range(5):
+                c = self.council_member(k)
+                if c < 0 or c == h or self.char_owner(c) >= 0:
+                    continue
+                pref = 1 if q == proposer else declared[k].get(q, 0)
+                for side in (1, -1):
+                    options.append((k, side))
+                    scores.append(2 * loss + side * pref)
+            choice = options[self.choose(q, scores)]
+            if choice is None:
+                continue
+            advice[choice[0]] += choice[1]
+            if not free:
+                self.take(q, ("char", h), 1)
+        return advice
+
+    def tally(self, category: str, declared: list[dict[int, int]], advice=None) -> int:
         """The seed's Council vote: 3 of 5 for. A controlled member votes as declared; a neutral
-        one as its tied players if they all agree (each paying for going against a trait), else by
-        its traits, else it abstains."""
+        one with the side that weighs more (its tied players' tokens plus the advice; the winning
+        side's players pay for going against a trait), else by its traits, else it abstains."""
+        advice = advice or [0] * 5
         yes = 0
         for k in range(5):
             c = self.council_member(k)
@@ -638,9 +733,10 @@ class Game:
                 vote = declared[k][owner]
             else:
                 tied = [q for q in range(self.n) if tokens[q] == max(tokens) and tokens[q] > 0]
-                choices = {declared[k].get(q, 0) for q in tied}
-                if tied and len(choices) == 1 and choices != {0}:
-                    payers, vote = tied, choices.pop()
+                weight = advice[k] + sum(tokens[q] * declared[k].get(q, 0) for q in tied)
+                if weight != 0:
+                    vote = 1 if weight > 0 else -1
+                    payers = [q for q in tied if declared[k].get(q, 0) == vote]
                 else:
                     payers, vote = [], stance
             if stance != 0 and vote != 0 and vote != stance:
@@ -659,6 +755,10 @@ class Game:
             if q < 0:
                 continue
             yes += q == proposer or self.choose(q, [0, 0]) == 0
+        s = self.power_holder("sway_head")
+        heads = [self.head_of(land) for land in range(7)]
+        if s >= 0 and any(h >= 0 and self.char_owner(h) < 0 for h in heads):
+            yes += self.choose(s, [0, 1 if s == proposer else 0]) == 1
         if yes == 4:
             self.gaps["removal_four_votes"] += 1
         return yes
@@ -711,16 +811,14 @@ class Game:
                     moves.append(("remove_head", h))
         if head:
             moves += [("remove_councillor", s) for s in COUNCIL if self.holder(s) >= 0]
-        source = self.send_source(c, q)
-        self.add_sends(moves, c, q, source)
+        self.add_sends(moves, c, q)
         scores = [0] * len(moves)
         if self.greedy(q):
-            send = self.delta(q, source, -1) if source is not None else 0
             for i, mv in enumerate(moves):
                 if mv[0] == "bishop":
                     scores[i] = self.delta(q, ("land", mv[1]), 1)
                 elif mv[0] == "send":
-                    scores[i] = send
+                    scores[i] = self.delta(q, mv[4], -1)
         mv = moves[self.choose(q, scores)]
         if mv[0] == "warlord":
             self.sol[mv[1]] -= 1
@@ -746,31 +844,29 @@ class Game:
             if self.land_vote(q) >= self.p["remove_councillor_votes"]:
                 self.vacate(self.holder(mv[1]))
         elif mv[0] == "send":
-            self.send(q, source, mv)
+            self.send(q, mv)
             while True:  # any number of Mercenaries in one action
-                source = self.send_source(c, q)
                 more: list[tuple] = [("stop",)]
-                self.add_sends(more, c, q, source)
+                self.add_sends(more, c, q)
                 if len(more) == 1:
                     break
                 scores = [0] * len(more)
                 if self.greedy(q):
-                    scores = [0] + [self.delta(q, source, -1)] * (len(more) - 1)
+                    scores = [0] + [self.delta(q, mv[4], -1) for mv in more[1:]]
                 mv = more[self.choose(q, scores)]
                 if mv[0] == "stop":
                     break
-                self.send(q, source, mv)
+                self.send(q, mv)
 
-    def send_source(self, c: int, q: int):
-        if self.on_char[q][c] > 0:
-            return ("char", c)
+    def sources(self, c: int, q: int) -> list[tuple[str, int]]:
+        """Where the sender's token may come from: the acting Character, or a Head's Land."""
+        out = [("char", c)] if self.on_char[q][c] > 0 else []
         if self.is_head(c) and self.on_land[q][self.seat_of[c][1]] > 0:
-            return ("land", self.seat_of[c][1])
-        return None
+            out.append(("land", self.seat_of[c][1]))
+        return out
 
-    def add_sends(self, moves: list, c: int, q: int, source) -> None:
-        if source is None:
-            return
+    def add_sends(self, moves: list, c: int, q: int) -> None:
+        sources = self.sources(c, q)
         for k, card in enumerate(self.cards):
             if card is None or card.face_down or card.owner != q:
                 continue
@@ -778,10 +874,12 @@ class Game:
                 if t == c or not self.in_play(t):
                     continue
                 for bribe in (False, True) if card.kind == "messenger" else (False,):
-                    if len(moves) < MAX_MOVES:
-                        moves.append(("send", k, t, bribe))
+                    for source in sources:
+                        if len(moves) < MAX_MOVES:
+                            moves.append(("send", k, t, bribe, source))
 
-    def send(self, q: int, source, mv) -> None:
+    def send(self, q: int, mv) -> None:
+        source = mv[4]
         table = self.on_land if source[0] == "land" else self.on_char
         table[q][source[1]] -= 1
         card = self.cards[mv[1]]
@@ -790,13 +888,40 @@ class Game:
         card.bribe = mv[3]
         card.turn = self.turn
 
+    def sycophants(self) -> int:
+        """Each Sycophant in play takes a token of the Council's leader when the leader changes."""
+        on_council = [0] * self.n
+        for k in range(5):
+            c = self.council_member(k)
+            if c >= 0:
+                for q in range(self.n):
+                    on_council[q] += self.on_char[q][c]
+        leader = self.strict_top(on_council)
+        if leader < 0:
+            return 0
+        put = 0
+        for c in range(11):
+            if not self.in_play(c) or not self.has(c, "sycophant"):
+                continue
+            if self.sycophant_leader.get(c, -1) != leader:
+                self.sycophant_leader[c] = leader
+                before = self.supply[leader]
+                self.give(leader, ("char", c), 1)
+                put += before - self.supply[leader]
+        return put
+
     def actions(self) -> None:
         self.veto_used = False
         self.fill_vacancies()
         self.choose_representative()
-        for c in self.acting_order():
+        order = self.acting_order()
+        if self.p["sycophant_count"] == "phase" and self.sycophants():
+            self.check_victory()
+        for c in order:
             if not self.in_play(c):
                 continue
+            if self.p["sycophant_count"] == "action" and self.sycophants():
+                self.check_victory()
             q = self.char_owner(c)
             if q < 0:
                 tokens = [self.on_char[r][c] for r in range(self.n)]
@@ -866,17 +991,36 @@ class Game:
                 self.spending()
                 self.actions()
                 self.tax()
+                self.record_round(t)
                 self.check_victory()
         except GameOver:
+            self.record_round(self.turn)
             return
         self.turn = self.p["max_turns"]
         self.victory = "draw"
         self.winners = []
+        self.record_round(self.turn)
+
+    def record_round(self, t: int) -> None:
+        """The leader (most Lands and Characters with priority; a tie names none) after turn t."""
+        counts = [self.priority_count(q) for q in range(self.n)]
+        top = max(counts)
+        w = counts.index(top) if counts.count(top) == 1 else -1
+        if w >= 0:
+            if self.leader >= 0 and self.leader != w:
+                self.lead_changes += 1
+            self.leader = w
+        if w != self.run:
+            self.run, self.run_since = w, t
 
     def values(self) -> list[int]:
         out = [60 // len(self.winners) if q in self.winners else 0 for q in range(self.n)]
         out += [int(self.victory == v) for v in VICTORIES]
-        out += [self.turn, self.laws_passed, self.killed]
+        decided = UNDEFINED
+        if len(self.winners) == 1:
+            decided = self.run_since if self.run == self.winners[0] else self.turn
+        out += [int(self.victory == "draw"), self.turn, self.lead_changes, decided]
+        out += [self.laws_passed, self.killed]
         out += [self.played[k] for k in KINDS]
         out += [self.contested]
         out += [self.gaps[g] for g in GAPS]

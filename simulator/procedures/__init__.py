@@ -24,7 +24,7 @@ def names() -> list[str]:
             continue
         package = import_module(f"{__name__}.{game.name}")
         for rule in pkgutil.iter_modules(package.__path__):
-            if not rule.ispkg and not rule.name.startswith("_"):
+            if not rule.name.startswith("_"):
                 found.append(f"{game.name}.{rule.name}")
     return sorted(found)
 

@@ -1,0 +1,300 @@
+"""Mercenary cards: revealing them at the start of a turn and sending them in an action."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simulator.jit import kernel
+from simulator.procedures.council.game.heuristic import (
+    choose,
+    token_delta,
+)
+from simulator.procedures.council.game.params import (
+    ASSASSIN,
+    E_RARE_GIFT,
+    GUARD,
+    HEAD0,
+    MAX_CARDS,
+    MAX_MOVES,
+    MESSENGER,
+    N_CHARS,
+    N_LANDS,
+    SPY,
+    T_BELIEVER,
+    T_HUMANE,
+    T_INCORRUPTIBLE,
+    T_PEACEFUL,
+    THIEF,
+)
+from simulator.procedures.council.game.state import (
+    C_SEAT,
+    G_ISSUED,
+    G_KILLED,
+    G_MERC0,
+    G_RARE_COST,
+    G_RARE_MASK,
+    G_RARE_SCOPE,
+    G_RARE_TURN,
+    G_TO_BANK,
+    G_TURN,
+    K_KIND,
+    K_MODE,
+    K_OWNER,
+    K_STATUS,
+    K_TARGET,
+    K_TURN,
+    MV_PASS,
+    MV_REVEAL,
+    MV_SEND,
+    P_COINS,
+    P_SUPPLY,
+    char_owner,
+    discard_card,
+    gift_size,
+    give_tokens,
+    has_trait,
+    kill,
+    power_user,
+    remove_tokens,
+)
+from simulator.procedures.council.game.victory import (
+    check_victory,
+    hand_of_order,
+)
+
+
+@kernel
+def guard_answers(st, tok, pl, g, ch, card, target, bonus, tied, score):
+    """A face-down Guard on ``target`` may answer (its owner chooses). Returns its card or -1."""
+    for m in range(MAX_CARDS):
+        if card[m, K_STATUS] != 2 or card[m, K_KIND] != GUARD or card[m, K_TARGET] != target:
+            continue
+        r = card[m, K_OWNER]
+        score[0] = token_delta(
+            tok, g, ch, r, N_LANDS + target, min(bonus, pl[r, P_SUPPLY] + 1), tied
+        )
+        score[1] = -1 if char_owner(tok, g, target) == r else 0
+        if choose(st, pl, r, 2, score) == 0:
+            return np.int64(m)
+    return np.int64(-1)
+
+
+@kernel
+def reveal_step(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
+    """Start of a turn: each face-down card placed in an earlier turn may be revealed (owner's
+    choice), in card order."""
+    t = g[G_TURN]
+    for k in range(MAX_CARDS):
+        if card[k, K_STATUS] != 2 or card[k, K_TURN] >= t or card[k, K_KIND] == GUARD:
+            continue
+        p = card[k, K_OWNER]
+        target = card[k, K_TARGET]
+        kind = card[k, K_KIND]
+        n = 1
+        mv[0, 0] = MV_PASS
+        score[0] = 0
+        if kind == MESSENGER:
+            extra_max = 0
+            if card[k, K_MODE] == 1:
+                extra_max = min(pl[p, P_COINS] // 3, 2)
+            elif rare_gift_open(tok, pl, g, land, p):
+                extra_max = 1  # j = 1: the gift made rare (Golden Coast)
+            for j in range(extra_max + 1):
+                mv[n, 0] = MV_REVEAL
+                mv[n, 1] = k
+                mv[n, 2] = j
+                gain = gift_size(ch, target) + j if card[k, K_MODE] == 0 else 1 + j
+                if card[k, K_MODE] == 1 and has_trait(ch, target, T_INCORRUPTIBLE) == 1:
+                    gain = 0
+                score[n] = token_delta(
+                    tok, g, ch, p, N_LANDS + target, min(gain, pl[p, P_SUPPLY] + 1), tied
+                )
+                n += 1
+        elif kind == ASSASSIN:
+            mv[n, 0] = MV_REVEAL
+            mv[n, 1] = k
+            mv[n, 2] = 0
+            score[n] = -1 if char_owner(tok, g, target) == p else 0
+            n += 1
+        else:
+            for m in range(MAX_CARDS):
+                if card[m, K_STATUS] == 2 and card[m, K_OWNER] != p and n < MAX_MOVES:
+                    mv[n, 0] = MV_REVEAL
+                    mv[n, 1] = k
+                    mv[n, 2] = m
+                    score[n] = 0
+                    n += 1
+        i = choose(st, pl, p, n, score)
+        if mv[i, 0] == MV_PASS:
+            continue
+        g[G_MERC0 + kind] += 1
+        if kind == MESSENGER:
+            j = mv[i, 2]
+            mode = card[k, K_MODE]
+            discard_card(tok, pl, card, k)
+            if mode == 0:
+                if j == 1:
+                    use_rare_gift(pl, g, p)
+                give_tokens(tok, pl, p, N_LANDS + target, gift_size(ch, target) + j)
+            else:
+                pl[p, P_COINS] -= 3 * j
+                g[G_TO_BANK] += 3 * j
+                if has_trait(ch, target, T_INCORRUPTIBLE) == 0:
+                    give_tokens(tok, pl, p, N_LANDS + target, 1 + j)
+        elif kind == ASSASSIN:
+            m = guard_answers(st, tok, pl, g, ch, card, target, 2, tied, score)
+            if m >= 0:
+                r = card[m, K_OWNER]
+                g[G_MERC0 + GUARD] += 1
+                discard_card(tok, pl, card, m)
+                discard_card(tok, pl, card, k)
+                give_tokens(tok, pl, r, N_LANDS + target, 2)
+                # The assassin's owner takes 1 token from any 3 Characters.
+                for _ in range(3):
+                    n = 0
+                    for c in range(N_CHARS):
+                        if tok[p, N_LANDS + c] > 0:
+                            mv[n, 1] = c
+                            score[n] = token_delta(tok, g, ch, p, N_LANDS + c, -1, tied)
+                            n += 1
+                    if n == 0:
+                        break
+                    c = mv[choose(st, pl, p, n, score), 1]
+                    remove_tokens(tok, pl, p, N_LANDS + c, 1)
+            else:
+                kill(tok, pl, g, ch, card, target)
+                if g[G_KILLED] >= 5:
+                    hand_of_order(st, tok, pl, g, ch, land, cand, votes, score)
+                    return
+        else:
+            m = mv[i, 2]
+            q = card[m, K_OWNER]
+            km = card[m, K_KIND]
+            tm = card[m, K_TARGET]
+            if kind == SPY:
+                mode = card[m, K_MODE]
+                discard_card(tok, pl, card, k)
+                discard_card(tok, pl, card, m)
+                if km == MESSENGER and mode == 0:
+                    give_tokens(tok, pl, q, N_LANDS + tm, gift_size(ch, tm))
+                elif km == MESSENGER:
+                    remove_tokens(tok, pl, q, N_LANDS + tm, 1)
+                    for c in range(N_CHARS):
+                        if ch[c, C_SEAT] >= -1 and has_trait(ch, c, T_INCORRUPTIBLE) == 1:
+                            remove_tokens(tok, pl, q, N_LANDS + c, 1)
+                elif km == THIEF:
+                    remove_tokens(tok, pl, q, N_LANDS + tm, 1)
+                elif km == ASSASSIN:
+                    remove_tokens(tok, pl, q, N_LANDS + tm, tok[q, N_LANDS + tm])
+                    for c in range(N_CHARS):
+                        if ch[c, C_SEAT] >= -1 and (
+                            has_trait(ch, c, T_PEACEFUL)
+                            + has_trait(ch, c, T_BELIEVER)
+                            + has_trait(ch, c, T_HUMANE)
+                            > 0
+                        ):
+                            remove_tokens(tok, pl, q, N_LANDS + c, 1)
+                elif km == GUARD:
+                    remove_tokens(tok, pl, p, N_LANDS + tm, 1)
+            else:  # THIEF
+                if km == MESSENGER:
+                    gm = guard_answers(st, tok, pl, g, ch, card, tm, 1, tied, score)
+                    if gm >= 0:
+                        r = card[gm, K_OWNER]
+                        g[G_MERC0 + GUARD] += 1
+                        discard_card(tok, pl, card, gm)
+                        discard_card(tok, pl, card, k)
+                        give_tokens(tok, pl, r, N_LANDS + tm, 1)
+                        if check_victory(tok, g, land, ch):
+                            return
+                        continue
+                    take = True
+                    if card[m, K_MODE] == 1:
+                        score[0] = 0
+                        score[1] = 0
+                        take = choose(st, pl, p, 2, score) == 0
+                    discard_card(tok, pl, card, k)
+                    discard_card(tok, pl, card, m)
+                    if take:
+                        card[m, K_STATUS] = 1
+                        card[m, K_OWNER] = p
+                        card[m, K_TURN] = t
+                        card[m, K_MODE] = 0
+                    else:
+                        pl[p, P_COINS] += 2
+                        g[G_ISSUED] += 2
+                else:
+                    discard_card(tok, pl, card, k)
+                    discard_card(tok, pl, card, m)
+        if check_victory(tok, g, land, ch):
+            return
+
+
+@kernel
+def rare_gift_open(tok, pl, g, land, p):
+    """Whether p may make a gift rare now: priority on a rare-gift Land's Head or 3+ tokens on it,
+    the coins, and the power not yet played this turn (by anyone, or by p: ``rare_gift_once``)."""
+    if pl[p, P_COINS] < g[G_RARE_COST] or not power_user(tok, g, land, p, E_RARE_GIFT):
+        return False
+    if g[G_RARE_TURN] != g[G_TURN]:
+        return True
+    if g[G_RARE_SCOPE] == 0:
+        return g[G_RARE_MASK] == 0
+    return (g[G_RARE_MASK] >> p) & 1 == 0
+
+
+@kernel
+def use_rare_gift(pl, g, p):
+    """p pays for a rare gift; the power is marked played this turn."""
+    if g[G_RARE_TURN] != g[G_TURN]:
+        g[G_RARE_TURN] = g[G_TURN]
+        g[G_RARE_MASK] = 0
+    g[G_RARE_MASK] |= 1 << p
+    pl[p, P_COINS] -= g[G_RARE_COST]
+    g[G_TO_BANK] += g[G_RARE_COST]
+
+
+@kernel
+def add_sends(tok, ch, card, mv, n, p, c):
+    """Append the moves sending one of p's cards (as gift or bribe for a Messenger) to another
+    Character in play, paying the token from the acting Character or, for a Head, from its Land
+    (the player's choice: seed, "from this Character, or from the Land if the Character is a
+    Head"). ``mv[., 4]`` is the column the token comes from."""
+    seat = ch[c, C_SEAT]
+    for k in range(MAX_CARDS):
+        if card[k, K_STATUS] != 1 or card[k, K_OWNER] != p:
+            continue
+        for t in range(N_CHARS):
+            if t == c or ch[t, C_SEAT] < 0:
+                continue
+            for mode in range(2 if card[k, K_KIND] == MESSENGER else 1):
+                for src in range(2):
+                    col = N_LANDS + c if src == 0 else (seat - HEAD0 if seat >= HEAD0 else -1)
+                    if col < 0 or tok[p, col] == 0 or n >= MAX_MOVES:
+                        continue
+                    mv[n, 0] = MV_SEND
+                    mv[n, 1] = k
+                    mv[n, 2] = t
+                    mv[n, 3] = mode
+                    mv[n, 4] = col
+                    n += 1
+    return n
+
+
+@kernel
+def score_sends(tok, g, ch, mv, score, first, n, p, tied):
+    """Scores of moves first..n-1 for a greedy seat: sends by the priority the token costs, the
+    rest 0."""
+    for i in range(first, n):
+        score[i] = 0
+        if mv[i, 0] == MV_SEND:
+            score[i] = token_delta(tok, g, ch, p, mv[i, 4], -1, tied)
+
+
+@kernel
+def send_card(tok, g, card, p, from_col, k, target, mode):
+    tok[p, from_col] -= 1
+    card[k, K_STATUS] = 2
+    card[k, K_TARGET] = target
+    card[k, K_MODE] = mode
+    card[k, K_TURN] = g[G_TURN]

@@ -1,0 +1,509 @@
+"""Parameters of the council game: Lands, Characters and laws, the packed row, the metrics."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import Field, ValidationInfo, field_validator
+
+from simulator.agents.spec import AGENT_CODES, Policies, seat_agents
+from simulator.procedures.base import Metric, Params
+
+N_LANDS = 7
+N_CHARS = 11
+N_SEATS = 11
+MAX_PLAYERS = 6
+MAX_LAWS = 16
+ACTIVE_LAWS = 3
+MAX_CARDS = 48
+MAX_MOVES = 512
+PLAYABLE_AGENTS = ("random", "greedy")  # the rungs this game plays so far
+WIN_SCALE = 60  # a win shared by k players (Hand of Order ties) scores 60 / k
+
+WARLORD, TREASURER, BISHOP, PRIVY = 0, 1, 2, 3
+HEAD0 = 4
+COUNCIL_SEATS = ("warlord", "treasurer", "bishop", "privy_councillor")
+
+TRAITS = (
+    "warlike",
+    "peaceful",
+    "believer",
+    "atheist",
+    "humane",
+    "egoist",
+    "bribable",
+    "greedy",
+    "proud",
+    "thrifty",
+    "wasteful",
+    "cautious",
+    "traveller",
+    "homebody",
+    "collector",
+    "cowardly",
+    "domineering",
+    "sycophant",
+    "fanatic",
+    "incorruptible",
+)
+T_WARLIKE, T_PEACEFUL, T_BELIEVER, T_ATHEIST, T_HUMANE, T_EGOIST = 0, 1, 2, 3, 4, 5
+T_PROUD, T_THRIFTY, T_WASTEFUL, T_COLLECTOR, T_DOMINEERING, T_INCORRUPTIBLE = 8, 9, 10, 14, 16, 19
+T_COWARDLY, T_SYCOPHANT = 15, 17
+
+CATEGORIES = ("none", "military", "religious", "social")
+EFFECTS = (
+    "none",
+    "income_bonus",
+    "mercenary_discount",
+    "mood_immune",
+    "rare_gift",
+    "sway_head",
+    "sway_council",
+)
+E_INCOME_BONUS, E_MERC_DISCOUNT, E_MOOD_IMMUNE = 1, 2, 3
+E_RARE_GIFT, E_SWAY_HEAD, E_SWAY_COUNCIL = 4, 5, 6
+Effect = Literal[
+    "none",
+    "income_bonus",
+    "mercenary_discount",
+    "mood_immune",
+    "rare_gift",
+    "sway_head",
+    "sway_council",
+]
+MERC_KINDS = ("messenger", "spy", "thief", "guard", "assassin")
+MESSENGER, SPY, THIEF, GUARD, ASSASSIN = 0, 1, 2, 3, 4
+VICTORIES = ("election", "coup", "will_of_people", "hand_of_order", "draw")
+V_ELECTION, V_COUP, V_WILL, V_HAND, V_DRAW = 0, 1, 2, 3, 4
+GAPS = (
+    ("tip_tie", "neutral Character: several players discarded the same most tokens to tip it"),
+    ("no_appointer", "a vacancy or Representative tie with no Privy Councillor to choose: by lot"),
+    ("simultaneous_victory", "two victory conditions held at the same check: first in order wins"),
+    ("hand_of_order_tie", "Hand of Order still tied after every tie-break: the win is shared"),
+    ("removal_four_votes", "a vote to remove a Councillor got exactly 4 of 7 (the 4-vs-5 point)"),
+)
+N_GAPS = len(GAPS)
+N_METRICS_BASE = 5 + 4 + 2 + 5 + 1 + N_GAPS  # metrics besides the per-seat wins
+GAP_TIP, GAP_APPOINT, GAP_SIMULTANEOUS, GAP_HAND_TIE, GAP_FOUR_VOTES = range(N_GAPS)
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameters
+
+
+class Land(Params):
+    name: str = Field(min_length=1, max_length=40, description="the Land's name")
+    size: int = Field(ge=1, le=16, description="population cells on the card")
+    civilians: int = Field(ge=0, le=16, description="civilian population tokens at the start")
+    soldiers: int = Field(ge=0, le=16, description="military population tokens at the start")
+    power: str = Field(default="", max_length=200, description="the Land's power, as printed")
+    effect: Effect = Field(
+        default="none",
+        description="the power as played: income_bonus (+1 coin to the one player with most Land + "
+        "Head tokens, in any conditions; a tie gives it to nobody), mercenary_discount (-1 coin "
+        "per Mercenary for the Head's player or a player with 3+ tokens on the Land), "
+        "mood_immune (income ignores the mood), rare_gift (the Head's player or a player with 3+ "
+        "tokens on the Land may make a gift rare: +1 token for rare_gift_cost coins), sway_head "
+        "(the Head's player makes one neutral Head vote as it says in a Land vote), sway_council "
+        "(the Head's player advises neutral Councillors without losing tokens), none",
+    )
+
+    @field_validator("soldiers")
+    @classmethod
+    def _fits(cls, v: int, info: ValidationInfo) -> int:
+        civ = info.data.get("civilians")
+        size = info.data.get("size")
+        if civ is not None and size is not None and civ + v > size:
+            raise ValueError(
+                f"civilians + soldiers ({civ} + {v}) must be at most size ({size}): "
+                "population cannot exceed the Land's cells"
+            )
+        return v
+
+
+class Character(Params):
+    name: str = Field(min_length=1, max_length=40, description="the Character's name")
+    traits: list[str] = Field(default_factory=list, max_length=6, description="trait names")
+    seat: str = Field(
+        default="pool",
+        description="starting seat: warlord, treasurer, bishop, privy_councillor, a Land's name "
+        "(its Head) or pool",
+    )
+
+    @field_validator("traits")
+    @classmethod
+    def _known_traits(cls, v: list[str]) -> list[str]:
+        for t in v:
+            if t not in TRAITS:
+                raise ValueError(f"unknown trait {t!r}: use one of {', '.join(TRAITS)}")
+        return v
+
+
+class Law(Params):
+    name: str = Field(min_length=1, max_length=60, description="the law's name")
+    category: Literal["none", "military", "religious", "social"] = Field(
+        default="none", description="which traits vote on it"
+    )
+    cost: int = Field(default=3, ge=0, le=50, description="coins paid from the Treasury")
+    mood: int = Field(default=0, ge=-3, le=3, description="change of the people's mood")
+    militarise: int = Field(
+        default=0,
+        ge=-1,
+        le=1,
+        description="+1: a civilian becomes a soldier in every Land; -1 back",
+    )
+    tax_delta: float = Field(default=0.0, ge=-1.5, le=1.5, description="change of the tax per Land")
+
+    @field_validator("tax_delta")
+    @classmethod
+    def _halves(cls, v: float) -> float:
+        if abs(v * 2 - round(v * 2)) > 1e-9:
+            raise ValueError("must be a multiple of 0.5 coin")
+        return v
+
+
+# The default data set (scenarios/council/game.yaml repeats it with each invented value marked).
+# Names and powers are the seed's; sizes, populations, seats and traits are invented except where
+# the seed's examples fix them (Valley of Arrows: 8 cells, 7 occupied; Gustav is Warlike; Matej
+# heads the Golden Coast, Gunter the Brown Plains, Irena the Brothers).
+DEFAULT_LANDS: list[dict] = [
+    {
+        "name": "Golden Coast",
+        "size": 7,
+        "civilians": 4,
+        "soldiers": 2,
+        "power": "rare gift for 2 coins",
+        "effect": "rare_gift",
+    },
+    {
+        "name": "Valley of Arrows",
+        "size": 8,
+        "civilians": 3,
+        "soldiers": 4,
+        "power": "the Warlord sets the tax",
+    },
+    {"name": "Brown Plains", "size": 6, "civilians": 4, "soldiers": 1, "power": "ignore one law"},
+    {
+        "name": "Black Harbour",
+        "size": 6,
+        "civilians": 2,
+        "soldiers": 2,
+        "power": "+1 income",
+        "effect": "income_bonus",
+    },
+    {
+        "name": "Sapphire Lakes",
+        "size": 5,
+        "civilians": 3,
+        "soldiers": 1,
+        "power": "sway a neutral Head",
+        "effect": "sway_head",
+    },
+    {
+        "name": "Zalesye",
+        "size": 6,
+        "civilians": 2,
+        "soldiers": 3,
+        "power": "Mercenaries cost 1 less",
+        "effect": "mercenary_discount",
+    },
+    {
+        "name": "Brothers",
+        "size": 5,
+        "civilians": 2,
+        "soldiers": 2,
+        "power": "sway the Council without losing tokens",
+        "effect": "sway_council",
+    },
+]
+DEFAULT_CHARACTERS: list[dict] = [
+    {"name": "Edmar the Dark", "traits": ["warlike", "proud"], "seat": "warlord"},
+    {"name": "Eliza of the Evening", "traits": ["egoist", "greedy"], "seat": "treasurer"},
+    {"name": "Mark the Broad-Shouldered", "traits": ["believer", "sycophant"], "seat": "bishop"},
+    {"name": "Gustav the Wise", "traits": ["warlike", "humane"], "seat": "privy_councillor"},
+    {"name": "Matej the Verbose", "traits": ["thrifty", "collector"], "seat": "Golden Coast"},
+    {"name": "Thomas the Firm", "traits": ["warlike", "domineering"], "seat": "Valley of Arrows"},
+    {"name": "Gunter the Fisherman", "traits": ["peaceful", "humane"], "seat": "Brown Plains"},
+    {"name": "Arthur the Handsome", "traits": ["wasteful", "bribable"], "seat": "Black Harbour"},
+    {"name": "Josette the Fiery", "traits": ["atheist", "proud"], "seat": "Sapphire Lakes"},
+    {"name": "Vera the Silent", "traits": ["incorruptible", "peaceful"], "seat": "Zalesye"},
+    {"name": "Irena the Tall", "traits": ["believer", "egoist"], "seat": "Brothers"},
+]
+DEFAULT_LAWS: list[dict] = [
+    {
+        "name": "Military mobilisation",
+        "category": "military",
+        "cost": 4,
+        "mood": -1,
+        "militarise": 1,
+    },
+    {"name": "Border levy", "category": "military", "cost": 3, "mood": -1, "tax_delta": 0.5},
+    {"name": "Temple tithe", "category": "religious", "cost": 2, "mood": -1, "tax_delta": 0.5},
+    {"name": "Freedom of worship", "category": "religious", "cost": 3, "mood": 1},
+    {"name": "Poor relief", "category": "social", "cost": 5, "mood": 2},
+    {"name": "Workhouses", "category": "social", "cost": 2, "mood": -1, "tax_delta": -0.5},
+    {"name": "Demobilisation", "category": "military", "cost": 3, "mood": 1, "militarise": -1},
+    {"name": "Grain tariff", "category": "none", "cost": 2, "mood": -1, "tax_delta": 0.5},
+]
+
+
+def _default_lands() -> list[Land]:
+    return [Land(**d) for d in DEFAULT_LANDS]
+
+
+def _default_characters() -> list[Character]:
+    return [Character(**d) for d in DEFAULT_CHARACTERS]
+
+
+def _default_laws() -> list[Law]:
+    return [Law(**d) for d in DEFAULT_LAWS]
+
+
+class CouncilGameParams(Params):
+    players: int = Field(default=4, ge=3, le=MAX_PLAYERS, description="number of players")
+    lands: list[Land] = Field(default_factory=_default_lands, description="the seven Lands in play")
+    characters: list[Character] = Field(
+        default_factory=_default_characters, description="the eleven Characters"
+    )
+    laws: list[Law] = Field(
+        default_factory=_default_laws,
+        description="the laws deck",
+        min_length=1,
+        max_length=MAX_LAWS,
+    )
+    tax_rate: float = Field(default=1.5, ge=0, le=5, description="tax per Land, total rounded down")
+    influence_cost: int = Field(default=3, ge=1, le=20, description="coins per influence token")
+    mercenary_cost: int = Field(default=3, ge=1, le=20, description="coins per Mercenary card")
+    mercenaries: bool = Field(default=True, description="whether the Mercenary deck is in play")
+    mood: bool = Field(default=True, description="whether the people's mood affects income")
+    mood_start: int = Field(default=0, ge=-3, le=3, description="the mood track at the start")
+    max_turns: int = Field(default=40, ge=1, le=200, description="turns before a draw")
+    remove_councillor_votes: int = Field(
+        default=5, ge=1, le=7, description="Heads needed to remove a Councillor (seed: 4 or 5)"
+    )
+    council_votes: int = Field(default=3, ge=1, le=5, description="Council votes to pass")
+    start_coins: int = Field(default=6, ge=0, le=100, description="coins per player at the start")
+    start_tokens: int = Field(
+        default=3, ge=0, le=20, description="tokens each player places before the first turn"
+    )
+    tokens_per_player: int = Field(default=40, ge=1, le=200, description="influence supply")
+    start_treasury: int = Field(default=0, ge=0, le=100, description="coins in the Treasury")
+    rare_gift_cost: int = Field(
+        default=2, ge=0, le=20, description="coins that make a gift rare (seed: 2)"
+    )
+    rare_gift_once: Literal["table", "player"] = Field(
+        default="table",
+        description="the rare gift is played once a turn by the whole table (seed: '1/turn') or "
+        "once a turn by each entitled player",
+    )
+    sycophant_count: Literal["action", "phase"] = Field(
+        default="action",
+        description="when a Sycophant counts the tokens on the Council: at the start of each "
+        "Character's action (seed: 'at the start of each Action') or of each Action phase",
+    )
+    advice: bool = Field(
+        default=True,
+        description="players advise neutral Councillors through the Heads they have priority on, "
+        "each Head once a vote, paying a token from it (seed); false: no advice",
+    )
+    policies: Policies = Field(
+        default="random",
+        description="who plays: one agent for every seat or a list of one per seat "
+        "(random, greedy; rollout and mcts are not wired into this game yet)",
+    )
+
+    @field_validator("tax_rate")
+    @classmethod
+    def _tax_halves(cls, v: float) -> float:
+        if abs(v * 2 - round(v * 2)) > 1e-9:
+            raise ValueError("must be a multiple of 0.5 coin")
+        return v
+
+    @field_validator("lands")
+    @classmethod
+    def _seven_lands(cls, v: list[Land]) -> list[Land]:
+        if len(v) != N_LANDS:
+            raise ValueError(f"the game has exactly {N_LANDS} Lands, got {len(v)}: add or remove")
+        names = [land.name for land in v]
+        for i, n in enumerate(names):
+            if names.index(n) != i:
+                raise ValueError(f"Land {i} ({n!r}) repeats the name of Land {names.index(n)}")
+        return v
+
+    @field_validator("characters")
+    @classmethod
+    def _eleven_characters(cls, v: list[Character], info: ValidationInfo) -> list[Character]:
+        if len(v) != N_CHARS:
+            raise ValueError(
+                f"the game has exactly {N_CHARS} Characters, got {len(v)}: add or remove"
+            )
+        lands = info.data.get("lands")
+        land_names = [land.name for land in lands] if lands else None
+        held: dict[str, int] = {}
+        for i, c in enumerate(v):
+            if [x.name for x in v].index(c.name) != i:
+                raise ValueError(f"Character {i} ({c.name!r}) repeats a name")
+            if c.seat == "pool":
+                continue
+            if c.seat not in COUNCIL_SEATS and land_names is not None and c.seat not in land_names:
+                raise ValueError(
+                    f"Character {i} ({c.name!r}) has seat {c.seat!r}: use one of "
+                    f"{', '.join(COUNCIL_SEATS)}, a Land's name or pool"
+                )
+            if c.seat in held:
+                raise ValueError(
+                    f"Character {i} ({c.name!r}) and Character {held[c.seat]} both start in "
+                    f"seat {c.seat!r}"
+                )
+            held[c.seat] = i
+        return v
+
+    @field_validator("policies")
+    @classmethod
+    def _policies_fit(cls, v: Any, info: ValidationInfo) -> Any:
+        players = info.data.get("players")
+        if players is None:
+            return v
+        for a in seat_agents(v, players):
+            if a.agent not in PLAYABLE_AGENTS:
+                raise ValueError(
+                    f"agent {a.agent!r} is not wired into council.game yet: use "
+                    f"{' or '.join(PLAYABLE_AGENTS)}"
+                )
+        return v
+
+
+# ---------------------------------------------------------------------------------------------
+# Metrics and packing
+
+# Header of the packed row.
+(
+    H_PLAYERS,
+    H_TAX_HALF,
+    H_INFLUENCE_COST,
+    H_MERC_COST,
+    H_MERCS,
+    H_MOOD,
+    H_MOOD_START,
+    H_MAX_TURNS,
+    H_REMOVE_VOTES,
+    H_COUNCIL_VOTES,
+    H_START_COINS,
+    H_START_TOKENS,
+    H_TOKENS,
+    H_TREASURY,
+    H_N_LAWS,
+    H_RARE_COST,
+    H_RARE_SCOPE,
+    H_SYCOPHANT_PHASE,
+    H_ADVICE,
+) = range(19)
+H_POLICY = 24
+H_LANDS = H_POLICY + MAX_PLAYERS  # size, civilians, soldiers, effect per Land
+H_CHARS = H_LANDS + 4 * N_LANDS  # traits bitmask, seat per Character
+H_LAWS = H_CHARS + 2 * N_CHARS  # category, cost, mood, militarise, tax delta in halves
+ROW = H_LAWS + 5 * MAX_LAWS
+
+
+def metric_names(players: int) -> list[str]:
+    names = [f"wins.seat{k + 1}" for k in range(players)]
+    names += [f"victory.{v}" for v in VICTORIES]
+    names += ["draws", "length", "lead_changes", "decided_at"]
+    names += ["laws_passed", "characters_killed"]
+    names += [f"mercenaries_played.{k}" for k in MERC_KINDS]
+    names += ["contested_lands"]
+    names += [f"gap.{g}" for g, _ in GAPS]
+    return names
+
+
+def metrics(p: CouncilGameParams) -> list[Metric]:
+    out = [
+        Metric(f"wins.seat{k + 1}", "mean", f"share of the win of seat {k + 1}", scale=WIN_SCALE)
+        for k in range(p.players)
+    ]
+    for v in VICTORIES:
+        out.append(Metric(f"victory.{v}", "proportion", f"the game ends by {v}"))
+    out.append(Metric("draws", "proportion", "games without a winner (the turn limit)"))
+    out.append(Metric("length", "distribution", "turns played", max_value=p.max_turns))
+    out.append(
+        Metric(
+            "lead_changes",
+            "mean",
+            "times the leader changed between turns (leader: most Lands and Characters with "
+            "priority; a tie names none)",
+        )
+    )
+    out.append(
+        Metric(
+            "decided_at",
+            "conditional_mean",
+            "the turn from which the eventual sole winner led for good (games with one winner)",
+        )
+    )
+    out.append(Metric("laws_passed", "mean", "laws passed per game", headline=False))
+    out.append(Metric("characters_killed", "mean", "Characters killed per game", headline=False))
+    for k in MERC_KINDS:
+        out.append(
+            Metric(
+                f"mercenaries_played.{k}", "mean", f"{k} cards revealed per game", headline=False
+            )
+        )
+    out.append(Metric("contested_lands", "mean", "contested Land incomes per game", headline=False))
+    for g, desc in GAPS:
+        out.append(Metric(f"gap.{g}", "mean", desc, headline=False))
+    return out
+
+
+def seat_index(seat: str, land_names: list[str]) -> int:
+    """Seat number of a seat name: 0-3 the Council, 4+li the Head of Land li, -1 the pool."""
+    if seat == "pool":
+        return -1
+    if seat in COUNCIL_SEATS:
+        return COUNCIL_SEATS.index(seat)
+    return HEAD0 + land_names.index(seat)
+
+
+def pack(p: CouncilGameParams) -> np.ndarray:
+    row = np.zeros(ROW, dtype=np.float64)
+    row[H_PLAYERS] = p.players
+    row[H_TAX_HALF] = round(p.tax_rate * 2)
+    row[H_INFLUENCE_COST] = p.influence_cost
+    row[H_MERC_COST] = p.mercenary_cost
+    row[H_MERCS] = 1 if p.mercenaries else 0
+    row[H_MOOD] = 1 if p.mood else 0
+    row[H_MOOD_START] = p.mood_start
+    row[H_MAX_TURNS] = p.max_turns
+    row[H_REMOVE_VOTES] = p.remove_councillor_votes
+    row[H_COUNCIL_VOTES] = p.council_votes
+    row[H_START_COINS] = p.start_coins
+    row[H_START_TOKENS] = p.start_tokens
+    row[H_TOKENS] = p.tokens_per_player
+    row[H_TREASURY] = p.start_treasury
+    row[H_N_LAWS] = len(p.laws)
+    row[H_RARE_COST] = p.rare_gift_cost
+    row[H_RARE_SCOPE] = 1 if p.rare_gift_once == "player" else 0
+    row[H_SYCOPHANT_PHASE] = 1 if p.sycophant_count == "phase" else 0
+    row[H_ADVICE] = 1 if p.advice else 0
+    for k, a in enumerate(seat_agents(p.policies, p.players)):
+        row[H_POLICY + k] = AGENT_CODES[a.agent]
+    names = [land.name for land in p.lands]
+    for i, land in enumerate(p.lands):
+        row[H_LANDS + 4 * i : H_LANDS + 4 * i + 4] = (
+            land.size,
+            land.civilians,
+            land.soldiers,
+            EFFECTS.index(land.effect),
+        )
+    for i, c in enumerate(p.characters):
+        row[H_CHARS + 2 * i] = sum(1 << TRAITS.index(t) for t in set(c.traits))
+        row[H_CHARS + 2 * i + 1] = seat_index(c.seat, names)
+    for i, law in enumerate(p.laws):
+        row[H_LAWS + 5 * i : H_LAWS + 5 * i + 5] = (
+            CATEGORIES.index(law.category),
+            law.cost,
+            law.mood,
+            law.militarise,
+            round(law.tax_delta * 2),
+        )
+    return row
