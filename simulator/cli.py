@@ -16,6 +16,9 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from simulator import interrupts
+from simulator.limits import MAX_SHOWN_PROBLEMS, MAX_TRIALS, InvalidInput
+
 app = typer.Typer(
     name="sim",
     help="Monte-Carlo balance simulator for board-game rules: run YAML scenarios, get odds with "
@@ -47,9 +50,16 @@ Force = Annotated[
 ]
 
 
-def _fail_invalid(problems: list[Any]) -> None:
-    for p in problems:
+def _print_problems(problems: list[Any]) -> None:
+    """The first MAX_SHOWN_PROBLEMS problems, and how many more there are."""
+    for p in problems[:MAX_SHOWN_PROBLEMS]:
         err.print(str(p), markup=False, highlight=False, soft_wrap=True)
+    if len(problems) > MAX_SHOWN_PROBLEMS:
+        err.print(f"... and {len(problems) - MAX_SHOWN_PROBLEMS:,} more problems", highlight=False)
+
+
+def _fail_invalid(problems: list[Any]) -> None:
+    _print_problems(problems)
     raise typer.Exit(EXIT_INVALID)
 
 
@@ -116,7 +126,8 @@ class _Progress:
 def run(
     scenario: ScenarioPath,
     trials: Annotated[
-        int | None, typer.Option(min=1, help="trials per variant (overrides the file)")
+        int | None,
+        typer.Option(min=1, max=MAX_TRIALS, help="trials per variant (overrides the file)"),
     ] = None,
     seed: Annotated[
         int | None, typer.Option(min=0, max=2**64 - 1, help="seed (overrides the file)")
@@ -145,13 +156,15 @@ def run(
     ] = None,
     max_trials: Annotated[
         int | None,
-        typer.Option(min=1, help="cap on trials with --precision [default: 100 × --trials]"),
+        typer.Option(
+            min=1, max=MAX_TRIALS, help="cap on trials with --precision [default: 100 × --trials]"
+        ),
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="print the result document as JSON on stdout")
     ] = False,
     out_dir: Annotated[
-        Path | None,
+        str | None,
         typer.Option("--out", help="report folder [default: reports/out/<scenario name>]"),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
@@ -180,15 +193,27 @@ def run(
             help="--backend dask: run on the existing cluster of this scheduler",
         ),
     ] = None,
+    connect_timeout: Annotated[
+        float,
+        typer.Option(
+            min=0.1,
+            max=3600,
+            help="--backend dask: seconds to wait for the scheduler and a first worker",
+        ),
+    ] = 30.0,
 ) -> None:
     """Run a scenario: print odds with 95% intervals and write reports (CSV, JSON, PNG, HTML)."""
     from simulator.backends import BackendOptionError, BackendUnavailable, open_backend
+    from simulator.output import check_report_folder
     from simulator.report import print_tables, write_reports
     from simulator.runner import run_scenario
 
     loaded = _load(scenario, force)
+    _refuse_bad_trial_options(trials or loaded.trials, precision, max_trials)
     if precision is not None and max_trials is None:
-        max_trials = 100 * (trials or loaded.trials)
+        max_trials = min(100 * (trials or loaded.trials), MAX_TRIALS)
+    target = Path("reports") / "out" / loaded.name if out_dir is None else out_dir
+    check_report_folder(target)
     progress = _Progress(not quiet and sys.stderr.isatty(), loaded.name)
     try:
         with open_backend(
@@ -196,6 +221,7 @@ def run(
             workers=workers,
             scheduler=scheduler,
             threads=threads,
+            connect_timeout=connect_timeout,
         ) as runs_on:
             result = run_scenario(
                 loaded,
@@ -214,8 +240,7 @@ def run(
         raise typer.Exit(EXIT_INVALID) from e
     finally:
         progress.close()
-    target = out_dir or Path("reports") / "out" / loaded.name
-    written = write_reports(result, target)
+    written = write_reports(result, Path(target))
     if as_json:
         sys.stdout.write(json.dumps(result.document(), indent=2) + "\n")
     else:
@@ -227,16 +252,35 @@ def run(
             f"reports written to {target}/ ({', '.join(p.name for p in written)})",
             highlight=False,
         )
+    if result.outcome.precision_reached is False:
+        err.print(
+            f"warning: --precision {precision:g} was not reached within --max-trials "
+            f"{max_trials:,}; summary.json says precision_reached: false",
+            highlight=False,
+        )
     if not result.complete:
-        err.print("interrupted: partial results written, marked incomplete")
-        raise typer.Exit(EXIT_INTERRUPTED)
+        err.print(
+            f"interrupted ({interrupts.last().name}): partial results written, marked incomplete",
+            highlight=False,
+        )
+        raise typer.Exit(interrupts.exit_code())
+
+
+def _refuse_bad_trial_options(trials: int, precision: float | None, max_trials: int | None) -> None:
+    if max_trials is None:
+        return
+    if precision is None:
+        raise InvalidInput("--max-trials caps a run with --precision; give --precision too")
+    if max_trials < trials:
+        raise InvalidInput(f"--max-trials {max_trials:,} is below --trials {trials:,}")
 
 
 @app.command()
 def exact(
     scenario: ScenarioPath,
     trials: Annotated[
-        int | None, typer.Option(min=1, help="trials per variant (overrides the file)")
+        int | None,
+        typer.Option(min=1, max=MAX_TRIALS, help="trials per variant (overrides the file)"),
     ] = None,
     threads: Annotated[int | None, typer.Option(min=1, max=1024, help="worker threads")] = None,
     force: Force = False,
@@ -272,8 +316,7 @@ def validate(
             s = load(path, force=force)
         except ScenarioError as e:
             bad = True
-            for p in e.problems:
-                err.print(str(p), markup=False, highlight=False, soft_wrap=True)
+            _print_problems(e.problems)
             continue
         points = f", {len(s.points):,} sweep points" if s.sweep else ""
         out.print(
@@ -299,7 +342,9 @@ def baseline(
 ) -> None:
     """Run scenarios and store every metric's counts as the baseline for `sim check`."""
     from simulator import baseline as gate
+    from simulator.output import check_file_target
 
+    check_file_target(output, "--out")
     loaded = _load_all(scenarios, force)
     try:
         stored = gate.make(loaded, trials=trials, threads=threads)
@@ -342,7 +387,11 @@ def check(
     """Rerun scenarios against a baseline; exit 3 if a metric moved significantly or beyond
     its tolerance."""
     from simulator import baseline as gate
+    from simulator.output import check_file_target
 
+    for path, option in ((junit, "--junit"), (markdown, "--markdown")):
+        if path is not None:
+            check_file_target(path, option)
     loaded = _load_all(scenarios, force)
     try:
         result = gate.check(loaded, baseline_file, trials=trials, alpha=alpha, threads=threads)
@@ -431,8 +480,11 @@ def schema(
     ] = None,
 ) -> None:
     """Print the JSON Schema of scenario files (for editor completion)."""
+    from simulator.output import check_file_target
     from simulator.scenario import json_schema
 
+    if output is not None:
+        check_file_target(output, "--out")
     text = json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
     if output is None:
         sys.stdout.write(text)
@@ -459,15 +511,38 @@ def _root(
     """Monte-Carlo balance simulator for board-game rules."""
 
 
+def _closed(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return True
+    return False
+
+
 def main() -> None:
     """Console entry point: library errors become exit codes here, at the edge."""
+    if _closed(1) or _closed(2):
+        # A file opened later would get descriptor 1 or 2 and receive the output meant for it.
+        if not _closed(2):
+            os.write(2, b"sim: standard output is closed; redirect it (e.g. >/dev/null)\n")
+        sys.exit(EXIT_INVALID)
+    interrupts.install()
     try:
         app()
     except KeyboardInterrupt:
-        err.print("interrupted")
-        sys.exit(EXIT_INTERRUPTED)
-    except SystemExit:
+        err.print(f"interrupted ({interrupts.last().name})", highlight=False)
+        sys.exit(interrupts.exit_code())
+    except SystemExit as e:
+        if e.code == EXIT_INTERRUPTED and interrupts.exit_code() != EXIT_INTERRUPTED:
+            sys.exit(interrupts.exit_code())  # typer turns every KeyboardInterrupt into 130
         raise
+    except InvalidInput as e:
+        err.print(f"sim: {e}", markup=False, highlight=False, soft_wrap=True)
+        sys.exit(EXIT_INVALID)
+    except BrokenPipeError:
+        # The reader went away (`sim ... | head`): nothing more can be said on stdout.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        sys.exit(EXIT_RUNTIME)
     except Exception as e:
         if os.environ.get("SIM_DEBUG"):
             raise
