@@ -309,6 +309,7 @@ def validate(
 ) -> None:
     """Check scenario files without running them; exit 2 if any is invalid."""
     from simulator.scenario import ScenarioError, load
+    from simulator.yaml_loader import printable
 
     bad = False
     for path in scenarios:
@@ -320,9 +321,10 @@ def validate(
             continue
         points = f", {len(s.points):,} sweep points" if s.sweep else ""
         out.print(
-            f"ok {path}: {s.procedure.name}, {len(s.variants)} variant(s){points}, "
-            f"{s.trials:,} trials",
+            f"ok {printable(str(path))}: {s.procedure.name}, {len(s.variants)} variant(s)"
+            f"{points}, {s.trials:,} trials",
             highlight=False,
+            markup=False,
         )
     if bad:
         raise typer.Exit(EXIT_INVALID)
@@ -534,7 +536,9 @@ def main() -> None:
         sys.exit(interrupts.exit_code())
     except SystemExit as e:
         if e.code == EXIT_INTERRUPTED and interrupts.exit_code() != EXIT_INTERRUPTED:
-            sys.exit(interrupts.exit_code())  # typer turns every KeyboardInterrupt into 130
+            # Typer turns a KeyboardInterrupt outside the jobs (say, while loading) into 130.
+            err.print(f"interrupted ({interrupts.last().name})", highlight=False)
+            sys.exit(interrupts.exit_code())
         raise
     except InvalidInput as e:
         err.print(f"sim: {e}", markup=False, highlight=False, soft_wrap=True)

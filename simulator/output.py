@@ -162,8 +162,13 @@ def _replaceable(real: Path) -> bool:
     the current folder (nor one it is in) nor a mount point."""
     if not real.exists():
         return True
-    cwd = Path.cwd().resolve()
-    if real == cwd or real in cwd.parents or os.path.ismount(real):
+    try:
+        cwd = Path.cwd().resolve()
+    except OSError:  # the current folder was deleted
+        cwd = None
+    if cwd is not None and (real == cwd or real in cwd.parents):
+        return False
+    if os.path.ismount(real):
         return False
     names = os.listdir(real)
     return not names or REPORT_MARKER in names

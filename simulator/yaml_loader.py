@@ -33,14 +33,15 @@ Loc = tuple[str | int, ...]
 _BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
 
 
-def printable(text: str) -> str:
+def printable(text: str, keep: str = "") -> str:
     """``text`` with control characters (and line separators, bidirectional overrides) escaped
-    as ``\\xNN`` / ``\\uNNNN``, so input cannot move the cursor, recolour or hide text."""
+    as ``\\xNN`` / ``\\uNNNN``, so input cannot move the cursor, recolour or hide text;
+    characters in ``keep`` (e.g. a newline) are left as they are."""
     if text.isprintable():
         return text
     out = []
     for ch in text:
-        if not (unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in _BIDI):
+        if ch in keep or not (unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in _BIDI):
             out.append(ch)
         else:
             code = ord(ch)
