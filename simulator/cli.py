@@ -31,8 +31,8 @@ app = typer.Typer(
 EXIT_RUNTIME, EXIT_INVALID, EXIT_REGRESSION, EXIT_INTERRUPTED = 1, 2, 3, 130
 
 # Piped output (files, CI logs) gets wide tables rather than names cut to fit 80 columns.
-out = Console(width=None if sys.stdout.isatty() else 140)
-err = Console(stderr=True, width=None if sys.stderr.isatty() else 140)
+out = Console(width=None if sys.stdout and sys.stdout.isatty() else 140)
+err = Console(stderr=True, width=None if sys.stderr and sys.stderr.isatty() else 140)
 
 
 class BackendName(StrEnum):
@@ -263,6 +263,7 @@ def run(
             f"interrupted ({interrupts.last().name}): partial results written, marked incomplete",
             highlight=False,
         )
+        interrupts.announced = True
         raise typer.Exit(interrupts.exit_code())
 
 
@@ -530,12 +531,19 @@ def main() -> None:
         sys.exit(EXIT_INVALID)
     interrupts.install()
     try:
+        _main()
+    finally:
+        interrupts.ignore()  # the exit code is decided: a late signal must not change it
+
+
+def _main() -> None:
+    try:
         app()
     except KeyboardInterrupt:
         err.print(f"interrupted ({interrupts.last().name})", highlight=False)
         sys.exit(interrupts.exit_code())
     except SystemExit as e:
-        if e.code == EXIT_INTERRUPTED and interrupts.exit_code() != EXIT_INTERRUPTED:
+        if e.code == EXIT_INTERRUPTED and not interrupts.announced:
             # Typer turns a KeyboardInterrupt outside the jobs (say, while loading) into 130.
             err.print(f"interrupted ({interrupts.last().name})", highlight=False)
             sys.exit(interrupts.exit_code())

@@ -10,6 +10,8 @@ from types import FrameType
 
 _HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _received: list[int] = []
+#: Set once the interruption has been reported on stderr (so it is said once).
+announced = False
 
 
 def _interrupt(signum: int, _frame: FrameType | None) -> None:
@@ -24,6 +26,13 @@ def install() -> None:
         return
     for sig in _HANDLED:
         signal.signal(sig, _interrupt)
+
+
+def ignore() -> None:
+    """Ignore these signals from now on (the process is about to exit with its code decided)."""
+    if threading.current_thread() is threading.main_thread():
+        for sig in _HANDLED:
+            signal.signal(sig, signal.SIG_IGN)
 
 
 def last() -> signal.Signals:

@@ -146,20 +146,15 @@ def test_a_second_run_replaces_the_whole_folder_and_leaves_nothing_beside_it(
     tmp_path, monkeypatch, capsys
 ):
     out = tmp_path / "reports" / "r"
-    _run(monkeypatch, capsys, out, "2000")
+    out.mkdir(parents=True)
+    (out / "summary.json").write_text('{"trials": 10}')  # an older run, with a plot it had
     (out / "stale.png").write_bytes(b"from an older run")
     (out / ".summary.csv.123.tmp").write_bytes(b"")
     (tmp_path / "reports" / ".r.sim-build-dead").mkdir()  # a run killed while building
-    summary = _run(monkeypatch, capsys, out, "3000")
+    summary = _run(monkeypatch, capsys, out, "3000", FIELD_BATTLE)
     assert summary["trials"] == 3000 and summary["complete"] is True
     names = sorted(p.name for p in out.iterdir())
-    assert names == [
-        "distributions.png",
-        "report.html",
-        "summary.csv",
-        "summary.json",
-        "variants.png",
-    ]
+    assert names == ["distributions.png", "report.html", "summary.csv", "summary.json"]
     assert sorted(p.name for p in out.parent.iterdir()) == [".r.sim-lock", "r"]
 
 
@@ -335,9 +330,8 @@ def test_jobs_are_made_lazily_so_memory_stays_flat_for_any_trial_count(ctrl_c_on
 
 # 6. YAML bombs ----------------------------------------------------------------------------------
 
-LAUGHS = "\n".join(
-    f"{c}: &{c} [" + ",".join([f"*{p}"] * 9 if p else ['"lol"'] * 9) + "]"
-    for p, c in zip(" abcdefgh", "abcdefghi", strict=True)
+LAUGHS = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + "".join(
+    f"{c}: &{c} [{','.join([f'*{p}'] * 9)}]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True)
 )
 
 
@@ -425,10 +419,8 @@ def test_a_closed_stdout_is_exit_2_without_a_traceback():
     assert "Traceback" not in proc.stderr
 
 
-def test_sixty_thousand_unknown_keys_print_the_first_ones_and_a_count(
-    tmp_path, monkeypatch, capsys
-):
-    path = write(tmp_path, HEADER + "trials: 10\n" + "".join(f"k{i}: 1\n" for i in range(30_000)))
+def test_thousands_of_unknown_keys_print_the_first_ones_and_a_count(tmp_path, monkeypatch, capsys):
+    path = write(tmp_path, HEADER + "trials: 10\n" + "".join(f"k{i}: 1\n" for i in range(3_000)))
     code, _, err = sim(monkeypatch, capsys, "validate", path)
     assert code == 2
     lines = err.strip().splitlines()
@@ -459,7 +451,7 @@ def test_control_characters_are_escaped_in_the_html_report(tmp_path, monkeypatch
         ("trials: 10\nvariants:\n  ~: {}\n", ":6:3: variants: key '~' is read by YAML as None"),
         ("trials: 10\nvariants:\n  yes: {}\n", ":6:3: variants: key 'yes' is read by YAML as True"),
         ("trials: 0x10\n", ":4:9: trials: YAML 1.1 reads this as a hexadecimal number, 16"),
-        ("trials: 10\nparams: {attacker: {units: 0o4}}\n", "reads this as an octal number"),
+        ("trials: 10\nparams: {attacker: {units: 017}}\n", "reads this as an octal number, 15"),
     ],
     ids=["sexagesimal", "tilde-key", "yes-key", "hex", "octal"],
 )
