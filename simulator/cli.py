@@ -338,7 +338,10 @@ def baseline(
         "reports/baseline.json"
     ),
     trials: Annotated[
-        int | None, typer.Option(min=1, help="trials per variant and point (overrides the files)")
+        int | None,
+        typer.Option(
+            min=1, max=MAX_TRIALS, help="trials per variant and point (overrides the files)"
+        ),
     ] = None,
     threads: Annotated[int | None, typer.Option(min=1, max=1024, help="worker threads")] = None,
     force: Force = False,
@@ -370,7 +373,9 @@ def check(
     ] = Path("reports/baseline.json"),
     trials: Annotated[
         int | None,
-        typer.Option(min=1, help="trials per variant and point [default: the baseline's]"),
+        typer.Option(
+            min=1, max=MAX_TRIALS, help="trials per variant and point [default: the baseline's]"
+        ),
     ] = None,
     alpha: Annotated[
         float,

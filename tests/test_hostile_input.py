@@ -296,8 +296,10 @@ def test_sigterm_and_sighup_write_partial_results_and_exit_128_plus_the_signal(t
 # 5. One trial cap, lazy jobs ------------------------------------------------------------------
 
 
-def test_trials_over_the_cap_are_refused_on_the_command_line(monkeypatch, capsys):
-    code, _, err = sim(monkeypatch, capsys, "run", FIELD_BATTLE, "--trials", str(MAX_TRIALS + 1))
+@pytest.mark.parametrize("command", ["run", "exact", "baseline", "check"])
+def test_trials_over_the_cap_are_refused_on_the_command_line(monkeypatch, capsys, command):
+    args = (command, FIELD_BATTLE, "--trials", str(MAX_TRIALS + 1))
+    code, _, err = sim(monkeypatch, capsys, *args)
     assert code == 2 and "--trials" in err
 
 
