@@ -144,7 +144,8 @@ def check_report_folder(path: Path | str) -> Path:
     real = Path(os.path.realpath(path))
     if real.exists() and not real.is_dir():
         raise OutputError(f"report folder {path} is a file, not a folder")
-    _check_parent(real, "report folder")
+    if not (real.is_dir() and _lock_path(real).parent == real):
+        _check_parent(real, "report folder")
     try:
         with open(_lock_path(real), "a"):
             pass
@@ -154,6 +155,10 @@ def check_report_folder(path: Path | str) -> Path:
 
 
 def _lock_path(real: Path) -> Path:
+    """The lock beside the folder; inside it when only the folder itself can be written (then
+    it cannot be swapped either, and is written in place)."""
+    if real.parent == real or (real.is_dir() and not os.access(real.parent, os.W_OK | os.X_OK)):
+        return real / ".sim-lock"
     return real.parent / f".{real.name}.sim-lock"
 
 
@@ -178,7 +183,7 @@ def _clean_leftovers(real: Path) -> None:
     """Remove what dead runs left beside the folder (the lock is held: no other run is live)."""
     parent = real.parent
     prefix = f".{real.name}.sim-"
-    for name in os.listdir(parent):
+    for name in os.listdir(parent) if _lock_path(real).parent != real else ():
         if not name.startswith(prefix) or name == _lock_path(real).name:
             continue
         leftover = parent / name
@@ -260,12 +265,13 @@ def report_folder(path: Path | str) -> Iterator[Path]:
     """
     path = check_report_folder(path)
     real = Path(os.path.realpath(path))  # a symlinked folder: its target gets the reports
-    with open(_lock_path(real), "a") as lock:
+    lock_path = _lock_path(real)
+    with open(lock_path, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # a signal still ends the wait for another run
         try:
             with _signals_held():  # writing takes a second or two: it is finished first
                 _clean_leftovers(real)
-                if not _replaceable(real):
+                if lock_path.parent == real or not _replaceable(real):
                     yield real
                     return
                 build = Path(tempfile.mkdtemp(prefix=f".{real.name}.sim-build-", dir=real.parent))

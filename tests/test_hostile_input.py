@@ -531,3 +531,21 @@ def test_max_trials_that_would_be_ignored_is_refused(monkeypatch, capsys, args, 
 
 def test_output_errors_are_invalid_input():
     assert issubclass(OutputError, ValueError)
+
+
+def test_a_folder_whose_parent_cannot_be_written_is_written_in_place(tmp_path, monkeypatch):
+    from simulator import output
+
+    out = tmp_path / "r"
+    out.mkdir()
+    (out / "summary.json").write_text("old")
+    real_access = os.access
+    monkeypatch.setattr(
+        output.os, "access", lambda p, mode: Path(p) != tmp_path and real_access(p, mode)
+    )
+    with report_folder(out) as folder:
+        assert folder == out.resolve()
+        safe_write(folder / "summary.json", lambda f: f.write("new"))
+    assert (out / "summary.json").read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
+    assert sorted(p.name for p in out.iterdir()) == [".sim-lock", "summary.json"]
