@@ -13,7 +13,7 @@ MAX_BYTES = 1 << 20
 MAX_DEPTH = 64
 #: Values a YAML document may expand to, counting each use of an alias (``*name``) in full:
 #: a "billion laughs" file is refused here instead of eating the machine.
-MAX_NODES = 100_000
+MAX_NODES = 50_000
 #: Problems printed for invalid input; the rest are counted in one line.
 MAX_SHOWN_PROBLEMS = 25
 

@@ -340,7 +340,7 @@ LAUGHS = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + "".
 @pytest.mark.parametrize(
     ("text", "where", "why"),
     [
-        (LAUGHS, ":6:4: yaml:", "expands to more than"),
+        (LAUGHS, ":5:4: yaml:", "expands to more than"),
         ("a: " + "[" * 500 + "]" * 500, ":1:67: yaml:", "nested more than 64 levels"),
         ("a: " + "{b: " * 500 + "1" + "}" * 500, ":1:", "nested more than 64 levels"),
     ],
