@@ -48,6 +48,22 @@ Force = Annotated[
     bool,
     typer.Option("--force", help="allow a sweep grid of more than 10,000 points"),
 ]
+Detail = Annotated[
+    bool,
+    typer.Option("--detail", help="also print every variant's full table and every difference"),
+]
+Metrics = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--metrics",
+        metavar="PATTERN",
+        help="only metrics matching this glob (repeatable): every table, plot and the verdict",
+    ),
+]
+SummaryMarkdown = Annotated[
+    Path | None,
+    typer.Option("--markdown", help="write the summary and the verdict as Markdown here"),
+]
 
 
 def _print_problems(problems: list[Any]) -> None:
@@ -201,19 +217,22 @@ def run(
             help="--backend dask: seconds to wait for the scheduler and a first worker",
         ),
     ] = 30.0,
+    detail: Detail = False,
+    metrics: Metrics = None,
+    markdown: SummaryMarkdown = None,
 ) -> None:
     """Run a scenario: print odds with 95% intervals and write reports (CSV, JSON, PNG, HTML)."""
     from simulator.backends import BackendOptionError, BackendUnavailable, open_backend
-    from simulator.output import check_report_folder
-    from simulator.report import print_tables, write_reports
+    from simulator.report import write_reports
     from simulator.runner import run_scenario
 
     loaded = _load(scenario, force)
+    _check_metrics("sim run", loaded, metrics)
     _refuse_bad_trial_options(trials or loaded.trials, precision, max_trials)
     if precision is not None and max_trials is None:
         max_trials = min(100 * (trials or loaded.trials), MAX_TRIALS)
     target = Path("reports") / "out" / loaded.name if out_dir is None else out_dir
-    check_report_folder(target)
+    _check_outputs(target, markdown)
     progress = _Progress(not quiet and sys.stderr.isatty(), loaded.name)
     try:
         with open_backend(
@@ -240,11 +259,13 @@ def run(
         raise typer.Exit(EXIT_INVALID) from e
     finally:
         progress.close()
+    result = _restrict(result, metrics)
     written = write_reports(result, Path(target))
+    _write_markdown(result, markdown)
     if as_json:
         sys.stdout.write(json.dumps(result.document(), indent=2) + "\n")
     else:
-        print_tables(result, out)
+        _print_result(result, detail)
         points = f"{len(result.points):,} points × " if result.is_sweep else ""
         out.print(
             f"{points}{result.outcome.trials:,} trials per variant in "
@@ -267,6 +288,15 @@ def run(
         raise typer.Exit(interrupts.exit_code())
 
 
+def _check_outputs(folder: Path | str, markdown: Path | None) -> None:
+    """Refuse, before any run, a report folder or markdown file that cannot be written."""
+    from simulator.output import check_file_target, check_report_folder
+
+    check_report_folder(folder)
+    if markdown is not None:
+        check_file_target(markdown, "--markdown")
+
+
 def _refuse_bad_trial_options(trials: int, precision: float | None, max_trials: int | None) -> None:
     if max_trials is None:
         return
@@ -274,6 +304,119 @@ def _refuse_bad_trial_options(trials: int, precision: float | None, max_trials: 
         raise InvalidInput("--max-trials caps a run with --precision; give --precision too")
     if max_trials < trials:
         raise InvalidInput(f"--max-trials {max_trials:,} is below --trials {trials:,}")
+
+
+def _check_metrics(command: str, loaded: Any, patterns: list[str] | None) -> None:
+    """Exit 2 before running when ``--metrics`` matches nothing."""
+    from simulator.summary import NoMetricsMatch, check_patterns
+
+    names = loaded.procedure.metric_names(next(iter(loaded.variants.values())))
+    try:
+        check_patterns(names, patterns or [])
+    except NoMetricsMatch as e:
+        err.print(f"{command}: {e}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_INVALID) from e
+
+
+def _restrict(result: Any, patterns: list[str] | None) -> Any:
+    from simulator.summary import restrict
+
+    return restrict(result, patterns or [])
+
+
+def _write_markdown(result: Any, path: Path | None) -> None:
+    if path is not None:
+        from simulator.report import atomic_write
+        from simulator.summary import markdown_of
+
+        text = markdown_of(result)
+        atomic_write(path, lambda f: f.write(text))
+
+
+def _print_result(result: Any, detail: bool) -> None:
+    from simulator.summary import print_result
+
+    print_result(result, out, detail)
+
+
+@app.command()
+def compare(
+    scenarios: Annotated[
+        list[Path],
+        typer.Argument(
+            help="scenario files of one procedure; the first is the baseline", show_default=False
+        ),
+    ],
+    trials: Annotated[
+        int | None, typer.Option(min=1, help="trials per variant [default: the first file's]")
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(min=0, max=2**64 - 1, help="seed [default: the first file's]"),
+    ] = None,
+    threads: Annotated[
+        int | None, typer.Option(min=1, max=1024, help="worker threads [default: all cores]")
+    ] = None,
+    chunk_size: Annotated[
+        int | None, typer.Option(min=1, help="trials per job; never changes results")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="print the result document as JSON on stdout")
+    ] = False,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", help="report folder [default: reports/out/<A>-vs-<B>]"),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+    detail: Detail = False,
+    metrics: Metrics = None,
+    markdown: SummaryMarkdown = None,
+) -> None:
+    """Run scenario files of one procedure as variants of one run on shared random streams."""
+    from simulator.compare import CompareError, combine, run_compare
+    from simulator.report import write_reports
+
+    loaded = _load_all(scenarios, False)
+    try:
+        combined, _ = combine(loaded)
+    except CompareError as e:
+        err.print(f"sim compare: {e}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_INVALID) from e
+    _check_outputs(out_dir or Path("reports") / "out" / combined.name, markdown)
+    _check_metrics("sim compare", loaded[0], metrics)
+    progress = _Progress(not quiet and sys.stderr.isatty(), "compare")
+    try:
+        result, notes = run_compare(
+            loaded,
+            trials=trials,
+            seed=seed,
+            threads=threads,
+            chunk_size=chunk_size,
+            on_progress=progress,
+        )
+    finally:
+        progress.close()
+    for note in notes:
+        err.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
+    result = _restrict(result, metrics)
+    target = out_dir or Path("reports") / "out" / result.scenario.name
+    written = write_reports(result, target)
+    _write_markdown(result, markdown)
+    if as_json:
+        sys.stdout.write(json.dumps(result.document(), indent=2) + "\n")
+    else:
+        _print_result(result, detail)
+        out.print(
+            f"{result.outcome.trials:,} trials per variant in {result.outcome.elapsed:.2f} s; "
+            f"reports written to {target}/ ({', '.join(p.name for p in written)})",
+            highlight=False,
+        )
+    if not result.complete:
+        err.print(
+            f"interrupted ({interrupts.last().name}): partial results written, marked incomplete"
+        )
+        interrupts.announced = True
+        raise typer.Exit(interrupts.exit_code())
 
 
 @app.command()
@@ -320,6 +463,16 @@ def validate(
             bad = True
             _print_problems(e.problems)
             continue
+        if s.raw.get("tune") is not None:
+            from simulator.tune import parse_tune
+
+            try:
+                parse_tune(s)
+            except ScenarioError as e:
+                bad = True
+                for p in e.problems:
+                    err.print(str(p), markup=False, highlight=False, soft_wrap=True)
+                continue
         points = f", {len(s.points):,} sweep points" if s.sweep else ""
         out.print(
             f"ok {printable(str(path))}: {s.procedure.name}, {len(s.variants)} variant(s)"
@@ -458,6 +611,125 @@ def check(
         )
     out.print(table)
     raise typer.Exit(EXIT_REGRESSION)
+
+
+@app.command()
+def tune(
+    scenario: ScenarioPath,
+    trials: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="trials of the finalists and the confirmation (overrides the file)"
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(min=0, max=2**64 - 1, help="seed (overrides the file)")
+    ] = None,
+    budget: Annotated[
+        int | None, typer.Option(min=1, max=10_000, help="candidates at most (overrides the file)")
+    ] = None,
+    threads: Annotated[
+        int | None, typer.Option(min=1, max=1024, help="worker threads [default: all cores]")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="print the tuning document as JSON on stdout")
+    ] = False,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", help="report folder [default: reports/out/<scenario name>]"),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress line")] = False,
+    backend: Annotated[
+        BackendName | None,
+        typer.Option(
+            help="where candidates run: threads here, or a Dask cluster", show_default=False
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, max=1024, help="--backend dask: local worker processes")
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(metavar="tcp://HOST:PORT", help="--backend dask: an existing cluster"),
+    ] = None,
+) -> None:
+    """Search the scenario's tune: section for the rule values that best meet its target."""
+    from simulator.backends import BackendOptionError, BackendUnavailable, open_backend
+    from simulator.scenario import ScenarioError
+    from simulator.tune import parse_tune, run_tune
+    from simulator.tune.report import document, print_result, write_reports
+
+    loaded = _load(scenario)
+    try:
+        parse_tune(loaded)
+    except ScenarioError as e:
+        _fail_invalid(e.problems)
+    _check_outputs(out_dir or Path("reports") / "out" / loaded.name, None)
+    status = _TuneStatus(not quiet and sys.stderr.isatty())
+    try:
+        with open_backend(
+            backend.value if backend else None,
+            workers=workers,
+            scheduler=scheduler,
+            threads=threads,
+        ) as runs_on:
+            result = run_tune(
+                loaded,
+                trials=trials,
+                seed=seed,
+                budget=budget,
+                threads=threads,
+                backend=runs_on,
+                on_progress=status,
+            )
+    except (BackendOptionError, BackendUnavailable) as e:
+        err.print(f"sim tune: {e}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_INVALID) from e
+    finally:
+        status.close()
+    target = out_dir or Path("reports") / "out" / loaded.name
+    from simulator.output import report_folder
+
+    with report_folder(target) as folder:  # one whole run, swapped in
+        written = [target / p.relative_to(folder) for p in write_reports(result, folder)]
+    if as_json:
+        sys.stdout.write(json.dumps(document(result), indent=2, default=str) + "\n")
+    else:
+        print_result(result, out)
+        out.print(
+            f"reports written to {target}/ ({', '.join(p.name for p in written)})",
+            highlight=False,
+        )
+    if not result.complete:
+        err.print(
+            f"interrupted ({interrupts.last().name}): the best so far is written, marked incomplete"
+        )
+        interrupts.announced = True
+        raise typer.Exit(interrupts.exit_code())
+
+
+class _TuneStatus:
+    """One line on stderr: the stage, candidates done and the best so far."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.status: Any = None
+        self.enabled = enabled
+
+    def __call__(self, stage: str, done: int, total: int, best: str) -> None:
+        if not self.enabled:
+            return
+        text = f"sim tune · {stage}: {done}/{total} candidates" + (
+            f" · best so far {best}" if best else ""
+        )
+        if self.status is None:
+            self.status = err.status(text)
+            self.status.start()
+        else:
+            self.status.update(text)
+
+    def close(self) -> None:
+        if self.status is not None:
+            self.status.stop()
 
 
 @app.command("list")
