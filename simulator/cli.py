@@ -16,6 +16,9 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from simulator import interrupts
+from simulator.limits import MAX_SHOWN_PROBLEMS, MAX_TRIALS, InvalidInput
+
 app = typer.Typer(
     name="sim",
     help="Monte-Carlo balance simulator for board-game rules: run YAML scenarios, get odds with "
@@ -28,8 +31,8 @@ app = typer.Typer(
 EXIT_RUNTIME, EXIT_INVALID, EXIT_REGRESSION, EXIT_INTERRUPTED = 1, 2, 3, 130
 
 # Piped output (files, CI logs) gets wide tables rather than names cut to fit 80 columns.
-out = Console(width=None if sys.stdout.isatty() else 140)
-err = Console(stderr=True, width=None if sys.stderr.isatty() else 140)
+out = Console(width=None if sys.stdout and sys.stdout.isatty() else 140)
+err = Console(stderr=True, width=None if sys.stderr and sys.stderr.isatty() else 140)
 
 
 class BackendName(StrEnum):
@@ -63,9 +66,16 @@ SummaryMarkdown = Annotated[
 ]
 
 
-def _fail_invalid(problems: list[Any]) -> None:
-    for p in problems:
+def _print_problems(problems: list[Any]) -> None:
+    """The first MAX_SHOWN_PROBLEMS problems, and how many more there are."""
+    for p in problems[:MAX_SHOWN_PROBLEMS]:
         err.print(str(p), markup=False, highlight=False, soft_wrap=True)
+    if len(problems) > MAX_SHOWN_PROBLEMS:
+        err.print(f"... and {len(problems) - MAX_SHOWN_PROBLEMS:,} more problems", highlight=False)
+
+
+def _fail_invalid(problems: list[Any]) -> None:
+    _print_problems(problems)
     raise typer.Exit(EXIT_INVALID)
 
 
@@ -132,7 +142,8 @@ class _Progress:
 def run(
     scenario: ScenarioPath,
     trials: Annotated[
-        int | None, typer.Option(min=1, help="trials per variant (overrides the file)")
+        int | None,
+        typer.Option(min=1, max=MAX_TRIALS, help="trials per variant (overrides the file)"),
     ] = None,
     seed: Annotated[
         int | None, typer.Option(min=0, max=2**64 - 1, help="seed (overrides the file)")
@@ -161,13 +172,15 @@ def run(
     ] = None,
     max_trials: Annotated[
         int | None,
-        typer.Option(min=1, help="cap on trials with --precision [default: 100 × --trials]"),
+        typer.Option(
+            min=1, max=MAX_TRIALS, help="cap on trials with --precision [default: 100 × --trials]"
+        ),
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="print the result document as JSON on stdout")
     ] = False,
     out_dir: Annotated[
-        Path | None,
+        str | None,
         typer.Option("--out", help="report folder [default: reports/out/<scenario name>]"),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
@@ -196,6 +209,14 @@ def run(
             help="--backend dask: run on the existing cluster of this scheduler",
         ),
     ] = None,
+    connect_timeout: Annotated[
+        float,
+        typer.Option(
+            min=0.1,
+            max=3600,
+            help="--backend dask: seconds to wait for the scheduler and a first worker",
+        ),
+    ] = 30.0,
     detail: Detail = False,
     metrics: Metrics = None,
     markdown: SummaryMarkdown = None,
@@ -207,8 +228,11 @@ def run(
 
     loaded = _load(scenario, force)
     _check_metrics("sim run", loaded, metrics)
+    _refuse_bad_trial_options(trials or loaded.trials, precision, max_trials)
     if precision is not None and max_trials is None:
-        max_trials = 100 * (trials or loaded.trials)
+        max_trials = min(100 * (trials or loaded.trials), MAX_TRIALS)
+    target = Path("reports") / "out" / loaded.name if out_dir is None else out_dir
+    _check_outputs(target, markdown)
     progress = _Progress(not quiet and sys.stderr.isatty(), loaded.name)
     try:
         with open_backend(
@@ -216,6 +240,7 @@ def run(
             workers=workers,
             scheduler=scheduler,
             threads=threads,
+            connect_timeout=connect_timeout,
         ) as runs_on:
             result = run_scenario(
                 loaded,
@@ -235,8 +260,7 @@ def run(
     finally:
         progress.close()
     result = _restrict(result, metrics)
-    target = out_dir or Path("reports") / "out" / loaded.name
-    written = write_reports(result, target)
+    written = write_reports(result, Path(target))
     _write_markdown(result, markdown)
     if as_json:
         sys.stdout.write(json.dumps(result.document(), indent=2) + "\n")
@@ -249,9 +273,37 @@ def run(
             f"reports written to {target}/ ({', '.join(p.name for p in written)})",
             highlight=False,
         )
+    if result.outcome.precision_reached is False:
+        err.print(
+            f"warning: --precision {precision:g} was not reached within --max-trials "
+            f"{max_trials:,}; summary.json says precision_reached: false",
+            highlight=False,
+        )
     if not result.complete:
-        err.print("interrupted: partial results written, marked incomplete")
-        raise typer.Exit(EXIT_INTERRUPTED)
+        err.print(
+            f"interrupted ({interrupts.last().name}): partial results written, marked incomplete",
+            highlight=False,
+        )
+        interrupts.announced = True
+        raise typer.Exit(interrupts.exit_code())
+
+
+def _check_outputs(folder: Path | str, markdown: Path | None) -> None:
+    """Refuse, before any run, a report folder or markdown file that cannot be written."""
+    from simulator.output import check_file_target, check_report_folder
+
+    check_report_folder(folder)
+    if markdown is not None:
+        check_file_target(markdown, "--markdown")
+
+
+def _refuse_bad_trial_options(trials: int, precision: float | None, max_trials: int | None) -> None:
+    if max_trials is None:
+        return
+    if precision is None:
+        raise InvalidInput("--max-trials caps a run with --precision; give --precision too")
+    if max_trials < trials:
+        raise InvalidInput(f"--max-trials {max_trials:,} is below --trials {trials:,}")
 
 
 def _check_metrics(command: str, loaded: Any, patterns: list[str] | None) -> None:
@@ -326,10 +378,11 @@ def compare(
 
     loaded = _load_all(scenarios, False)
     try:
-        combine(loaded)
+        combined, _ = combine(loaded)
     except CompareError as e:
         err.print(f"sim compare: {e}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_INVALID) from e
+    _check_outputs(out_dir or Path("reports") / "out" / combined.name, markdown)
     _check_metrics("sim compare", loaded[0], metrics)
     progress = _Progress(not quiet and sys.stderr.isatty(), "compare")
     try:
@@ -359,15 +412,19 @@ def compare(
             highlight=False,
         )
     if not result.complete:
-        err.print("interrupted: partial results written, marked incomplete")
-        raise typer.Exit(EXIT_INTERRUPTED)
+        err.print(
+            f"interrupted ({interrupts.last().name}): partial results written, marked incomplete"
+        )
+        interrupts.announced = True
+        raise typer.Exit(interrupts.exit_code())
 
 
 @app.command()
 def exact(
     scenario: ScenarioPath,
     trials: Annotated[
-        int | None, typer.Option(min=1, help="trials per variant (overrides the file)")
+        int | None,
+        typer.Option(min=1, max=MAX_TRIALS, help="trials per variant (overrides the file)"),
     ] = None,
     threads: Annotated[int | None, typer.Option(min=1, max=1024, help="worker threads")] = None,
     force: Force = False,
@@ -396,6 +453,7 @@ def validate(
 ) -> None:
     """Check scenario files without running them; exit 2 if any is invalid."""
     from simulator.scenario import ScenarioError, load
+    from simulator.yaml_loader import printable
 
     bad = False
     for path in scenarios:
@@ -403,8 +461,7 @@ def validate(
             s = load(path, force=force)
         except ScenarioError as e:
             bad = True
-            for p in e.problems:
-                err.print(str(p), markup=False, highlight=False, soft_wrap=True)
+            _print_problems(e.problems)
             continue
         if s.raw.get("tune") is not None:
             from simulator.tune import parse_tune
@@ -418,9 +475,10 @@ def validate(
                 continue
         points = f", {len(s.points):,} sweep points" if s.sweep else ""
         out.print(
-            f"ok {path}: {s.procedure.name}, {len(s.variants)} variant(s){points}, "
-            f"{s.trials:,} trials",
+            f"ok {printable(str(path))}: {s.procedure.name}, {len(s.variants)} variant(s)"
+            f"{points}, {s.trials:,} trials",
             highlight=False,
+            markup=False,
         )
     if bad:
         raise typer.Exit(EXIT_INVALID)
@@ -433,14 +491,19 @@ def baseline(
         "reports/baseline.json"
     ),
     trials: Annotated[
-        int | None, typer.Option(min=1, help="trials per variant and point (overrides the files)")
+        int | None,
+        typer.Option(
+            min=1, max=MAX_TRIALS, help="trials per variant and point (overrides the files)"
+        ),
     ] = None,
     threads: Annotated[int | None, typer.Option(min=1, max=1024, help="worker threads")] = None,
     force: Force = False,
 ) -> None:
     """Run scenarios and store every metric's counts as the baseline for `sim check`."""
     from simulator import baseline as gate
+    from simulator.output import check_file_target
 
+    check_file_target(output, "--out")
     loaded = _load_all(scenarios, force)
     try:
         stored = gate.make(loaded, trials=trials, threads=threads)
@@ -463,7 +526,9 @@ def check(
     ] = Path("reports/baseline.json"),
     trials: Annotated[
         int | None,
-        typer.Option(min=1, help="trials per variant and point [default: the baseline's]"),
+        typer.Option(
+            min=1, max=MAX_TRIALS, help="trials per variant and point [default: the baseline's]"
+        ),
     ] = None,
     alpha: Annotated[
         float,
@@ -483,7 +548,11 @@ def check(
     """Rerun scenarios against a baseline; exit 3 if a metric moved significantly or beyond
     its tolerance."""
     from simulator import baseline as gate
+    from simulator.output import check_file_target
 
+    for path, option in ((junit, "--junit"), (markdown, "--markdown")):
+        if path is not None:
+            check_file_target(path, option)
     loaded = _load_all(scenarios, force)
     try:
         result = gate.check(loaded, baseline_file, trials=trials, alpha=alpha, threads=threads)
@@ -595,6 +664,7 @@ def tune(
         parse_tune(loaded)
     except ScenarioError as e:
         _fail_invalid(e.problems)
+    _check_outputs(out_dir or Path("reports") / "out" / loaded.name, None)
     status = _TuneStatus(not quiet and sys.stderr.isatty())
     try:
         with open_backend(
@@ -618,7 +688,10 @@ def tune(
     finally:
         status.close()
     target = out_dir or Path("reports") / "out" / loaded.name
-    written = write_reports(result, target)
+    from simulator.output import report_folder
+
+    with report_folder(target) as folder:  # one whole run, swapped in
+        written = [target / p.relative_to(folder) for p in write_reports(result, folder)]
     if as_json:
         sys.stdout.write(json.dumps(document(result), indent=2, default=str) + "\n")
     else:
@@ -628,8 +701,11 @@ def tune(
             highlight=False,
         )
     if not result.complete:
-        err.print("interrupted: the best so far is written, marked incomplete")
-        raise typer.Exit(EXIT_INTERRUPTED)
+        err.print(
+            f"interrupted ({interrupts.last().name}): the best so far is written, marked incomplete"
+        )
+        interrupts.announced = True
+        raise typer.Exit(interrupts.exit_code())
 
 
 class _TuneStatus:
@@ -684,8 +760,11 @@ def schema(
     ] = None,
 ) -> None:
     """Print the JSON Schema of scenario files (for editor completion)."""
+    from simulator.output import check_file_target
     from simulator.scenario import json_schema
 
+    if output is not None:
+        check_file_target(output, "--out")
     text = json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
     if output is None:
         sys.stdout.write(text)
@@ -712,15 +791,47 @@ def _root(
     """Monte-Carlo balance simulator for board-game rules."""
 
 
+def _closed(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return True
+    return False
+
+
 def main() -> None:
     """Console entry point: library errors become exit codes here, at the edge."""
+    if _closed(1) or _closed(2):
+        # A file opened later would get descriptor 1 or 2 and receive the output meant for it.
+        if not _closed(2):
+            os.write(2, b"sim: standard output is closed; redirect it (e.g. >/dev/null)\n")
+        sys.exit(EXIT_INVALID)
+    interrupts.install()
+    try:
+        _main()
+    finally:
+        interrupts.ignore()  # the exit code is decided: a late signal must not change it
+
+
+def _main() -> None:
     try:
         app()
     except KeyboardInterrupt:
-        err.print("interrupted")
-        sys.exit(EXIT_INTERRUPTED)
-    except SystemExit:
+        err.print(f"interrupted ({interrupts.last().name})", highlight=False)
+        sys.exit(interrupts.exit_code())
+    except SystemExit as e:
+        if e.code == EXIT_INTERRUPTED and not interrupts.announced:
+            # Typer turns a KeyboardInterrupt outside the jobs (say, while loading) into 130.
+            err.print(f"interrupted ({interrupts.last().name})", highlight=False)
+            sys.exit(interrupts.exit_code())
         raise
+    except InvalidInput as e:
+        err.print(f"sim: {e}", markup=False, highlight=False, soft_wrap=True)
+        sys.exit(EXIT_INVALID)
+    except BrokenPipeError:
+        # The reader went away (`sim ... | head`): nothing more can be said on stdout.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        sys.exit(EXIT_RUNTIME)
     except Exception as e:
         if os.environ.get("SIM_DEBUG"):
             raise

@@ -122,12 +122,52 @@ class DaskBackend(Backend):
         self._ready.add(name)
 
 
+async def _identity(address: str, timeout: float) -> Any:
+    from distributed.comm import connect as open_comm
+
+    comm = await asyncio.wait_for(open_comm(address, timeout=timeout), timeout)
+    try:
+        await asyncio.wait_for(comm.write({"op": "identity", "reply": True}), timeout)
+        return await asyncio.wait_for(comm.read(), timeout)
+    finally:
+        comm.abort()
+
+
+def check_scheduler(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
+    """Raise :class:`BackendError` unless a Dask scheduler answers at ``address`` within
+    ``timeout`` seconds. ``Client`` alone waits for ever on a server that accepts and stays
+    silent, and tries to allocate exabytes when another kind of server answers."""
+    try:
+        asyncio.get_running_loop()
+        return  # inside an event loop (a notebook): the Client's own timeout must do
+    except RuntimeError:
+        pass
+    try:
+        reply = asyncio.run(_identity(address, timeout))
+    except (OSError, TimeoutError) as e:
+        raise BackendError(
+            f"cannot connect to the Dask scheduler at {address} within {timeout:g} s: "
+            f"{e or type(e).__name__}"
+        ) from None
+    except Exception as e:  # e.g. MemoryError: a frame length read from another protocol
+        raise BackendError(
+            f"{address} answered, but not as a Dask scheduler ({type(e).__name__})"
+        ) from None
+    if not (isinstance(reply, dict) and reply.get("type") == "Scheduler"):
+        raise BackendError(f"{address} answered, but is not a Dask scheduler")
+
+
 @contextmanager
-def connect(scheduler: str | None = None, workers: int | None = None) -> Iterator[DaskBackend]:
+def connect(
+    scheduler: str | None = None, workers: int | None = None, timeout: float = CONNECT_TIMEOUT
+) -> Iterator[DaskBackend]:
     """A backend on the cluster at ``scheduler`` (``tcp://HOST:PORT``), or on a new
     ``LocalCluster`` of ``workers`` single-threaded worker processes (default: one per core),
-    closed again on exit."""
+    closed again on exit. Reaching the scheduler and waiting for a first worker each take at
+    most ``timeout`` seconds."""
     cluster: LocalCluster | None = None
+    if scheduler is not None:
+        check_scheduler(scheduler, timeout)
     try:
         if scheduler is None:
             with dask.config.set(LOCAL_WORKER_CONFIG):  # nannies hand it to their workers
@@ -140,7 +180,7 @@ def connect(scheduler: str | None = None, workers: int | None = None) -> Iterato
                 )
             client = Client(cluster)
         else:
-            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+            client = Client(scheduler, timeout=timeout)
     except (OSError, TimeoutError) as e:
         if cluster is not None:
             cluster.close()
@@ -148,10 +188,10 @@ def connect(scheduler: str | None = None, workers: int | None = None) -> Iterato
         raise BackendError(f"cannot connect to {where}: {e}") from e
     try:
         try:
-            client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+            client.wait_for_workers(1, timeout=timeout)
         except (OSError, TimeoutError) as e:
             raise BackendError(
-                f"no Dask worker joined {client.scheduler.address} within {CONNECT_TIMEOUT} s; "
+                f"no Dask worker joined {client.scheduler.address} within {timeout:g} s; "
                 "start some with `dask worker SCHEDULER_ADDRESS`"
             ) from e
         yield DaskBackend(client)

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from simulator.accumulate import layout
+from simulator.limits import MAX_TRIALS, InvalidInput
 from simulator.procedures.base import Metric, Params, Procedure
 from simulator.rng import scenario_key
 
@@ -32,6 +33,10 @@ CALIBRATION_TRIALS = 16  # grown 4× at a time: a whole game can take a millisec
 
 class PlanError(ValueError):
     """The variants of a scenario cannot be run together (e.g. different metric sets)."""
+
+
+class TrialLimitError(InvalidInput):
+    """More trials than ``MAX_TRIALS`` (the one cap of the CLI, scenario files and baselines)."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +125,8 @@ class Outcome:
     chunk_size: int
     batches: list[int] = field(default_factory=list)
     backend: str = "threads"
+    #: With ``precision``: whether every headline half-width reached it (None without).
+    precision_reached: bool | None = None
 
 
 ProgressFn = Callable[[int, int], None]
@@ -240,6 +247,8 @@ def simulate(
     statistics of the unbroken run of finished jobs from the start are kept, and the outcome says
     ``complete=False``; its ``trials`` are then exactly the first ``trials`` trials.
     """
+    if not 1 <= trials <= MAX_TRIALS or (max_trials or 0) > MAX_TRIALS:
+        raise TrialLimitError(f"trials must be between 1 and {MAX_TRIALS:,} (got {trials:,})")
     warm_up(plan)
     cap = max(max_trials or trials, trials) if precision is not None else trials
     total = np.zeros((plan.n_variants, plan.n_slots), dtype=np.int64)
@@ -255,7 +264,7 @@ def simulate(
         chunk = chunk_size or calibrate_chunk(plan, backend.job_seconds, backend.max_chunk)
         t0 = time.perf_counter()
         while True:
-            blocks = [(a, min(chunk, target - a)) for a in range(done, target, chunk)]
+            blocks = _Blocks(done, target, chunk)
             added, finished = _run_jobs(backend, plan, blocks, total, done, cap, on_progress)
             done += added
             batches.append(done)
@@ -268,15 +277,41 @@ def simulate(
                 break
             target = min(cap, done * 2)
         elapsed = time.perf_counter() - t0
+    reached = None
+    if precision is not None and half_width is not None and complete:
+        reached = bool(half_width(plan, total) <= precision)
     return Outcome(
-        total, done, complete, elapsed, backend.slots, chunk, batches, backend=backend.name
+        total,
+        done,
+        complete,
+        elapsed,
+        backend.slots,
+        chunk,
+        batches,
+        backend=backend.name,
+        precision_reached=reached,
     )
+
+
+class _Blocks:
+    """The trial ranges ``(first, n)`` of ``start .. stop-1`` in chunks, computed on demand:
+    a run of 10¹² trials in chunks of 1 holds no list of jobs."""
+
+    def __init__(self, start: int, stop: int, chunk: int) -> None:
+        self.start, self.stop, self.chunk = start, stop, chunk
+
+    def __len__(self) -> int:
+        return max(0, -(-(self.stop - self.start) // self.chunk))
+
+    def __getitem__(self, b: int) -> tuple[int, int]:
+        first = self.start + b * self.chunk
+        return first, min(self.chunk, self.stop - first)
 
 
 def _run_jobs(
     backend: Backend,
     plan: Plan,
-    blocks: list[tuple[int, int]],
+    blocks: _Blocks,
     total: np.ndarray,
     done: int,
     planned: int,
@@ -289,7 +324,7 @@ def _run_jobs(
     blocks finished before the first unfinished one are still added).
     """
     groups = _groups(plan)
-    jobs = iter([(b, g) for b in range(len(blocks)) for g in groups])
+    jobs = ((b, g) for b in range(len(blocks)) for g in groups)  # lazily: memory stays flat
     window = 4 * max(1, backend.slots)
     in_flight: dict[Future[np.ndarray], tuple[int, int]] = {}
     parts: dict[int, list[tuple[int, np.ndarray]]] = {}

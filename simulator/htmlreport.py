@@ -21,6 +21,7 @@ import pandas as pd
 
 from simulator import summary_report
 from simulator.runner import RunResult, versions
+from simulator.yaml_loader import printable
 
 #: Rows of the long sweep table shown in the page (all rows are in summary.csv).
 MAX_LONG_ROWS = 3000
@@ -61,7 +62,8 @@ CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
 
 def _e(x: Any) -> str:
-    return html.escape(str(x), quote=True)
+    # Control characters from the input are shown escaped (\x1b), never passed to the page.
+    return html.escape(printable(str(x), keep="\n\t"), quote=True)
 
 
 def _num(x: Any, digits: int = 4) -> str:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -14,6 +12,7 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
+from simulator.output import report_folder, safe_write
 from simulator.runner import RunResult
 
 
@@ -113,25 +112,9 @@ def print_tables(
 
 
 def atomic_write(path: Path, write: Callable[[IO[Any]], object], binary: bool = False) -> None:
-    """Write a temporary file in the same folder, then ``os.replace``: never half-written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    # mkstemp creates the file 0600; a report is for sharing, so give it the usual umask mode.
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
-    try:
-        f: IO[Any]
-        if binary:
-            f = os.fdopen(fd, "wb")
-        else:
-            f = os.fdopen(fd, "w", encoding="utf-8", newline="")
-        with f:
-            write(f)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write a file whole (:func:`simulator.output.safe_write`): a temporary file renamed over a
+    regular file or nothing; a device or pipe is written through, a symlink's target written."""
+    safe_write(path, write, binary)
 
 
 def axis_columns(result: RunResult) -> dict[str, str]:
@@ -191,9 +174,16 @@ def _sweep_long_table(result: RunResult) -> pd.DataFrame:
 
 
 def write_reports(result: RunResult, out_dir: Path) -> list[Path]:
-    """summary.csv, summary.json, the plots and report.html, each written atomically; with a
-    sweep also summary.parquet (the same long table). Returns the paths."""
+    """summary.csv, summary.json, the plots and report.html; with a sweep also summary.parquet
+    (the same long table). The folder is built aside and swapped in whole
+    (:func:`simulator.output.report_folder`). Returns the paths."""
     out_dir = Path(out_dir)
+    with report_folder(out_dir) as folder:
+        written = _write_files(result, folder)
+    return [out_dir / p.relative_to(folder) for p in written]
+
+
+def _write_files(result: RunResult, out_dir: Path) -> list[Path]:
     written = []
     table = long_table(result)
     csv_path = out_dir / "summary.csv"

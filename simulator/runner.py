@@ -149,6 +149,7 @@ class RunResult:
                 "threads": self.outcome.threads,
                 "backend": self.outcome.backend,
                 "elapsed_seconds": round(self.outcome.elapsed, 4),
+                "precision_reached": self.outcome.precision_reached,
                 "distributions": _records(self.distributions),
                 "comparisons": _records(self.comparisons),
             }
@@ -164,6 +165,11 @@ class RunResult:
                 entry["comparisons"] = _records(p.comparisons)
                 entry["distributions"] = _records(p.distributions)
         return doc
+
+
+def _all_reached(points: list[PointResult]) -> bool | None:
+    reached = [p.outcome.precision_reached for p in points]
+    return None if None in reached else all(reached)
 
 
 def _num(x: float) -> float | None:
@@ -308,6 +314,7 @@ def _run_sweep(
         first.outcome.chunk_size,
         first.outcome.batches,
         backend=first.outcome.backend,
+        precision_reached=_all_reached(points),
     )
     return RunResult(
         scenario,

@@ -2,7 +2,8 @@
 
 Every problem is reported as ``file:line:col: field.path: message (got VALUE)``. The file is read
 with ``yaml.SafeLoader`` only (through ``compose``, so every value keeps its position), duplicate
-keys are rejected, and files over 1 MiB are refused before they are parsed.
+keys are rejected, and hostile files (over 1 MiB, YAML bombs, deep nesting, YAML 1.1 surprises)
+are refused by :mod:`simulator.yaml_loader` before they cost much.
 """
 
 from __future__ import annotations
@@ -17,13 +18,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, field_validator
 
 from simulator import procedures
+from simulator.limits import MAX_BYTES, MAX_TRIALS
 from simulator.procedures.base import Params, Procedure
+from simulator.yaml_loader import Loc, Problem, ScenarioError, compose, read_text, to_python
+from simulator.yaml_loader import Positions as _Positions
+from simulator.yaml_loader import dotted as _dotted
+from simulator.yaml_loader import show as _show
 
-MAX_BYTES = 1 << 20
+__all__ = ["MAX_BYTES", "Problem", "Scenario", "ScenarioError", "json_schema", "load", "parse"]
 BASE_VARIANT = "base"
 #: A sweep grid larger than this needs ``--force`` (``force=True``).
 MAX_SWEEP_POINTS = 10_000
@@ -31,42 +36,6 @@ MAX_SWEEP_POINTS = 10_000
 HARD_MAX_SWEEP_POINTS = 1_000_000
 #: At most this many problems are listed for one file (the rest are counted).
 MAX_PROBLEMS = 25
-Loc = tuple[str | int, ...]
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with a scenario file, with where it is."""
-
-    file: str
-    line: int
-    col: int
-    path: str
-    message: str
-    value: Any = None
-    has_value: bool = False
-
-    def __str__(self) -> str:
-        got = f" (got {_show(self.value)})" if self.has_value else ""
-        return f"{self.file}:{self.line}:{self.col}: {self.path}: {self.message}{got}"
-
-
-class ScenarioError(Exception):
-    """A scenario that cannot be run; ``problems`` lists everything found wrong."""
-
-    def __init__(self, problems: list[Problem]) -> None:
-        super().__init__("\n".join(str(p) for p in problems))
-        self.problems = problems
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, str):
-        return repr(value)
-    try:
-        text = json.dumps(value, default=str)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 _SWEEP_AXIS_SCHEMA: dict[str, Any] = {
@@ -99,7 +68,7 @@ class ScenarioFile(BaseModel):
     )
     procedure: str = Field(description="the rule to simulate, as listed by `sim list`")
     description: str = Field(default="", description="free text shown in reports")
-    trials: int = Field(ge=1, le=10**12, description="trials per variant")
+    trials: int = Field(ge=1, le=MAX_TRIALS, description="trials per variant")
     seed: int = Field(ge=0, le=2**64 - 1, description="seed of the counter-based generator")
     params: dict[str, Any] = Field(default_factory=dict, description="the procedure's parameters")
     variants: dict[str, dict[str, Any]] = Field(
@@ -186,139 +155,6 @@ class Scenario:
 
 
 # ---------------------------------------------------------------------------------------------
-# Reading YAML with positions
-
-
-class _Positions:
-    """Line and column (1-based) of every value and key, by path."""
-
-    def __init__(self) -> None:
-        self.values: dict[Loc, tuple[int, int]] = {}
-        self.keys: dict[Loc, tuple[int, int]] = {}
-
-    def nearest(self, loc: Loc, prefer_key: bool = False) -> tuple[int, int]:
-        for i in range(len(loc), -1, -1):
-            sub = loc[:i]
-            if prefer_key and sub in self.keys:
-                return self.keys[sub]
-            if sub in self.values:
-                return self.values[sub]
-        return (1, 1)
-
-
-def _mark(node: yaml.Node) -> tuple[int, int]:
-    return node.start_mark.line + 1, node.start_mark.column + 1
-
-
-def _read_text(path: Path) -> str:
-    file = str(path)
-    if not path.exists():
-        raise ScenarioError([Problem(file, 1, 1, "file", "no such file")])
-    if path.is_dir():
-        raise ScenarioError([Problem(file, 1, 1, "file", "is a directory, not a scenario file")])
-    size = path.stat().st_size
-    if size > MAX_BYTES:
-        raise ScenarioError(
-            [Problem(file, 1, 1, "file", "larger than the 1 MiB limit", f"{size} bytes", True)]
-        )
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise ScenarioError([Problem(file, 1, 1, "file", f"cannot be read: {e.strerror}")]) from e
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ScenarioError([Problem(file, 1, 1, "file", "is not UTF-8 text, so not YAML")]) from e
-
-
-def _compose(text: str, file: str) -> yaml.Node:
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        msg = " ".join(str(x) for x in (e.context, e.problem) if x)
-        raise ScenarioError([Problem(file, line, col, "yaml", f"not valid YAML: {msg}")]) from e
-    except yaml.YAMLError as e:
-        raise ScenarioError([Problem(file, 1, 1, "yaml", f"not valid YAML: {e}")]) from e
-    if node is None:
-        raise ScenarioError([Problem(file, 1, 1, "file", "is empty; expected a scenario mapping")])
-    if not isinstance(node, yaml.MappingNode):
-        line, col = _mark(node)
-        raise ScenarioError(
-            [Problem(file, line, col, "file", "must be a mapping of scenario keys")]
-        )
-    return node
-
-
-_constructor = yaml.SafeLoader("")
-
-
-_PLAIN_TAGS = {
-    f"tag:yaml.org,2002:{t}"
-    for t in ("map", "seq", "str", "int", "float", "bool", "null", "timestamp")
-}
-
-
-def _to_python(
-    node: yaml.Node, loc: Loc, pos: _Positions, file: str, problems: list[Problem]
-) -> Any:
-    pos.values[loc] = _mark(node)
-    if node.tag not in _PLAIN_TAGS:
-        line, col = _mark(node)
-        problems.append(
-            Problem(
-                file,
-                line,
-                col,
-                _dotted(loc) or "file",
-                f"YAML tag {node.tag!r} is not allowed: only plain YAML values are read",
-            )
-        )
-        return None
-    if isinstance(node, yaml.MappingNode):
-        out: dict[Any, Any] = {}
-        first_seen: dict[Any, int] = {}
-        for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode):
-                line, col = _mark(key_node)
-                problems.append(
-                    Problem(file, line, col, _dotted(loc) or "file", "keys must be plain scalars")
-                )
-                continue
-            key = _constructor.construct_object(key_node)
-            key = key if isinstance(key, str) else str(key)
-            line, col = _mark(key_node)
-            if key in first_seen:
-                problems.append(
-                    Problem(
-                        file,
-                        line,
-                        col,
-                        _dotted((*loc, key)),
-                        f"duplicate key (first at line {first_seen[key]})",
-                    )
-                )
-                continue
-            first_seen[key] = line
-            pos.keys[(*loc, key)] = (line, col)
-            out[key] = _to_python(value_node, (*loc, key), pos, file, problems)
-        return out
-    if isinstance(node, yaml.SequenceNode):
-        return [
-            _to_python(item, (*loc, i), pos, file, problems) for i, item in enumerate(node.value)
-        ]
-    return _constructor.construct_object(node)
-
-
-def _dotted(loc: Loc) -> str:
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
-
-
-# ---------------------------------------------------------------------------------------------
 # Validation
 
 
@@ -367,13 +203,15 @@ def _problems_from(
 ) -> list[Problem]:
     """Turn pydantic errors into problems; ``where(loc)`` gives the file position of a loc."""
     out = []
-    for e in err.errors():
+    for i, e in enumerate(err.errors()):
         loc: Loc = tuple(e["loc"])
         kind = e["type"]
         message = e["msg"]
         has_value = True
         value = e.get("input")
-        if kind == "extra_forbidden":
+        if kind == "extra_forbidden" and i >= 4 * MAX_PROBLEMS:  # only counted: keep it cheap
+            message, has_value = "unknown key", False
+        elif kind == "extra_forbidden":
             parent = _model_at(model, loc[:-1])
             valid = sorted(parent.model_fields) if parent else []
             close = difflib.get_close_matches(str(loc[-1]), valid, n=1)
@@ -419,10 +257,8 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
 
     ``force`` allows a sweep grid over MAX_SWEEP_POINTS points.
     """
-    node = _compose(text, file)
-    pos = _Positions()
-    problems: list[Problem] = []
-    raw = _to_python(node, (), pos, file, problems)
+    node = compose(text, file)
+    raw, pos, problems = to_python(node, file)
     if problems:
         raise ScenarioError(problems)
 
@@ -681,6 +517,12 @@ def _sweep_axes(
                     True,
                 )
             )
+    for path in axes:
+        inner = [p for p in axes if p.startswith(f"{path}.")]
+        if inner:
+            line, col = pos.keys.get(("sweep", inner[0]), (1, 1))
+            message = f"is inside sweep.{path}, which sets the whole group: one of the two "
+            problems.append(Problem(file, line, col, f"sweep.{inner[0]}", message + "does nothing"))
     size = math.prod(len(v) for v in axes.values()) if axes else 1
     if not problems and size > MAX_SWEEP_POINTS:
         line, col = pos.keys.get(("sweep",), (1, 1))
@@ -787,7 +629,7 @@ def _dedupe(problems: list[Problem]) -> list[Problem]:
 def load(path: str | Path, force: bool = False) -> Scenario:
     """Read and validate a scenario file; raise ScenarioError naming file, line and field."""
     path = Path(path)
-    return parse(_read_text(path), str(path), force)
+    return parse(read_text(path), str(path), force)
 
 
 def json_schema() -> dict[str, Any]:
