@@ -9,6 +9,10 @@ from __future__ import annotations
 from tests.naive import binomial_hits, d6, dice_of_words, halves, word
 
 
+def _rating(leader: int | str) -> int:
+    return 0 if leader == "none" else int(leader)
+
+
 def _hits(faces: list[int], hit_on: int) -> int:
     return sum(f >= hit_on for f in faces)
 
@@ -19,8 +23,9 @@ def his_assault(p: dict, key: int, trial: int) -> list[int]:
     hit_on = p.get("hit_on", 5)
     extra = p.get("defender_extra_dice", 1)
     cavalry_first = p.get("lose_cavalry_first", True)
-    units, cavalry, leader = att["units"], att.get("cavalry", 0), att.get("leader", 0)
-    defenders, d_leader = dfd["units"], dfd.get("leader", 0)
+    units, cavalry = att["units"], att.get("cavalry", 0)
+    leader = _rating(att.get("leader", "none"))
+    defenders, d_leader = dfd["units"], _rating(dfd.get("leader", "none"))
     falls = broken = False
     assaults = a_total = d_total = 0
     if units <= defenders:
@@ -28,11 +33,11 @@ def his_assault(p: dict, key: int, trial: int) -> list[int]:
     while not (falls or broken) and assaults < p.get("max_assaults", 1):
         k = assaults
         assaults += 1
+        infantry = units - cavalry  # cavalry roll no dice in any assault
         if defenders > 0:
-            infantry = units - cavalry
-            a_dice = (infantry + 1) // 2 + leader  # cavalry roll no dice in an assault
+            a_dice = (infantry + 1) // 2 + leader
         else:
-            a_dice = units + leader  # an empty fortress
+            a_dice = infantry + leader  # an empty fortress
         d_dice = defenders + d_leader + extra
         a_hits = _hits(dice_of_words(key, trial, 64 * k, a_dice), hit_on)
         d_hits = _hits(dice_of_words(key, trial, 64 * k + 32, d_dice), hit_on)
@@ -50,7 +55,19 @@ def his_assault(p: dict, key: int, trial: int) -> list[int]:
             falls = True
         elif units <= defenders:
             broken = True
-    return [int(falls), assaults, int(broken), units, defenders, a_total, d_total]
+    captured = falls and dfd.get("leader", "none") != "none"  # a rating-0 leader too
+    fell_at = assaults if falls else 0
+    return [
+        int(falls),
+        assaults,
+        int(broken),
+        units,
+        defenders,
+        a_total,
+        d_total,
+        fell_at,
+        int(captured),
+    ]
 
 
 def _fleet_losses(
