@@ -490,7 +490,8 @@ PROCEDURE = Procedure(
         "cavalry take losses but add no dice in any assault, an empty fortress included (seed "
         "§十一.1 ①); against an empty fortress the others roll units + leader (§五.7 ②)",
         "one formation assaults (§五.7): at most 4 units without a leader, at most the command "
-        "rating with leaders; knob formation_cap (default true, the seed; false: house rule)",
+        "rating with leaders (not checked when no command rating is given); knob "
+        "formation_cap (default true, the seed; false: house rule)",
         'a leader rated 0 is a leader (captured when the space falls); "none" for no leader',
         "knob lose_cavalry_first (default true: the attacker chooses its losses and keeps the "
         "units that roll)",
