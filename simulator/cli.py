@@ -474,6 +474,8 @@ def validate(
                     err.print(str(p), markup=False, highlight=False, soft_wrap=True)
                 continue
         points = f", {len(s.points):,} sweep points" if s.sweep else ""
+        illegal = sum(1 for pt in s.points if pt.illegal)
+        points += f" ({illegal} illegal by the rules, shown as such)" if illegal else ""
         out.print(
             f"ok {printable(str(path))}: {s.procedure.name}, {len(s.variants)} variant(s)"
             f"{points}, {s.trials:,} trials",

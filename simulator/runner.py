@@ -126,6 +126,7 @@ class RunResult:
             doc["points"] = [
                 {
                     "values": p.values,
+                    **({"illegal": pt.illegal} if pt.illegal else {}),
                     "trials": p.outcome.trials,
                     "variants": self._variants_doc(
                         p, {k: v.model_dump(mode="json") for k, v in pt.variants.items()}

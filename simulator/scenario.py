@@ -8,6 +8,7 @@ are refused by :mod:`simulator.yaml_loader` before they cost much.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import itertools
 import json
@@ -116,6 +117,8 @@ class SweepPoint:
 
     values: dict[str, Any]
     variants: dict[str, Params]
+    #: Why the rules forbid this point (``Procedure.forbidden``), empty when they allow it.
+    illegal: str = ""
 
     def label(self) -> str:
         return ", ".join(f"{k}={_show(v)}" for k, v in self.values.items())
@@ -332,6 +335,8 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
         points.append(SweepPoint(point, variants))
     if found:
         raise ScenarioError(_with_point_counts(found, len(grid), axes))
+    if proc.forbidden is not None:
+        points = _mark_forbidden(proc.forbidden, points, top.variants, file, pos, bool(axes))
     for pt in points:
         first = proc.metric_names(pt.variants[BASE_VARIANT])
         for k, params in pt.variants.items():
@@ -369,6 +374,35 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
         check=dict(top.check),
         positions=pos,
     )
+
+
+def _mark_forbidden(
+    forbidden: Any,
+    points: list[SweepPoint],
+    overrides: Mapping[str, Any],
+    file: str,
+    pos: _Positions,
+    swept: bool,
+) -> list[SweepPoint]:
+    """Refuse a scenario whose parameters the rules forbid, at the offending line; in a sweep,
+    mark each forbidden point illegal instead (refused only if every point is)."""
+    out: list[SweepPoint] = []
+    problems: list[Problem] = []
+    for pt in points:
+        reasons = []
+        for name, params in pt.variants.items():
+            for loc, message, value in forbidden(params):
+                override = overrides.get(name, {})
+                in_variant = name != BASE_VARIANT and _has(override, loc)
+                where = ("variants", name, *loc) if in_variant else ("params", *loc)
+                line, col = pos.nearest(where)
+                path = ".".join(str(x) for x in where)
+                problems.append(Problem(file, line, col, path, message, value, True))
+                reasons.append(message if name == BASE_VARIANT else f"{name}: {message}")
+        out.append(dataclasses.replace(pt, illegal="; ".join(reasons)) if reasons else pt)
+    if problems and (not swept or all(pt.illegal for pt in out)):
+        raise ScenarioError(problems[:MAX_PROBLEMS])
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

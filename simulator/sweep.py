@@ -32,15 +32,26 @@ def headline_metrics(result: RunResult) -> list[str]:
     return names or [m.name for m in result.plan.metrics]
 
 
+def illegal_points(result: RunResult) -> dict[int, str]:
+    """Points the rules forbid (``Procedure.forbidden``), by index, with the reason. They still
+    run (so every point lines up with the baseline), but their numbers are never shown as a
+    result: grids print ``illegal`` there, heatmaps leave the cell blank."""
+    points = result.scenario.points[: len(result.points)]
+    return {i: pt.illegal for i, pt in enumerate(points) if pt.illegal}
+
+
 def frame(result: RunResult) -> pd.DataFrame:
     """One row per point × variant × metric: point index, the swept values (columns named by
-    path), variant, metric, kind, mean, se, ci_low, ci_high, n."""
+    path), variant, metric, kind, mean, se, ci_low, ci_high, n, and ``illegal`` (why the rules
+    forbid the point; empty when they allow it)."""
     frames = []
+    illegal = illegal_points(result)
     for i, p in enumerate(result.points):
         df = p.estimates.copy()
         df.insert(0, "point", i)
         for k, (path, value) in enumerate(p.values.items()):
             df.insert(1 + k, path, [value] * len(df))
+        df["illegal"] = illegal.get(i, "")
         frames.append(df)
     return pd.concat(frames, ignore_index=True)
 
@@ -65,16 +76,18 @@ def _label(value: Any) -> str:
 
 
 def grid(result: RunResult, metric: str, variant: str) -> pd.DataFrame:
-    """Two swept paths: a table of ``metric`` estimates, rows = first path, columns = second."""
+    """Two swept paths: a table of ``metric`` estimates, rows = first path, columns = second
+    (NaN where the rules forbid the point)."""
     (ypath, yvals), (xpath, xvals) = list(result.scenario.sweep.items())[:2]
     out = pd.DataFrame(
         np.nan,
         index=pd.Index([_label(v) for v in yvals], name=ypath),
         columns=pd.Index([_label(v) for v in xvals], name=xpath),
     )
-    for p in result.points:
+    illegal = illegal_points(result)
+    for i, p in enumerate(result.points):
         rows = p.estimates[(p.estimates["metric"] == metric) & (p.estimates["variant"] == variant)]
-        if not rows.empty:
+        if not rows.empty and i not in illegal:
             out.loc[_label(p.values[ypath]), _label(p.values[xpath])] = float(rows["mean"].iloc[0])
     return out
 
@@ -90,8 +103,13 @@ def print_tables(result: RunResult, console: Console) -> None:
     metrics = headline_metrics(result)
     variants = list(result.plan.variant_names)
     suffix = "" if result.complete else " · INCOMPLETE (interrupted)"
+    illegal = illegal_points(result)
     if len(axes) == 2:
         (ypath, _), (xpath, _) = list(axes.items())
+        forbidden = {
+            (_label(result.points[i].values[ypath]), _label(result.points[i].values[xpath]))
+            for i in illegal
+        }
         for metric in metrics:
             kind = _kind(result, metric)
             for v in variants:
@@ -109,7 +127,13 @@ def print_tables(result: RunResult, console: Console) -> None:
                 for c in g.columns:
                     table.add_column(str(c), justify="right")
                 for label, row in g.iterrows():
-                    table.add_row(str(label), *(fmt_estimate(x, kind, wide) for x in row))
+                    cells = [
+                        "illegal"
+                        if (str(label), str(c)) in forbidden
+                        else fmt_estimate(x, kind, wide)
+                        for c, x in row.items()
+                    ]
+                    table.add_row(str(label), *cells)
                 console.print(table)
     elif len(axes) == 1:
         ((path, values),) = list(axes.items())
@@ -122,8 +146,11 @@ def print_tables(result: RunResult, console: Console) -> None:
         for v, m in columns:
             name = " · ".join(x for x in (m if len(metrics) > 1 else "", v) if x)
             table.add_column(name if len(variants) > 1 or len(metrics) > 1 else m, justify="right")
-        for value in values[: len(result.points)]:
+        for i, value in enumerate(values[: len(result.points)]):
             cells = [_label(value)]
+            if i in illegal:
+                table.add_row(*cells, *(["illegal"] * len(columns)))
+                continue
             for v, m in columns:
                 r = df.loc[(value, v, m)]
                 kind = str(r["kind"])
@@ -146,11 +173,19 @@ def print_tables(result: RunResult, console: Console) -> None:
             cells = [_label(r[p]) for p in axes]
             cells += [str(r["variant"])] if len(variants) > 1 else []
             lo, hi = fmt_estimate(r["ci_low"], r["kind"]), fmt_estimate(r["ci_high"], r["kind"])
-            cells += [str(r["metric"]), fmt_estimate(r["mean"], r["kind"]), f"[{lo}, {hi}]"]
+            estimate = [fmt_estimate(r["mean"], r["kind"]), f"[{lo}, {hi}]"]
+            cells += [str(r["metric"]), *(["illegal", ""] if r["illegal"] else estimate)]
             table.add_row(*cells)
         console.print(table)
         if len(df) > MAX_TERMINAL_ROWS:
             console.print(f"... {len(df) - MAX_TERMINAL_ROWS} more rows in summary.csv")
+    if illegal:
+        reasons = sorted(set(illegal.values()))
+        console.print(
+            f"{len(illegal)} of {len(result.points)} points are illegal by the rules (run, not "
+            f"shown): {reasons[0]}"
+            + (f" (and {len(reasons) - 1} other reasons)" if len(reasons) > 1 else "")
+        )
     summary = significance_summary(result)
     if not summary.empty:
         table = Table(
@@ -173,7 +208,12 @@ def print_tables(result: RunResult, console: Console) -> None:
 def significance_summary(result: RunResult) -> pd.DataFrame:
     """Per variant and metric: at how many points it differs significantly from the first
     variant, and the smallest and largest difference."""
-    frames = [p.comparisons for p in result.points if not p.comparisons.empty]
+    illegal = illegal_points(result)
+    frames = [
+        p.comparisons
+        for i, p in enumerate(result.points)
+        if not p.comparisons.empty and i not in illegal
+    ]
     cols = ["variant", "metric", "significant", "points", "smallest", "largest"]
     if not frames:
         return pd.DataFrame(columns=cols)
@@ -231,6 +271,14 @@ def heatmap_figure(result: RunResult) -> Any:
     fig = new_figure(width * len(variants), height * len(metrics))
     axs = fig.subplots(len(metrics), len(variants), squeeze=False)
     annotate = nx <= MAX_ANNOTATED_CELLS and ny <= MAX_ANNOTATED_CELLS
+    ylabels, xlabels = [_label(v) for v in yvals], [_label(v) for v in xvals]
+    forbidden = {
+        (
+            ylabels.index(_label(result.points[i].values[ypath])),
+            xlabels.index(_label(result.points[i].values[xpath])),
+        )
+        for i in illegal_points(result)
+    }
     for i, metric in enumerate(metrics):
         kind = _kind(result, metric)
         grids = [grid(result, metric, v).to_numpy(dtype=float) for v in variants]
@@ -251,6 +299,8 @@ def heatmap_figure(result: RunResult) -> Any:
                 for y in range(ny):
                     for x in range(nx):
                         val = values[y, x]
+                        if (y, x) in forbidden:
+                            ax.text(x, y, "illegal", ha="center", va="center", fontsize=size - 2)
                         if not np.isfinite(val):
                             continue
                         ax.text(

@@ -74,8 +74,9 @@ def his_field_battle(p: dict, key: int, trial: int) -> list[int]:
     inverted through the binomial distribution of its dice, as in the kernel."""
     att, dfd = p["attacker"], p["defender"]
     hit_on = p.get("hit_on", 5)
-    a_dice = att["units"] + att.get("leader", 0)
-    d_dice = dfd["units"] + dfd.get("leader", 0) + p.get("defender_extra_dice", 1)
+    a_lead, d_lead = att.get("leader", "none"), dfd.get("leader", "none")
+    a_dice = att["units"] + (0 if a_lead == "none" else a_lead)
+    d_dice = dfd["units"] + (0 if d_lead == "none" else d_lead) + p.get("defender_extra_dice", 1)
     a_hits = binomial_hits(word(key, trial, 0), a_dice, hit_on)
     d_hits = binomial_hits(word(key, trial, 1), d_dice, hit_on)
     a_left = max(att["units"] - d_hits, 0)
@@ -84,7 +85,8 @@ def his_field_battle(p: dict, key: int, trial: int) -> list[int]:
         attacker_wins = a_hits > d_hits
     else:
         attacker_wins = p.get("ties_to", "defender") == "attacker"
-    if a_left == 0 and d_left == 0:
+    both_wiped_out = a_left == 0 and d_left == 0
+    if both_wiped_out:
         if attacker_wins:
             a_left = 1
         else:
@@ -95,6 +97,7 @@ def his_field_battle(p: dict, key: int, trial: int) -> list[int]:
         d_hits,
         a_left,
         d_left,
-        int(a_left == 0 and att.get("leader", 0) > 0),
-        int(d_left == 0 and dfd.get("leader", 0) > 0),
+        int(a_left == 0 and a_lead != "none"),  # a leader rated 0 is captured too
+        int(d_left == 0 and d_lead != "none"),
+        int(both_wiped_out),
     ]

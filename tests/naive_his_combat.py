@@ -9,6 +9,10 @@ from __future__ import annotations
 from tests.naive import binomial_hits, d6, dice_of_words, halves, word
 
 
+def _rating(leader: int | str) -> int:
+    return 0 if leader == "none" else int(leader)
+
+
 def _hits(faces: list[int], hit_on: int) -> int:
     return sum(f >= hit_on for f in faces)
 
@@ -19,8 +23,9 @@ def his_assault(p: dict, key: int, trial: int) -> list[int]:
     hit_on = p.get("hit_on", 5)
     extra = p.get("defender_extra_dice", 1)
     cavalry_first = p.get("lose_cavalry_first", True)
-    units, cavalry, leader = att["units"], att.get("cavalry", 0), att.get("leader", 0)
-    defenders, d_leader = dfd["units"], dfd.get("leader", 0)
+    units, cavalry = att["units"], att.get("cavalry", 0)
+    leader = _rating(att.get("leader", "none"))
+    defenders, d_leader = dfd["units"], _rating(dfd.get("leader", "none"))
     falls = broken = False
     assaults = a_total = d_total = 0
     if units <= defenders:
@@ -28,11 +33,11 @@ def his_assault(p: dict, key: int, trial: int) -> list[int]:
     while not (falls or broken) and assaults < p.get("max_assaults", 1):
         k = assaults
         assaults += 1
+        infantry = units - cavalry  # cavalry roll no dice in any assault
         if defenders > 0:
-            infantry = units - cavalry
-            a_dice = (infantry + 1) // 2 + leader  # cavalry roll no dice in an assault
+            a_dice = (infantry + 1) // 2 + leader
         else:
-            a_dice = units + leader  # an empty fortress
+            a_dice = infantry + leader  # an empty fortress
         d_dice = defenders + d_leader + extra
         a_hits = _hits(dice_of_words(key, trial, 64 * k, a_dice), hit_on)
         d_hits = _hits(dice_of_words(key, trial, 64 * k + 32, d_dice), hit_on)
@@ -50,33 +55,50 @@ def his_assault(p: dict, key: int, trial: int) -> list[int]:
             falls = True
         elif units <= defenders:
             broken = True
-    return [int(falls), assaults, int(broken), units, defenders, a_total, d_total]
+    captured = falls and dfd.get("leader", "none") != "none"  # a rating-0 leader too
+    fell_at = assaults if falls else 0
+    return [
+        int(falls),
+        assaults,
+        int(broken),
+        units,
+        defenders,
+        a_total,
+        d_total,
+        fell_at,
+        int(captured),
+    ]
 
 
 def _fleet_losses(
-    hits: int, squadrons: int, corsairs: int, corsairs_first: bool, loser: bool
+    hits: int, squadrons: int, corsairs: int, losses: str, loser: bool
 ) -> tuple[int, int]:
-    """(squadrons, corsairs) sunk by ``hits``: two hits per squadron, one per corsair; the loser
-    also loses a squadron to a winner's single hit left over."""
-    sunk_s = sunk_c = 0
-    left = hits
-    if corsairs_first:
-        while left >= 1 and sunk_c < corsairs:
-            sunk_c += 1
-            left -= 1
+    """(squadrons, corsairs) sunk by ``hits``: two hits per squadron, one per corsair, a hit that
+    a corsair can take sinks it, and the loser also loses a squadron to a winner's single hit left
+    over. ``losses``: a fixed order, or ``cheapest`` (each way of choosing, least strength lost,
+    squadrons kept on a tie)."""
+
+    def apply(corsairs_hit: int) -> tuple[int, int] | None:
+        sunk_c = corsairs_hit
+        left = hits - corsairs_hit
+        sunk_s = 0
         while left >= 2 and sunk_s < squadrons:
             sunk_s += 1
             left -= 2
-    else:
-        while left >= 2 and sunk_s < squadrons:
+        if left >= 1 and sunk_c < corsairs:
+            return None  # a corsair could have taken that hit
+        if loser and left >= 1 and sunk_s < squadrons:
             sunk_s += 1
-            left -= 2
-        while left >= 1 and sunk_c < corsairs:
-            sunk_c += 1
-            left -= 1
-    if loser and left == 1 and sunk_s < squadrons:
-        sunk_s += 1
-    return sunk_s, sunk_c
+        return sunk_s, sunk_c
+
+    if losses == "corsairs_first":
+        return apply(min(corsairs, hits))  # type: ignore[return-value]
+    if losses == "squadrons_first":
+        pairs = min(squadrons, hits // 2)
+        return apply(min(corsairs, hits - 2 * pairs))  # type: ignore[return-value]
+    choices = [apply(c) for c in range(min(corsairs, hits) + 1)]
+    legal = [x for x in choices if x is not None]
+    return min(legal, key=lambda x: (2 * x[0] + x[1], x[0]))
 
 
 def his_naval(p: dict, key: int, trial: int) -> list[int]:
@@ -84,17 +106,18 @@ def his_naval(p: dict, key: int, trial: int) -> list[int]:
     att, dfd = p["attacker"], p["defender"]
     hit_on = p.get("hit_on", 5)
     in_port = p.get("in_port", False)
-    corsairs_first = p.get("lose_corsairs_first", True)
-    a_s, a_c, a_l = att.get("squadrons", 0), att.get("corsairs", 0), att.get("leader", 0)
-    d_s, d_c, d_l = dfd.get("squadrons", 0), dfd.get("corsairs", 0), dfd.get("leader", 0)
+    losses = p.get("losses", "cheapest")
+    a_s, a_c = att.get("squadrons", 0), att.get("corsairs", 0)
+    d_s, d_c = dfd.get("squadrons", 0), dfd.get("corsairs", 0)
+    a_l, d_l = _rating(att.get("leader", "none")), _rating(dfd.get("leader", "none"))
     a_dice = 2 * a_s + a_c + a_l
     d_dice = 2 * d_s + d_c + d_l + (p.get("port_extra_dice", 1) if in_port else 0)
     # Each side's hits from one word inverted through its binomial, as in the field battle.
     a_hits = binomial_hits(word(key, trial, 0), a_dice, hit_on)
     d_hits = binomial_hits(word(key, trial, 1), d_dice, hit_on)
     attacker_wins = a_hits > d_hits  # ties go to the defender
-    a_sunk_s, a_sunk_c = _fleet_losses(d_hits, a_s, a_c, corsairs_first, loser=not attacker_wins)
-    d_sunk_s, d_sunk_c = _fleet_losses(a_hits, d_s, d_c, corsairs_first, loser=attacker_wins)
+    a_sunk_s, a_sunk_c = _fleet_losses(d_hits, a_s, a_c, losses, loser=not attacker_wins)
+    d_sunk_s, d_sunk_c = _fleet_losses(a_hits, d_s, d_c, losses, loser=attacker_wins)
     both_sunk = a_sunk_s + a_sunk_c == a_s + a_c and d_sunk_s + d_sunk_c == d_s + d_c
     if both_sunk and p.get("winner_keeps_one", True):
         # As in a field battle, the winner keeps one ship: a squadron if it had any.
@@ -119,6 +142,10 @@ def his_naval(p: dict, key: int, trial: int) -> list[int]:
         a_hits,
         d_hits,
         int(both_sunk),
+        2 * a_sunk_s + a_sunk_c,
+        2 * d_sunk_s + d_sunk_c,
+        int(att.get("leader", "none") != "none" and a_sunk_s + a_sunk_c == a_s + a_c),
+        int(dfd.get("leader", "none") != "none" and d_sunk_s + d_sunk_c == d_s + d_c),
     ]
 
 

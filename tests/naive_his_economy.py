@@ -128,10 +128,13 @@ def his_piracy(p: dict, key: int, trial: int) -> list[int]:
                 result["vp"],
                 result["card"],
                 result["squadron"],
+                int(result["vp"] + result["card"] + result["squadron"] == 0),  # gained nothing
+                int(result["vp"] >= 1),
             ]
         )
-    totals = [sum(raid[k] for raid in per_raid) for k in range(6)]
-    return totals + [x for raid in per_raid for x in raid]
+    totals = [sum(raid[k] for raid in per_raid) for k in range(8)]
+    turn = [int(all(raid[6] for raid in per_raid)), int(any(raid[7] for raid in per_raid))]
+    return totals + [x for raid in per_raid for x in raid] + turn
 
 
 # --- §5.9 New World ----------------------------------------------------------------------------
@@ -172,7 +175,7 @@ def _leave(pool: list[int], index: int) -> None:
     pool.pop()
 
 
-def _explore(total: int, claimed: set[str], strait_first: bool) -> str:
+def _explore(total: int, claimed: set[str], choice: str) -> str:
     if total <= 4:
         return "lost"
     if total in (5, 6):
@@ -180,7 +183,17 @@ def _explore(total: int, claimed: set[str], strait_first: bool) -> str:
     result = {7: "st_lawrence", 8: "great_lakes", 9: "mississippi"}.get(total, "south america")
     while True:
         if result == "south america":
-            options = ["pacific_strait", "amazon"] if strait_first else ["amazon", "pacific_strait"]
+            options = {
+                "amazon": ["amazon", "pacific_strait"],
+                "pacific_strait": ["pacific_strait", "amazon"],
+                "safe_north_america": [
+                    "amazon",
+                    "mississippi",
+                    "great_lakes",
+                    "st_lawrence",
+                    "pacific_strait",
+                ],
+            }[choice]
             options = [o for o in options if o not in claimed]
             if options:
                 return options[0]
@@ -215,9 +228,12 @@ def his_new_world(p: dict, key: int, trial: int) -> list[int]:
     explorers = {w: list(plans[w]["explorers"]) for w in POWERS}
     conquistadors = list(plans["habsburg"].get("conquistadors", []))
     colonies = {w: plans[w]["colonies"] for w in POWERS}
-    conquests = {w: plans[w]["conquests"] for w in POWERS}
+    # Each conquest held, by the VP it gave (those held at the start gave none counted here).
+    conquests = {w: [0] * plans[w]["conquests"] for w in POWERS}
     vp = dict.fromkeys(POWERS, 0)
-    cards = dict.fromkeys(POWERS, 0)
+    cards = dict.fromkeys(POWERS, 0)  # from riches
+    circ_cards = dict.fromkeys(POWERS, 0)
+    cp = dict.fromkeys(POWERS, 0)
     lost = dict.fromkeys(POWERS, 0)
     skipped = dict.fromkeys(POWERS, 0)
     explored_before = set(p["already_explored"])
@@ -235,7 +251,7 @@ def his_new_world(p: dict, key: int, trial: int) -> list[int]:
         galleons_out = p["galleons_turn"] is not None and turn >= p["galleons_turn"]
         for w in POWERS:
             galleons = galleons_out and w in p["galleons_powers"]
-            colonies_gone = conquests_gone = 0
+            colonies_gone = 0
             for _ in range(colonies[w]):
                 outcome = riches[_two_dice(stream)]
                 if outcome == "destroyed":
@@ -247,23 +263,28 @@ def his_new_world(p: dict, key: int, trial: int) -> list[int]:
                         colonies_gone += 1
                 elif outcome == "card" or (outcome == "galleons_card" and galleons):
                     cards[w] += 1
-            for _ in range(conquests[w]):
+            still_held = []
+            for conquest_vp in conquests[w]:
                 outcome = riches[_two_dice(stream)]
                 if outcome == "destroyed":
                     gap_conquest += 1
                     if p["conquest_destroyed"] == "removed":
-                        conquests_gone += 1
+                        continue
                 elif outcome == "card_depleted":
                     cards[w] += 1
-                    conquests_gone += 1
+                    if p.get("depleted_conquest_vp", "kept") == "lost":
+                        vp[w] -= conquest_vp
+                    continue
                 elif outcome == "card" or (outcome == "galleons_card" and galleons):
                     cards[w] += 1
+                still_held.append(conquest_vp)
             colonies[w] -= colonies_gone
-            conquests[w] -= conquests_gone
+            conquests[w] = still_held
         # Action phase.
         for w in POWERS:
             if _bought(plans[w]["colonize"], turn):
                 colonies[w] += 1
+                cp[w] += 2 if w == "habsburg" else 3
         # New World phase: explorations.
         exploring = []
         for w in POWERS:
@@ -273,13 +294,14 @@ def his_new_world(p: dict, key: int, trial: int) -> list[int]:
                     continue
                 index = _draw(stream, explorers[w])
                 exploring.append((w, index, explorers[w][index]))
+                cp[w] += 2
         exploring.sort(key=lambda e: (-e[2], POWERS.index(e[0])))
         for w, index, rating in exploring:
             total = _two_dice(stream) + rating
             if w not in explored_before:
                 total -= p["first_exploration_penalty"]
                 explored_before.add(w)
-            result = _explore(total, claimed, p["south_america"] == "pacific_strait")
+            result = _explore(total, claimed, p["south_america"])
             leaves = result != "returns"
             if result == "lost":
                 lost[w] += 1
@@ -294,7 +316,7 @@ def his_new_world(p: dict, key: int, trial: int) -> list[int]:
                     else:
                         claim("circumnavigation", w, turn)
                         if circumnavigation >= 12:
-                            cards[w] += 1
+                            circ_cards[w] += 1
             if leaves:
                 _leave(explorers[w], index)
         # ... conquests.
@@ -303,11 +325,13 @@ def his_new_world(p: dict, key: int, trial: int) -> list[int]:
             if _bought(plans[w]["conquer"], turn):
                 if w != "habsburg":
                     conquering.append((w, None, 0))
+                    cp[w] += 4
                 elif not conquistadors:
                     skipped[w] += 1
                 else:
                     index = _draw(stream, conquistadors)
                     conquering.append((w, index, conquistadors[index]))
+                    cp[w] += 4
         tie = ("habsburg", "england", "france")
         conquering.sort(key=lambda c: (-c[2], tie.index(c[0])))
         for w, index, rating in conquering:
@@ -315,15 +339,19 @@ def his_new_world(p: dict, key: int, trial: int) -> list[int]:
             leaves = result == "lost"
             if result not in ("lost", "returns"):
                 claim(result, w, turn)
-                conquests[w] += 1
+                conquests[w].append(VP[result])
                 leaves = not p["discoverers_return"]
             if w == "habsburg" and leaves:
                 _leave(conquistadors, index)
-    out = [vp[w] for w in POWERS] + [cards[w] for w in POWERS] + [lost[w] for w in POWERS]
+    out = [vp[w] for w in POWERS] + [cards[w] + circ_cards[w] for w in POWERS]
+    out += [lost[w] for w in POWERS]
     out += [int(d in first and first[d][0] == w) for d in DISCOVERIES for w in POWERS]
     out += [first[d][1] if d in first else UNDEFINED for d in DISCOVERIES]
     out += [gap_conquest, gap_colony]
     out += [skipped[w] for w in POWERS]
+    out += [colonies[w] for w in POWERS] + [len(conquests[w]) for w in POWERS]
+    out += [cards[w] for w in POWERS] + [circ_cards[w] for w in POWERS]
+    out += [cp[w] for w in POWERS]
     return out
 
 
@@ -333,6 +361,9 @@ def his_new_world(p: dict, key: int, trial: int) -> list[int]:
 def his_chateaux(p: dict, key: int, trial: int) -> list[int]:
     """One game of French chateaux."""
     vp = cards = 0
+    cap = p["vp_cap"]
+    cap_turn = UNDEFINED
+    by_turn = []
     for turn in range(1, p["turns"] + 1):
         modifier = sum(
             m["value"] for m in p["modifiers"] if m["when"] == "always" or turn in m["when"]
@@ -342,5 +373,7 @@ def his_chateaux(p: dict, key: int, trial: int) -> list[int]:
             row = next(r for r in p["table"] if r["low"] <= total <= r["high"])
             vp += row["vp"]
             cards += row["cards"]
-    cap = p["vp_cap"]
-    return [min(vp, cap), cards, int(vp >= cap), max(vp - cap, 0)]
+        if vp >= cap and cap_turn == UNDEFINED:
+            cap_turn = turn
+        by_turn.append(min(vp, cap))
+    return [min(vp, cap), cards, int(vp >= cap), max(vp - cap, 0), cap_turn, *by_turn]

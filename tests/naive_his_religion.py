@@ -109,12 +109,24 @@ def his_debate(p: dict, key: int, trial: int) -> list[int]:
     vp = {"protestant": 0, "papacy": 0}
     outcome = "none"
     second_round = 0
+    # The caller's choice of pool for the first defender (seed ③); caller_choice is a policy the
+    # module decides by exact values, taken from there.
+    want_committed = {
+        "uncommitted": False,
+        "committed": True,
+        "caller_choice": None,
+    }[p.get("defender_from", "caller_choice")]
+    if want_committed is None:
+        from simulator.procedures.his.debate import DebateParams, defender_pool
+
+        want_committed = defender_pool(DebateParams.model_validate(p)) == 1
     for rnd in range(2):
         w = 32 * rnd
         lo, hi = halves(word(key, trial, w))
         free = [d for d in pools[caller] if not d.get("committed", False)]
         attacker = _pick(lo, free or pools[caller])
-        free = [d for d in pools[opponent] if not d.get("committed", False)]
+        wanted = want_committed and rnd == 0  # the second round draws uncommitted (seed ⑩)
+        free = [d for d in pools[opponent] if d.get("committed", False) == wanted]
         defender = _pick(hi, free or pools[opponent])
         chosen[attacker["name"]] = 1
         chosen[defender["name"]] = 1

@@ -57,6 +57,8 @@ def estimates(p, trials, seed=1517):
             "max_assaults": 6,
         },
         {"attacker": {"units": 3, "leader": 2}, "defender": {"units": 3}},
+        {"attacker": {"units": 6, "cavalry": 4}, "defender": {"units": 0}, "max_assaults": 3},
+        {"attacker": {"units": 7, "leader": 0}, "defender": {"units": 2, "leader": 0}},
         {
             "attacker": {"units": 40, "cavalry": 10, "leader": 6},
             "defender": {"units": 10, "leader": 6},
@@ -132,7 +134,8 @@ def test_ten_assault_siege_campaign_within_five_standard_errors_of_exact():
 def _icepool_single_assault(units, cavalry, leader, defenders, d_leader, extra):
     """Probabilities of (space falls, siege broken) in one assault, by icepool."""
     hit = icepool.d6 >= 5
-    a_dice = (units - cavalry + 1) // 2 + leader if defenders > 0 else units + leader
+    # Cavalry never roll in an assault (seed §十一.1 ①).
+    a_dice = (units - cavalry + 1) // 2 + leader if defenders > 0 else units - cavalry + leader
     a_hits = a_dice @ hit
     d_hits = (defenders + d_leader + extra) @ hit
 
@@ -171,6 +174,62 @@ def test_cavalry_take_losses_but_add_no_dice():
     assert est["space_falls"][0] == 0
     assert est["defender_hits"][0] > 0
     assert PROC.exact(p)["attacker_hits"] == 0
+
+
+@pytest.mark.parametrize("leader", ["none", 0])
+def test_cavalry_add_no_dice_against_an_empty_fortress(leader):
+    # Seed §十一.1 ①: cavalry "cannot provide dice in an assault", without condition. Four
+    # cavalry without a (rated) leader roll nothing, so an empty fortress never falls to them.
+    p = params(
+        attacker={"units": 4, "cavalry": 4, "leader": leader, "command": 4},
+        defender={"units": 0},
+        max_assaults=3,
+    )
+    assert PROC.exact(p)["space_falls"] == 0
+    est = estimates(p, 5_000)
+    assert est["space_falls"][0] == 0
+    assert est["attacker_hits"][0] == 0
+
+
+def test_only_the_non_cavalry_units_roll_against_an_empty_fortress():
+    # 3 cavalry + 2 other units and a rating-1 leader: 2 + 1 = 3 dice, one hit takes the space.
+    p = params(
+        attacker={"units": 5, "cavalry": 3, "leader": 1, "command": 6}, defender={"units": 0}
+    )
+    expected = 1 - (2 / 3) ** 3
+    assert PROC.exact(p)["space_falls"] == pytest.approx(expected, abs=1e-12)
+    mean, se = estimates(p, 40_000)["space_falls"]
+    assert abs(mean - expected) <= 5 * se
+
+
+def test_a_defending_leader_rated_0_is_captured_when_the_space_falls():
+    # A leader rated 0 is still a leader (seed §五.4 ⑥); "none" means nobody to capture.
+    rated_0 = params(defender={"units": 1, "leader": 0}, max_assaults=4)
+    nobody = params(defender={"units": 1}, max_assaults=4)
+    falls = PROC.exact(rated_0)["space_falls"]
+    assert PROC.exact(rated_0)["defender_leader_captured"] == pytest.approx(falls, abs=1e-15)
+    assert PROC.exact(nobody)["defender_leader_captured"] == 0
+    est = estimates(rated_0, 20_000)
+    assert est["defender_leader_captured"][0] == est["space_falls"][0] > 0.5
+    assert estimates(nobody, 2_000)["defender_leader_captured"][0] == 0
+
+
+def test_the_space_falls_within_k_assaults_as_often_as_a_k_assault_campaign_takes_it():
+    # P(falls within k) read off the assault that took the space must equal, exactly, the
+    # chance that a campaign of k assaults takes it.
+    from simulator import stats as st
+
+    p = params(max_assaults=6)
+    plan = make_plan(PROC, {"base": p}, seed=3)
+    out = simulate(plan, 60_000, threads=1)
+    dist = st.distributions(plan, out.stats)
+    dist = dist[dist["metric"] == "space_falls_at_assault"].set_index("value")["probability"]
+    n = 60_000
+    for k in (1, 2, 4, 6):
+        within = float(dist.loc[1:k].sum())
+        exact = PROC.exact(params(max_assaults=k))["space_falls"]
+        se = max(np.sqrt(exact * (1 - exact) / n), 1 / n)
+        assert abs(within - exact) <= 5 * se, k
 
 
 def test_an_empty_fortress_needs_one_hit():
@@ -269,3 +328,48 @@ def test_statistics_do_not_depend_on_how_the_trials_are_split(n_variants):
     whole = run_range(plan, -1, 100, 5000)
     parts = run_range(plan, -1, 100, 1234) + run_range(plan, -1, 1334, 3766)
     np.testing.assert_array_equal(whole, parts)
+
+
+def _scenario(params_yaml: str) -> str:
+    return f"name: f\nprocedure: his.assault\ntrials: 10\nseed: 1\nparams:\n{params_yaml}"
+
+
+def test_validation_refuses_an_assault_by_more_than_4_units_without_a_leader():
+    # Seed §五.2 / §五.7: one formation assaults; without a leader it holds at most 4 units.
+    from simulator.scenario import ScenarioError, parse
+
+    text = _scenario("  attacker: {units: 5}\n  defender: {units: 2}\n")
+    with pytest.raises(ScenarioError) as err:
+        parse(text, "f.yaml")
+    (problem,) = err.value.problems
+    assert (problem.line, problem.path) == (6, "params.attacker.units")
+    assert "at most 4 units" in problem.message and "formation_cap: false" in problem.message
+    assert parse(_scenario("  attacker: {units: 4}\n  defender: {units: 2}\n"), "f.yaml")
+
+
+def test_validation_refuses_an_assault_above_the_leaders_command_rating():
+    from simulator.scenario import ScenarioError, parse
+
+    over = _scenario("  attacker: {units: 9, leader: 1, command: 8}\n  defender: {units: 2}\n")
+    with pytest.raises(ScenarioError, match="command rating 8 lets it hold at most 8 units"):
+        parse(over, "f.yaml")
+    assert parse(over.replace("command: 8", "command: 10"), "f.yaml")
+
+
+def test_the_formation_cap_knob_lifts_the_cap_for_house_rules():
+    from simulator.scenario import parse
+
+    text = _scenario("  attacker: {units: 9}\n  defender: {units: 2}\n  formation_cap: false\n")
+    assert parse(text, "f.yaml").variants["base"].attacker.units == 9
+
+
+def test_a_variant_above_the_cap_is_refused_at_the_variant():
+    from simulator.scenario import ScenarioError, parse
+
+    text = _scenario("  attacker: {units: 4}\n  defender: {units: 2}\n") + (
+        "variants:\n  big: {attacker: {units: 6}}\n"
+    )
+    with pytest.raises(ScenarioError) as err:
+        parse(text, "f.yaml")
+    (problem,) = err.value.problems
+    assert problem.path == "variants.big.attacker.units"

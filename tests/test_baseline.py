@@ -72,7 +72,7 @@ def test_the_baseline_stores_estimate_se_counts_sums_seed_and_version(gate):
     assert wins.n == 20000 and wins.sum == round(wins.estimate * 20000)
     assert wins.se > 0 and wins.sum_sq == wins.sum  # 0/1 values
     t = stored.scenarios["gate-table"]
-    assert len(t.entries) == 4 * 7
+    assert len(t.entries) == 4 * 8  # points × field-battle metrics
     assert {json.dumps(e.point, sort_keys=True) for e in t.entries} == {
         json.dumps({"attacker.units": a, "defender.units": d}, sort_keys=True)
         for a in (2, 4)
@@ -88,7 +88,7 @@ def test_an_unchanged_rerun_passes_with_bit_identical_numbers(gate):
     assert (result.table["p_value"] == 1.0).all()
     cli = invoke("check", str(battle), str(table), "--baseline", str(base))
     assert cli.exit_code == 0, cli.stdout + cli.stderr
-    assert "no drift: 42 metrics in 2 scenario(s)" in cli.stdout
+    assert "no drift: 48 metrics in 2 scenario(s)" in cli.stdout
 
 
 @pytest.fixture
@@ -130,7 +130,7 @@ def test_a_changed_rule_in_code_is_flagged_with_exit_3_and_what_moved(gate, chan
     assert errors and all("title=balance drift%3A gate-" in e for e in errors)
     assert any(f"file={battle}".replace(",", "%2C").replace(":", "%3A") in e for e in errors)
     suites = ET.parse(junit).getroot()
-    assert int(suites.get("tests")) == 42
+    assert int(suites.get("tests")) == 48
     failures = suites.findall(".//failure")
     assert 0 < len(failures) == int(suites.get("failures"))
     assert any("attacker_hits moved" in f.get("message") for f in failures)
@@ -172,10 +172,10 @@ def test_holm_runs_across_all_metrics_of_all_scenarios(gate):
     battle, table, base = gate
     result = check([load(battle), load(table)], base, trials=30000, alpha=0.05)
     t = result.table
-    assert len(t) == 42
+    assert len(t) == 48
     assert (t["p_holm"] >= t["p_value"] - 1e-15).all()
     smallest = t["p_value"].min()
-    assert t.loc[t["p_value"].idxmin(), "p_holm"] == pytest.approx(min(1.0, 42 * smallest))
+    assert t.loc[t["p_value"].idxmin(), "p_holm"] == pytest.approx(min(1.0, 48 * smallest))
 
 
 @pytest.mark.parametrize(

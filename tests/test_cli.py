@@ -47,7 +47,7 @@ def test_run_json_prints_the_documented_document(tmp_path):
     assert doc["procedure"] == "his.field_battle"
     assert (doc["seed"], doc["trials"]) == (1517, 20000)
     base = doc["variants"]["base"]
-    assert base["params"]["attacker"] == {"units": 4, "leader": 2}
+    assert base["params"]["attacker"] == {"units": 4, "leader": 2, "command": 10}
     wins = base["metrics"]["attacker_wins"]
     assert set(wins) == {"mean", "se", "ci_low", "ci_high", "n"}
     assert wins["ci_low"] < wins["mean"] < wins["ci_high"] and wins["n"] == 20000

@@ -28,6 +28,7 @@ def params(**kw):
         params(ties_to="attacker", hit_on=4),
         params(attacker={"units": 1, "leader": 0}, defender={"units": 1, "leader": 1}),
         params(defender_extra_dice=0, attacker={"units": 7, "leader": 3}),
+        params(attacker={"units": 2, "leader": "none"}, defender={"units": 2, "leader": 0}),
     ],
 )
 def test_kernel_equals_plain_python_twin(raw):
@@ -124,7 +125,7 @@ def test_when_both_sides_are_wiped_out_the_winner_keeps_one_unit():
     raw = {"attacker": {"units": 1, "leader": 3}, "defender": {"units": 1, "leader": 0}}
     seen = 0
     for t in range(3000):
-        wins, ah, dh, a_left, d_left, _, _ = naive.his_field_battle(raw, key, t)
+        wins, ah, dh, a_left, d_left, _, _, _ = naive.his_field_battle(raw, key, t)
         if ah >= 1 and dh >= 1:
             seen += 1
             assert (a_left, d_left) == ((1, 0) if wins else (0, 1))
@@ -172,3 +173,90 @@ def test_more_dice_never_give_fewer_hits_from_the_same_word():
         u = naive.word(key, trial, 1)
         hits = [naive.binomial_hits(u, n, 5) for n in range(1, 12)]
         assert hits == sorted(hits)
+
+
+def test_a_leader_rated_0_is_captured_and_none_means_no_leader():
+    # Seed §五.4 ⑥: a side that lost every unit and has a leader loses it; the rating is not the
+    # question. Three units against one: the lone attacker is often wiped out.
+    rated_0 = PROC.params_model.model_validate(
+        {"attacker": {"units": 1, "leader": 0}, "defender": {"units": 3}}
+    )
+    nobody = PROC.params_model.model_validate({"attacker": {"units": 1}, "defender": {"units": 3}})
+    # By hand: the attacker (1 die) is wiped out when the defender (4 dice) hits at least once
+    # and the attacker does not win (winning needs its one hit against none).
+    p_def_hits = 1 - (2 / 3) ** 4
+    assert PROC.exact(rated_0)["attacker_leader_captured"] == pytest.approx(p_def_hits, abs=1e-12)
+    assert PROC.exact(nobody)["attacker_leader_captured"] == 0
+    for p, want in ((rated_0, p_def_hits), (nobody, 0.0)):
+        plan = make_plan(PROC, {"base": p}, seed=41)
+        out = simulate(plan, 40_000, threads=1)
+        assert_within_standard_errors(
+            plan, out.stats, {"attacker_leader_captured": want}, partial=True
+        )
+
+
+def test_both_sides_wiped_out_by_hand():
+    # One unit each, no leaders, no extra die: both hit with probability 1/9.
+    p = PROC.params_model.model_validate(
+        {"attacker": {"units": 1}, "defender": {"units": 1}, "defender_extra_dice": 0}
+    )
+    assert PROC.exact(p)["both_wiped_out"] == pytest.approx(1 / 9, abs=1e-12)
+    plan = make_plan(PROC, {"base": p}, seed=3)
+    out = simulate(plan, 60_000, threads=1)
+    assert_within_standard_errors(plan, out.stats, {"both_wiped_out": 1 / 9}, partial=True)
+
+
+def _scenario(params_yaml, extra=""):
+    return (
+        "name: f\nprocedure: his.field_battle\ntrials: 10\nseed: 1\nparams:\n" + params_yaml + extra
+    )
+
+
+def test_validation_refuses_an_attack_by_more_than_one_formation():
+    # Seed §五.2: without a leader at most 4 units; §五.4: one formation attacks.
+    from simulator.scenario import ScenarioError, parse
+
+    with pytest.raises(ScenarioError) as err:
+        parse(_scenario("  attacker: {units: 5}\n  defender: {units: 9}\n"), "f.yaml")
+    (problem,) = err.value.problems
+    assert (problem.line, problem.path) == (6, "params.attacker.units")
+    assert "at most 4 units" in problem.message
+    # The defender fights with every unit in the space: 9 defenders are fine.
+    assert parse(_scenario("  attacker: {units: 4}\n  defender: {units: 9}\n"), "f.yaml")
+    # Two leaders: the two highest command ratings summed (Francis I + Montmorency = 14).
+    ok = "  attacker: {units: 14, leader: 1, command: 14}\n  defender: {units: 9}\n"
+    assert parse(_scenario(ok), "f.yaml")
+    with pytest.raises(ScenarioError, match="at most 14 units"):
+        parse(_scenario(ok.replace("units: 14", "units: 15")), "f.yaml")
+    lifted = _scenario(
+        "  attacker: {units: 9}\n  defender: {units: 9}\n", "  formation_cap: false\n"
+    )
+    assert parse(lifted, "f.yaml")
+
+
+def test_a_sweep_marks_its_illegal_cells_and_shows_them_as_illegal():
+    from rich.console import Console
+
+    from simulator import sweep
+    from simulator.runner import run_scenario
+    from simulator.scenario import parse
+
+    text = (
+        "name: t\nprocedure: his.field_battle\ntrials: 2000\nseed: 1\nparams:\n"
+        "  attacker: {leader: none}\n  defender: {leader: none}\n"
+        "sweep:\n  attacker.units: [3, 4, 5]\n  defender.units: [1, 2]\n"
+    )
+    scenario = parse(text, "t.yaml")
+    assert [bool(pt.illegal) for pt in scenario.points] == [False] * 4 + [True] * 2
+    assert "at most 4 units" in scenario.points[-1].illegal
+    result = run_scenario(scenario, threads=1)
+    g = sweep.grid(result, "attacker_wins", "base")
+    assert g.loc["5"].isna().all() and g.loc["4"].notna().all()
+    console = Console(record=True, width=120)
+    sweep.print_tables(result, console)
+    text_out = console.export_text()
+    assert text_out.count("illegal") >= 2 and "2 of 6 points are illegal" in text_out
+    doc = result.document()
+    assert [("illegal" in p) for p in doc["points"]] == [False] * 4 + [True] * 2
+    frame = sweep.frame(result)
+    assert set(frame[frame["attacker.units"] == 5]["illegal"]) == {scenario.points[-1].illegal}

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from simulator.engine import make_plan, run_range, simulate
 from simulator.procedures import get
-from simulator.procedures.his.naval import sunk
+from simulator.procedures.his.naval import _sunk
 from simulator.rng import scenario_key
 from tests import naive_his_combat as naive
 from tests.fold import fold
@@ -56,7 +56,8 @@ def estimates(p, trials, seed=1517):
 def test_kernel_equals_plain_python_twin(raw):
     variants = {
         "base": PROC.params_model.model_validate(raw),
-        "squadrons-first": PROC.params_model.model_validate({**raw, "lose_corsairs_first": False}),
+        "squadrons-first": PROC.params_model.model_validate({**raw, "losses": "squadrons_first"}),
+        "corsairs-first": PROC.params_model.model_validate({**raw, "losses": "corsairs_first"}),
         "no-keeper": PROC.params_model.model_validate({**raw, "winner_keeps_one": False}),
         "other-place": PROC.params_model.model_validate(
             {**raw, "in_port": not raw.get("in_port", False)}
@@ -78,7 +79,7 @@ GRID = [
     for a in ((1, 0, 0), (2, 1, 1), (0, 3, 0))
     for d in ((1, 0, 0), (1, 2, 0), (3, 0, 2))
     for port in (False, True)
-    for first in (True, False)
+    for first in ("cheapest", "corsairs_first", "squadrons_first")
 ]
 
 
@@ -88,7 +89,7 @@ def test_estimates_within_five_standard_errors_of_exact(a, d, port, first):
         attacker=dict(zip(("squadrons", "corsairs", "leader"), a, strict=True)),
         defender=dict(zip(("squadrons", "corsairs", "leader"), d, strict=True)),
         in_port=port,
-        lose_corsairs_first=first,
+        losses=first,
     )
     exact = PROC.exact(p)
     for name, (mean, se) in estimates(p, 20_000).items():
@@ -112,17 +113,67 @@ def test_attacker_wins_agrees_with_icepool(a, d, port):
     assert PROC.exact(p)["attacker_wins"] == pytest.approx(wins, abs=1e-12)
 
 
+CHEAPEST, CORSAIRS_FIRST, SQUADRONS_FIRST = 2, 1, 0  # the kernel's packed loss modes
+
+
+def kernel_sunk(hits, squadrons, corsairs, mode, loser):
+    s, c = _sunk.py_func(hits, squadrons, corsairs, mode, loser)
+    return int(s), int(c)
+
+
 def test_two_hits_sink_a_squadron_and_one_a_corsair():
-    assert sunk(4, 3, 0, True, loser=False) == (2, 0)
-    assert sunk(3, 3, 2, True, loser=False) == (0, 2)
-    assert sunk(3, 3, 2, False, loser=False) == (1, 1)
+    assert kernel_sunk(4, 3, 0, CORSAIRS_FIRST, loser=False) == (2, 0)
+    assert kernel_sunk(3, 3, 2, CORSAIRS_FIRST, loser=False) == (0, 2)
+    assert kernel_sunk(3, 3, 2, SQUADRONS_FIRST, loser=False) == (1, 1)
 
 
 def test_the_winners_single_leftover_hit_sinks_one_more_squadron():
-    assert sunk(3, 3, 0, True, loser=True) == (2, 0)
-    assert sunk(3, 3, 0, True, loser=False) == (1, 0)
-    # A leftover hit with no squadron left to take it does nothing.
-    assert sunk(5, 2, 0, True, loser=True) == (2, 0)
+    for mode in (CHEAPEST, CORSAIRS_FIRST, SQUADRONS_FIRST):
+        assert kernel_sunk(3, 3, 0, mode, loser=True) == (2, 0)
+        assert kernel_sunk(3, 3, 0, mode, loser=False) == (1, 0)
+        # A leftover hit with no squadron left to take it does nothing.
+        assert kernel_sunk(5, 2, 0, mode, loser=True) == (2, 0)
+
+
+def test_the_loser_chooses_the_losses_that_cost_it_least():
+    # Issue 14's position: 2 squadrons + 1 corsair lose a battle taking 2 hits. Corsairs first
+    # costs the corsair and, to the winner's leftover hit, a squadron (strength 3); the loser's
+    # own choice gives up one squadron (strength 2).
+    assert kernel_sunk(2, 2, 1, CORSAIRS_FIRST, loser=True) == (1, 1)
+    assert kernel_sunk(2, 2, 1, CHEAPEST, loser=True) == (1, 0)
+    # The winner taking 2 hits: a squadron or the corsair + a wasted hit? A corsair must take a
+    # hit it can take, so the corsair and nothing else (strength 1).
+    assert kernel_sunk(2, 2, 1, CHEAPEST, loser=False) == (0, 1)
+    # An odd number of hits on a loser: the corsair takes the odd one (no extra squadron).
+    assert kernel_sunk(3, 2, 1, CHEAPEST, loser=True) == (1, 1)
+    # On a tie in strength the squadrons are kept: 2 hits on a winner with 2 corsairs.
+    assert kernel_sunk(2, 1, 2, CHEAPEST, loser=False) == (0, 2)
+
+
+def test_the_default_loss_choice_changes_the_battle_as_the_rule_says():
+    # At sea, 3 squadrons against 2 squadrons + 1 corsair: the defender now loses less strength
+    # than with corsairs first; exact values (read from the rule text) against the kernel.
+    cheap, fixed = params(), params(losses="corsairs_first")
+    assert (
+        PROC.exact(cheap)["defender_strength_lost"]
+        < PROC.exact(fixed)["defender_strength_lost"] - 0.05
+    )
+    for p in (cheap, fixed):
+        exact = PROC.exact(p)
+        for name, (mean, se) in estimates(p, 40_000).items():
+            assert abs(mean - exact[name]) <= 5 * se, name
+
+
+def test_a_naval_leader_rated_0_is_captured_with_its_last_ship():
+    rated_0 = params(attacker={"squadrons": 1, "leader": 0}, defender={"squadrons": 3})
+    nobody = params(attacker={"squadrons": 1}, defender={"squadrons": 3})
+    exact = PROC.exact(rated_0)
+    assert exact["attacker_leader_captured"] > 0.3
+    assert PROC.exact(nobody)["attacker_leader_captured"] == 0
+    est = estimates(rated_0, 20_000)
+    mean, se = est["attacker_leader_captured"]
+    assert abs(mean - exact["attacker_leader_captured"]) <= 5 * se
+    assert estimates(nobody, 2_000)["attacker_leader_captured"][0] == 0
 
 
 def test_ties_go_to_the_defender():
@@ -153,11 +204,13 @@ def _p_attacker_sunk_losing(p):
     hit = icepool.d6 >= 5
     a, d = p.attacker, p.defender
     a_hits = (2 * a.squadrons + a.corsairs + a.leader) @ hit
-    d_hits = (2 * d.squadrons + d.corsairs + d.leader) @ hit
+    d_hits = (2 * d.squadrons + d.corsairs) @ hit
+    assert a.corsairs == 0  # squadrons only: no choice of losses
 
     def gone(x, y):
-        s, c = sunk(y, a.squadrons, a.corsairs, True, x <= y)
-        return x <= y and s + c == a.squadrons + a.corsairs
+        # Two hits a squadron; a winner's single hit left over sinks one more (x <= y: lost).
+        s = min(a.squadrons, y // 2 + (y % 2 if x <= y else 0))
+        return x <= y and s == a.squadrons
 
     return float(icepool.map(gone, a_hits, d_hits).probability(True))
 

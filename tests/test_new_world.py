@@ -59,6 +59,10 @@ def estimate(plan, stats, name):
     [
         (RACE, {**RACE, "south_america": "pacific_strait", "discoverers_return": True}),
         (
+            {**RACE, "south_america": "safe_north_america", "depleted_conquest_vp": "lost"},
+            {**RACE, "already_claimed": ["amazon"], "south_america": "safe_north_america"},
+        ),
+        (
             {**RACE, "already_claimed": ["amazon", "maya"], "already_explored": ["france"]},
             {
                 **RACE,
@@ -318,3 +322,55 @@ def test_a_game_depends_only_on_the_seed_and_its_trial_index():
     np.testing.assert_array_equal(
         one, run_range(plan, -1, 0, 3000) + run_range(plan, -1, 3000, 3000)
     )
+
+
+def test_a_circumnavigation_claimed_without_the_strait_is_refused():
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError) as err:
+        model(already_claimed=["amazon", "circumnavigation"])
+    assert err.value.errors()[0]["loc"] == ("already_claimed", 1)
+    assert "add pacific_strait" in str(err.value)
+    assert model(already_claimed=["pacific_strait", "circumnavigation"])
+
+
+def test_the_explorer_may_take_a_safe_north_american_discovery_on_ten_or_more():
+    # Seed §十二.2 (1): on 10+ the explorer picks the Amazon, the Strait (and a circumnavigation)
+    # or any North American discovery. Amazon claimed, a rating-6 explorer on its first trip:
+    # total = 2d6 + 5. By hand: default (Strait before North America) reaches the Mississippi
+    # only on exactly 9 (2d6 = 4, 3/36); safe_north_america on 9 or more (2d6 >= 4, 33/36), and
+    # never the Strait.
+    assert exploration_outcome(11, frozenset({"amazon"}), choice="safe_north_america") == (
+        "mississippi"
+    )
+    assert exploration_outcome(11, frozenset({"amazon"})) == "pacific_strait"
+    base = {"turns": 1, "england": {"explorers": [6], "explore": [1]}}
+    base["already_claimed"] = ["amazon"]
+    default, safe = model(**base), model(**base, south_america="safe_north_america")
+    assert PROC.exact(safe)["first.mississippi.england"] == pytest.approx(33 / 36, abs=1e-12)
+    assert PROC.exact(default)["first.mississippi.england"] == pytest.approx(3 / 36, abs=1e-12)
+    for p, miss, strait in ((safe, 33 / 36, 0.0), (default, 3 / 36, 30 / 36)):
+        plan, st = stats_of(p, 40_000)
+        for name, want in (
+            ("first.mississippi.england", miss),
+            ("first.pacific_strait.england", strait),
+        ):
+            mean, se, _ = estimate(plan, st, name)
+            assert abs(mean - want) <= 5 * max(se, 1 / 40_000), name
+
+
+def test_a_depleted_conquest_keeps_its_vp_unless_the_knob_says_lost():
+    # A rating-6 conquistador on turn 1 (2d6 + 6): 8 returns (1/36), 9 Maya (2/36, 1 VP),
+    # 10 Aztecs (3/36, 2 VP), 11+ Inca (30/36, 2 VP): 68/36 VP. Turn 2's riches roll depletes the
+    # conquest on 11-12 (3/36, the default table): the VP stay (the seed), or go (the knob).
+    base = {"turns": 2, "habsburg": {"conquistadors": [6], "conquer": [1]}}
+    kept = model(**base)
+    lost = model(**base, depleted_conquest_vp="lost")
+    for p, want in ((kept, 68 / 36), (lost, 68 / 36 * 33 / 36)):
+        plan, st = stats_of(p, 60_000)
+        mean, se, _ = estimate(plan, st, "vp.habsburg")
+        assert abs(mean - want) <= 5 * se
+        mean, se, _ = estimate(plan, st, "conquests.habsburg")
+        assert abs(mean - 35 / 36 * 33 / 36) <= 5 * se
+        mean, se, _ = estimate(plan, st, "cp_spent.habsburg")
+        assert mean == 4

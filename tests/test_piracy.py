@@ -189,3 +189,35 @@ def test_one_raid_per_sea_zone_a_turn():
         model(raids=[genoa, MALTA, genoa])
     assert err.value.errors()[0]["loc"] == ("raids",)
     assert "entry 3 raids 'Gulf of Genoa' again (entry 1)" in str(err.value)
+
+
+def test_a_raid_gains_nothing_or_a_vp_by_hand():
+    # Raid 1: two corsairs, resistance 2 (one squadron in the sea), two ports: 2 + 0 dice if both
+    # corsairs survive, 1 die if one does. The target has no card and no squadron it may lose
+    # (squadrons_available 0): every Ottoman hit is a VP. Raid 2: one corsair, no resistance,
+    # one die. By hand (p = 1/3 a hit):
+    #   raid 1: P(0 sunk) = 4/9 -> 2 dice; P(1 sunk) = 4/9 -> 1 die; P(2 sunk) = 1/9.
+    #   P(nothing) = 1/9 + 4/9 * 4/9 + 4/9 * 2/3 = (9 + 16 + 24)/81 = 49/81; P(>= 1 VP) = 32/81.
+    #   raid 2: P(nothing) = 2/3, P(>= 1 VP) = 1/3.
+    raid1 = {
+        "corsairs": 2,
+        "target": {"squadrons_in_sea": 1, "squadrons_available": 0, "cards_in_hand": 0},
+    }
+    raid2 = {"corsairs": 1, "target": {"cards_in_hand": 0}}
+    p = PROC.params_model.model_validate({"raids": [raid1, raid2], "pirate_rating": 0})
+    hand = {
+        "gains_nothing.raid1": 49 / 81,
+        "any_vp.raid1": 32 / 81,
+        "gains_nothing.raid2": 2 / 3,
+        "any_vp.raid2": 1 / 3,
+        "turn_gains_nothing": 49 / 81 * 2 / 3,
+        "turn_any_vp": 1 - 49 / 81 * 2 / 3,
+    }
+    exact = PROC.exact(p)
+    for name, want in hand.items():
+        assert exact[name] == pytest.approx(want, abs=1e-12), name
+    from tests.exactness import assert_within_standard_errors
+
+    plan = make_plan(PROC, {"base": p}, seed=1535)
+    out = simulate(plan, 60_000, threads=1)
+    assert_within_standard_errors(plan, out.stats, hand, partial=True)

@@ -129,3 +129,45 @@ def test_negative_uses_are_rejected():
     with pytest.raises(ValidationError) as err:
         model(uses_per_turn=-1)
     assert err.value.errors()[0]["loc"] == ("uses_per_turn",)
+
+
+def test_henry_starts_married_so_the_first_turn_rolls_nothing():
+    # Seed §十三.1: Henry starts married to Catherine; the first advance reaches "ask for divorce".
+    p = model(turns=1)
+    assert p.wife_steps == [2, 3, 4, 5, 6]
+    plan = make_plan(PROC, {"base": p}, seed=7)
+    out = simulate(plan, 2_000, threads=1)
+    names = [m.name for m in plan.metrics]
+    for name in ("wives_married", "edward_born", "elizabeth_born"):
+        m = names.index(name)
+        assert out.stats[0, 4 * m + 1] == 0, name  # the sum over every trial
+
+
+def test_the_second_turn_reaches_anne_boleyn_by_hand():
+    # Turn 2 rolls for Anne Boleyn; a 3 advances once more (Jane Seymour rolls too). By hand:
+    # wives = 1 + 1/6; Edward = P(5-6) + P(3) * P(4th-6th result on the second roll: 5, 6) =
+    # 2/6 + 1/6 * 2/6 = 7/18 (a 3 again steps up to Elizabeth, 1-2 repeat as nothing).
+    p = model(turns=2)
+    exact = PROC.exact(p)
+    assert exact["wives_married"] == pytest.approx(7 / 6, abs=1e-12)
+    assert exact["edward_born"] == pytest.approx(7 / 18, abs=1e-12)
+    plan = make_plan(PROC, {"base": p}, seed=1509)
+    out = simulate(plan, 60_000, threads=1)
+    hand = {"wives_married": 7 / 6, "edward_born": 7 / 18}
+    assert_within_standard_errors(plan, out.stats, hand, partial=True)
+
+
+def test_the_default_track_rolls_the_chart_at_most_five_times():
+    # Even with the card every step (a house rule: 6 uses a turn), only five wives remain.
+    p = model(turns=2, uses_per_turn=6)
+    plan = make_plan(PROC, {"base": p}, seed=5)
+    out = simulate(plan, 20_000, threads=1)
+    m = [x.name for x in plan.metrics].index("wives_married")
+    n, total, squares = out.stats[0, 4 * m : 4 * m + 3]
+    # Without a healthy Edward every wife is reached: the trial's wives are 5 unless the chart
+    # gave a 6 first; never more than 5, so sum((5 - x) * x) >= 0 and the mean is below 5.
+    assert 0 < total / n < 5
+    assert 5 * total - squares >= 0
+    assert_within_standard_errors(plan, out.stats, PROC.exact(p))
+    six_wives = p.model_copy(update={"wife_steps": [1, 2, 3, 4, 5, 6]})
+    assert PROC.exact(p)["wives_married"] < PROC.exact(six_wives)["wives_married"]

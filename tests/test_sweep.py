@@ -92,7 +92,7 @@ def test_a_sweep_writes_the_long_table_as_csv_and_parquet_with_seed_and_params_o
     ]
     csv = pd.read_csv(out / "summary.csv")
     parquet = pd.read_parquet(out / "summary.parquet")
-    assert len(csv) == len(parquet) == 6 * 7  # points × metrics (one variant)
+    assert len(csv) == len(parquet) == 6 * 8  # points × metrics (one variant)
     assert list(csv.columns[:6]) == [
         "scenario",
         "procedure",
@@ -103,7 +103,7 @@ def test_a_sweep_writes_the_long_table_as_csv_and_parquet_with_seed_and_params_o
     ]
     assert (csv["seed"] == 7).all() and (parquet["seed"] == 7).all()
     row = parquet[(parquet["attacker.units"] == 3) & (parquet["defender.units"] == 2)].iloc[0]
-    assert json.loads(row["params"])["attacker"] == {"units": 3, "leader": 0}
+    assert json.loads(row["params"])["attacker"] == {"units": 3, "leader": 0, "command": None}
     pd.testing.assert_frame_equal(csv, parquet, check_dtype=False)
     # The terminal shows the odds table: rows attacker units, columns defender units.
     assert "attacker.units \\ defender.units" in result.stdout

@@ -73,6 +73,10 @@ class Procedure:
     notes: tuple[str, ...] = field(default_factory=tuple)
     #: Example parameters (as in a scenario's ``params``), used by ``sim list`` to show metrics.
     example: dict[str, Any] | None = None
+    #: What the rules forbid in a parameter set, as ``(loc, message, value)`` triples (empty when
+    #: the rules allow it): ``sim validate`` refuses such a scenario; a sweep marks such a point
+    #: illegal (e.g. an attacking formation above its cap).
+    forbidden: Callable[[Any], list[tuple[tuple[str | int, ...], str, Any]]] | None = None
 
     def metric_names(self, params: Any) -> list[str]:
         return [m.name for m in self.metrics(params)]

@@ -1,13 +1,17 @@
 """Here I Stand assault on a besieged fortress, and siege campaigns of repeated assaults (§5.2).
 
-While defenders are present the attacker rolls ``ceil((units - cavalry) / 2) + leader`` dice
-(cavalry take losses but add no dice); against an empty fortress it rolls ``units + leader``. The
+Cavalry take losses but add no dice in any assault (seed §十一.1 ①, without condition). While
+defenders are present the attacker rolls ``ceil((units - cavalry) / 2) + leader`` dice; against an
+empty fortress it rolls ``units - cavalry + leader``. The
 defender rolls ``units + leader + defender_extra_dice``. A die at or above ``hit_on`` hits, and each
 side loses units equal to the other's hits (the attacker loses cavalry first when
 ``lose_cavalry_first``). The space falls when the defenders are gone and the attacker still has
 units; an empty fortress falls only to at least one hit. The siege breaks at once when the
 besiegers' units are at most the besieged units (also before the first assault). A campaign repeats
 assaults, one per impulse, until the space falls, the siege breaks or ``max_assaults`` is spent.
+The assault is made by one formation (seed §五.7): at most 4 units without a leader, at most the
+command rating with leaders; ``sim validate`` refuses a larger one unless ``formation_cap`` is off.
+A defending leader (rated 0 included) is captured when the space falls.
 """
 
 from __future__ import annotations
@@ -21,6 +25,15 @@ from pydantic import Field, ValidationInfo, field_validator
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
 from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.his._leaders import (
+    Leader,
+    command_field,
+    formation_cap_field,
+    formation_problems,
+    leader_field,
+    present,
+    rating,
+)
 from simulator.rng import TRIAL_STEP, high32, low32, mix64, word_base
 
 MAX_UNITS = 40
@@ -46,9 +59,8 @@ class Besiegers(Params):
         le=MAX_UNITS,
         description="how many of the units are cavalry: they take losses but add no dice",
     )
-    leader: int = Field(
-        default=0, ge=0, le=MAX_LEADER, description="battle rating of the best leader, 0 for none"
-    )
+    leader: Leader = leader_field()
+    command: int | None = command_field()
 
     @field_validator("cavalry")
     @classmethod
@@ -63,9 +75,7 @@ class Besieged(Params):
     units: int = Field(
         ge=0, le=MAX_UNITS, description="land units inside the fortress (0: an empty fortress)"
     )
-    leader: int = Field(
-        default=0, ge=0, le=MAX_LEADER, description="battle rating of the best leader, 0 for none"
-    )
+    leader: Leader = leader_field()
 
 
 class AssaultParams(Params):
@@ -85,11 +95,20 @@ class AssaultParams(Params):
         default=True,
         description="the attacker takes losses on cavalry before units that roll dice",
     )
+    formation_cap: bool = formation_cap_field()
+
+
+def forbidden(p: AssaultParams) -> list[tuple[tuple[str | int, ...], str, object]]:
+    """The assaulting formation above its cap (seed §五.2, §五.7: one formation assaults)."""
+    if not p.formation_cap:
+        return []
+    a = p.attacker
+    return formation_problems("attacker", a.units, a.leader, a.command, "assaults")
 
 
 # Indices of the metric values, in the order of metrics().
-FALLS, ASSAULTS, BROKEN, A_LEFT, D_LEFT, A_HITS, D_HITS = range(7)
-N_METRICS = 7
+FALLS, ASSAULTS, BROKEN, A_LEFT, D_LEFT, A_HITS, D_HITS, FELL_AT, D_CAPTURED = range(9)
+N_METRICS = 9
 
 
 def metrics(p: AssaultParams) -> list[Metric]:
@@ -122,6 +141,19 @@ def metrics(p: AssaultParams) -> list[Metric]:
         Metric(
             "defender_hits", "mean", "hits rolled by the defender over all assaults", headline=False
         ),
+        Metric(
+            "space_falls_at_assault",
+            "distribution",
+            "the assault that took the space, 0 if it did not fall: P(falls within k assaults) "
+            "is the sum of its shares 1..k",
+            max_value=p.max_assaults,
+        ),
+        Metric(
+            "defender_leader_captured",
+            "proportion",
+            "the space falls with a defending leader in it (rated 0 included)",
+            headline=False,
+        ),
     ]
 
 
@@ -130,23 +162,24 @@ def pack(p: AssaultParams) -> np.ndarray:
         [
             p.attacker.units,
             p.attacker.cavalry,
-            p.attacker.leader,
+            rating(p.attacker.leader),
             p.defender.units,
-            p.defender.leader,
+            rating(p.defender.leader),
             p.defender_extra_dice,
             p.hit_on,
             p.max_assaults,
             1 if p.lose_cavalry_first else 0,
+            1 if present(p.defender.leader) else 0,
         ],
         dtype=np.float64,
     )
 
 
 def attacker_dice(units: int, cavalry: int, leader: int, defenders: int) -> int:
-    """Dice of the attacker in one assault (RULES.md §5.2)."""
+    """Dice of the attacker in one assault (RULES.md §5.2): cavalry add none, ever."""
     if defenders > 0:
         return (units - cavalry + 1) // 2 + leader
-    return units + leader
+    return units - cavalry + leader
 
 
 def take_losses(units: int, cavalry: int, hits: int, cavalry_first: bool) -> tuple[int, int]:
@@ -253,6 +286,7 @@ def assault_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
             thr = _threshold(np.int64(packed[v, 6]))
             max_assaults = np.int64(packed[v, 7])
             cavalry_first = packed[v, 8] > 0.5
+            d_has_leader = np.int64(packed[v, 9] > 0.5)
             # A siege with besiegers' units <= besieged units is broken before any assault.
             broken_at_once = a_units <= d_units
             start_state = (
@@ -268,7 +302,7 @@ def assault_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
             if d_units > 0:
                 first_a_dice = (a_units - a_cavalry + 1) // 2 + a_leader
             else:
-                first_a_dice = a_units + a_leader
+                first_a_dice = a_units - a_cavalry + a_leader
             # Dice never increase during a campaign, so the first assault's dice bound the words.
             a_words = (first_a_dice + 1) // 2
             d_words = (d_units + d_leader + extra + 1) // 2
@@ -281,8 +315,8 @@ def assault_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
                     c = _field(s, _CAVALRY, _ARMY_MASK)
                     d = _field(s, _DEFENDERS, _ARMY_MASK)
                     offset[q] = np.uint64(s & _TRIAL_MASK) * TRIAL_STEP
-                    # Cavalry roll no dice while defenders are present.
-                    a_dice[q] = (u - c + 1) // 2 + a_leader if d > 0 else u + a_leader
+                    # Cavalry roll no dice in any assault, an empty fortress included.
+                    a_dice[q] = (u - c + 1) // 2 + a_leader if d > 0 else u - c + a_leader
                     d_dice[q] = d + d_leader + extra
                     a_hits[q] = 0
                     d_hits[q] = 0
@@ -343,6 +377,9 @@ def assault_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
                     values[v, D_LEFT, i] = _field(s, _DEFENDERS, _ARMY_MASK)
                     values[v, A_HITS, i] = _field(s, _A_TOTAL, _TOTAL_MASK)
                     values[v, D_HITS, i] = _field(s, _D_TOTAL, _TOTAL_MASK)
+                    fell = (s >> _FALLS) & 1
+                    values[v, FELL_AT, i] = fell * _field(s, _ASSAULTS, _ASSAULTS_MASK)
+                    values[v, D_CAPTURED, i] = fell * d_has_leader
         if not single:
             accumulate_block(stats, values, m, hist_offset, hist_max)
     if single:
@@ -351,6 +388,11 @@ def assault_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
             _fold_count(stats, FALLS, (x >> (_FALLS - _ASSAULTS)) & 1, c, hist_offset, hist_max)
             _fold_count(stats, ASSAULTS, x & _ASSAULTS_MASK, c, hist_offset, hist_max)
             _fold_count(stats, BROKEN, x >> (_BROKEN - _ASSAULTS), c, hist_offset, hist_max)
+            fell = (x >> (_FALLS - _ASSAULTS)) & 1
+            at = fell * (x & _ASSAULTS_MASK)
+            _fold_count(stats, FELL_AT, at, c, hist_offset, hist_max)
+            captured = fell * np.int64(packed[0, 9] > 0.5)
+            _fold_count(stats, D_CAPTURED, captured, c, hist_offset, hist_max)
         for x in range(64 * 64):
             c = tally_armies[x]
             _fold_count(stats, A_LEFT, x >> 6, c, hist_offset, hist_max)
@@ -372,6 +414,9 @@ def _campaign(
     broken, expected attacker hits, expected defender hits) summed over the paths to it."""
     prob = (7 - p.hit_on) / 6
     a, d = p.attacker, p.defender
+    # Ratings read from the rule text here, not through the kernel's packing helpers.
+    a_lead = 0 if a.leader == "none" else a.leader
+    d_lead = 0 if d.leader == "none" else d.leader
     if a.units <= d.units:
         yield 1.0, 0, a.units, a.cavalry, d.units, False, True, 0.0, 0.0
         return
@@ -380,8 +425,12 @@ def _campaign(
     for k in range(1, p.max_assaults + 1):
         nxt: dict[tuple[int, int, int], list[float]] = {}
         for (u, c, dd), (w, sa, sd) in live.items():
-            pa = _binomial(attacker_dice(u, c, a.leader, dd), prob)
-            pd = _binomial(dd + d.leader + p.defender_extra_dice, prob)
+            # §十一.1 ①: cavalry never roll in an assault; §五.7 ②: halved (rounded up) while
+            # defenders are present, whole against an empty fortress.
+            rolling = u - c
+            n_a = (rolling + 1) // 2 + a_lead if dd > 0 else rolling + a_lead
+            pa = _binomial(n_a, prob)
+            pd = _binomial(dd + d_lead + p.defender_extra_dice, prob)
             for ah, wa in enumerate(pa):
                 for dh, wd in enumerate(pd):
                     x = w * wa * wd
@@ -417,6 +466,8 @@ def exact(p: AssaultParams) -> dict[str, float]:
         out["defender_units_left"] += w * dd
         out["attacker_hits"] += ha
         out["defender_hits"] += hd
+        out["space_falls_at_assault"] += w * k * falls
+        out["defender_leader_captured"] += w * falls * (p.defender.leader != "none")
     return out
 
 
@@ -430,13 +481,20 @@ PROCEDURE = Procedure(
     kernel=assault_kernel,
     exact=exact,
     example={
-        "attacker": {"units": 8, "cavalry": 0, "leader": 1},
-        "defender": {"units": 3, "leader": 0},
+        "attacker": {"units": 8, "cavalry": 0, "leader": 1, "command": 8},
+        "defender": {"units": 3},
         "max_assaults": 10,
     },
+    forbidden=forbidden,
     notes=(
-        "cavalry take losses but add no dice while defenders are present; against an empty "
-        "fortress the attacker rolls units + leader, as written",
+        "cavalry take losses but add no dice in any assault, an empty fortress included (seed "
+        "§十一.1 ①); against an empty fortress the others roll units + leader (§五.7 ②)",
+        "one formation assaults (§五.7): at most 4 units without a leader, at most the command "
+        "rating with leaders (not checked when no command rating is given); knob "
+        "formation_cap (default true, the seed; false: house rule)",
+        'a leader rated 0 is a leader (captured when the space falls); "none" for no leader',
+        "knob lose_cavalry_first (default true: the attacker chooses its losses and keeps the "
+        "units that roll)",
         "a siege with besiegers' units <= besieged units is broken before any assault "
         "(assaults_used 0)",
         "the defender rolls units + leader + defender_extra_dice even in an empty fortress",

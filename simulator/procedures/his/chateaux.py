@@ -1,6 +1,8 @@
 """Here I Stand: the French chateaux (RULES.md §5.11).
 
-Each time France plays its home card as the event (Francis I on the map, not besieged), it rolls a
+The home card is once a turn (seed §四.1), so France builds at most once a turn; ``uses_per_turn``
+above 1 is a house rule. Each time France plays its home card as the event (Francis I on the map,
+not besieged), it rolls a
 d6, adds the modifiers that apply that turn and reads the chateaux table: VP and cards. VP from
 chateaux stop at ``vp_cap`` (6) in total; cards do not. The table and the modifiers are scenario
 data (assumption: the seed names neither). A modifier applies ``always`` or on the listed turns.
@@ -17,7 +19,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
-from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
 from simulator.jit import kernel
 from simulator.procedures.base import Metric, Params, Procedure
 from simulator.procedures.his._tables import check_table
@@ -88,7 +90,8 @@ class ChateauxParams(Params):
         default=1,
         ge=0,
         le=MAX_USES,
-        description="home-card events per turn (Francis I on the map, not besieged)",
+        description="home-card events per turn (Francis I on the map, not besieged): 1 by the "
+        "rules (a home card is once a turn, seed §四.1); 0 for none; more is a house rule",
     )
     modifiers: list[Modifier] = Field(
         default=[], max_length=MAX_MODIFIERS, description="modifiers added to the d6"
@@ -112,7 +115,7 @@ class ChateauxParams(Params):
         return rows
 
 
-CHATEAUX_VP, CHATEAUX_CARDS, CAP_REACHED, VP_OVER_CAP = range(4)
+CHATEAUX_VP, CHATEAUX_CARDS, CAP_REACHED, VP_OVER_CAP, CAP_TURN, BY_TURN = range(6)
 
 
 def metrics(p: ChateauxParams) -> list[Metric]:
@@ -121,6 +124,19 @@ def metrics(p: ChateauxParams) -> list[Metric]:
         Metric("chateaux_cards", "mean", "cards drawn from chateaux"),
         Metric("vp_cap_reached", "proportion", "the chateaux VP reached the cap"),
         Metric("vp_over_cap", "mean", "VP rolled but lost to the cap", headline=False),
+        Metric(
+            "cap_reached_turn",
+            "conditional_mean",
+            "the turn the chateaux VP reach the cap, among games where they do",
+        ),
+    ] + [
+        Metric(
+            f"vp_by_turn.{k}",
+            "mean",
+            f"chateaux VP (capped) at the end of turn {k}",
+            headline=False,
+        )
+        for k in range(1, p.turns + 1)
     ]
 
 
@@ -150,7 +166,8 @@ CARDS_AT = VP_AT + SPAN
 def chateaux_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
     n_variants = packed.shape[0]
     stats = new_stats(n_variants, n_slots)
-    values = np.zeros((n_variants, 4, BLOCK), dtype=np.int64)
+    n_metrics = BY_TURN + np.int64(packed[0, 0])
+    values = np.zeros((n_variants, n_metrics, BLOCK), dtype=np.int64)
     end = first_trial + n_trials
     for start in range(first_trial, end, BLOCK):
         m = min(BLOCK, end - start)
@@ -162,12 +179,17 @@ def chateaux_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n
                 t = start + i
                 vp = 0
                 cards = 0
+                cap_turn = UNDEFINED
                 for turn in range(turns):
                     mod = np.int64(packed[v, 3 + turn])
                     for u in range(uses):
                         total = d6_of(low32(word(key, t, WORDS_PER_TURN * turn + u))) + mod
                         vp += np.int64(packed[v, VP_AT + total - LOW])
                         cards += np.int64(packed[v, CARDS_AT + total - LOW])
+                    if vp >= cap and cap_turn == UNDEFINED:
+                        cap_turn = turn + 1
+                    values[v, BY_TURN + turn, i] = min(vp, cap)
+                values[v, CAP_TURN, i] = cap_turn
                 values[v, CHATEAUX_VP, i] = min(vp, cap)
                 values[v, CHATEAUX_CARDS, i] = cards
                 values[v, CAP_REACHED, i] = vp >= cap
@@ -181,6 +203,10 @@ def exact(p: ChateauxParams) -> dict[str, float]:
     vp_of, cards_of = _by_total(p)
     dist: dict[int, Fraction] = {0: Fraction(1)}
     cards = Fraction(0)
+    cap = p.vp_cap
+    by_turn: list[Fraction] = []
+    reached_before = Fraction(0)
+    turn_sum = Fraction(0)
     for turn in range(1, p.turns + 1):
         mod = sum(m.value for m in p.modifiers if m.applies(turn))
         for _ in range(p.uses_per_turn):
@@ -191,13 +217,20 @@ def exact(p: ChateauxParams) -> dict[str, float]:
                 for vp, q in dist.items():
                     nxt[vp + gain] = nxt.get(vp + gain, Fraction(0)) + q / 6
             dist = nxt
-    cap = p.vp_cap
-    return {
+        by_turn.append(sum((q * min(vp, cap) for vp, q in dist.items()), Fraction(0)))
+        reached = sum((q for vp, q in dist.items() if vp >= cap), Fraction(0))
+        turn_sum += turn * (reached - reached_before)  # VP never fall: first reached now
+        reached_before = reached
+    out = {
         "chateaux_vp": float(sum(q * min(vp, cap) for vp, q in dist.items())),
         "chateaux_cards": float(cards),
         "vp_cap_reached": float(sum(q for vp, q in dist.items() if vp >= cap)),
         "vp_over_cap": float(sum(q * max(vp - cap, 0) for vp, q in dist.items())),
     }
+    if reached_before > 0:
+        out["cap_reached_turn"] = float(turn_sum / reached_before)
+    out.update({f"vp_by_turn.{k + 1}": float(x) for k, x in enumerate(by_turn)})
+    return out
 
 
 PROCEDURE = Procedure(
@@ -211,6 +244,7 @@ PROCEDURE = Procedure(
     exact=exact,
     example={"turns": 9, "modifiers": [{"value": -1}]},
     notes=(
+        "the home card is once a turn (seed §四.1): uses_per_turn above 1 is a house rule",
         "assumption: the chateaux table and its modifiers are scenario data (table, modifiers)",
         "the VP cap counts chateaux VP only; cards are not capped",
     ),

@@ -1,8 +1,11 @@
 """Here I Stand theological debate (RULES.md §5.7).
 
 The caller names a language zone and draws its attacker at random from its uncommitted debaters
-(Protestant: of that zone). The defender is drawn at random from the opponent's uncommitted debaters
-(Protestant: of that zone), or from its committed ones if it has none uncommitted. The attacker
+(Protestant: of that zone). The caller then draws the defender at random from the opponent's
+uncommitted debaters **or** from its committed ones (Protestant: of that zone), its choice (seed
+§十六.2 ③; knob ``defender_from``: by default the caller takes the pool that gives it the better
+exact chance to win the first round; ``uncommitted`` and ``committed`` fix the pool, the other one
+used only when it is empty). The attacker
 rolls ``rating + 3`` dice, an uncommitted defender ``rating + 2``, a committed one ``rating + 1``;
 hits are 5-6. More hits wins and flips ``X`` spaces in the zone (X = the hit difference). If X
 exceeds the loser's rating the loser is burned (Protestant) or disgraced (Papal) and the winner
@@ -55,6 +58,12 @@ class ProtestantDebater(PapalDebater):
 class DebateParams(Params):
     caller: Literal["protestant", "papacy"] = Field(description="the side calling the debate")
     zone: Zone = Field(description="the language zone of the debate")
+    defender_from: Literal["caller_choice", "uncommitted", "committed"] = Field(
+        default="caller_choice",
+        description="the opponent's pool the caller draws the first defender from (seed: its "
+        "choice of uncommitted or committed; caller_choice takes the one with the better exact "
+        "chance to win the first round); a fixed pool falls back on the other when empty",
+    )
     protestant_debaters: list[ProtestantDebater] = Field(
         min_length=1, max_length=MAX_DEBATERS, description="the Protestant debaters in play"
     )
@@ -116,8 +125,18 @@ def metrics(p: DebateParams) -> list[Metric]:
         Metric("caller_wins", "proportion", "the caller's debater wins"),
         Metric("opponent_wins", "proportion", "the opponent's debater wins"),
         Metric("no_result", "proportion", "two ties: nothing happens"),
-        Metric("spaces_flipped_protestant", "mean", "spaces the Protestant flips"),
-        Metric("spaces_flipped_papal", "mean", "spaces the Papacy flips"),
+        Metric(
+            "spaces_flipped_protestant",
+            "distribution",
+            "spaces the Protestant flips",
+            max_value=MAX_RATING + 3,
+        ),
+        Metric(
+            "spaces_flipped_papal",
+            "distribution",
+            "spaces the Papacy flips",
+            max_value=MAX_RATING + 3,
+        ),
         Metric("protestant_vp", "mean", "VP the Protestant gains (a Papal debater disgraced)"),
         Metric("papal_vp", "mean", "VP the Papacy gains (a Protestant debater burned)"),
         Metric("went_to_second_round", "proportion", "the first round was a tie", headline=False),
@@ -148,11 +167,59 @@ def _pool_rows(
     return prot, pap
 
 
+def _both_pools(p: DebateParams) -> bool:
+    """The opponent has both uncommitted and committed debaters (in the zone): a real choice."""
+    if p.caller == "papacy":
+        pool = [d.committed for d in p.protestant_debaters if d.zone == p.zone]
+    else:
+        pool = [d.committed for d in p.papal_debaters]
+    return any(pool) and not all(pool)
+
+
+def _first_round_chance(p: DebateParams, committed_pool: bool) -> Fraction:
+    """Exact chance that the caller wins the first round when it draws the defender from the
+    opponent's committed (or uncommitted) debaters."""
+    prot = [d for d in p.protestant_debaters if d.zone == p.zone]
+    mine, theirs = (
+        (prot, p.papal_debaters) if p.caller == "protestant" else (p.papal_debaters, prot)
+    )
+    attackers = [d for d in mine if not d.committed]
+    defenders = [d for d in theirs if d.committed == committed_pool] or theirs
+    total = Fraction(0)
+    for a in attackers:
+        a_pmf = _hits_pmf(a.rating + 3)
+        for d in defenders:
+            d_pmf = _hits_pmf(d.rating + (1 if d.committed else 2))
+            total += sum(
+                (a_pmf[x] * d_pmf[y] for x in range(len(a_pmf)) for y in range(min(x, len(d_pmf)))),
+                Fraction(0),
+            )
+    return total / (len(attackers) * len(defenders))
+
+
+def defender_pool(p: DebateParams) -> int:
+    """The first defender's pool: 0 uncommitted, 1 committed (each falls back on the other when
+    empty). ``caller_choice`` takes the pool that gives the caller the higher exact chance to win
+    the first round (the uncommitted one on a tie)."""
+    if p.defender_from != "caller_choice":
+        return int(p.defender_from == "committed")
+    if not _both_pools(p):
+        return 0  # one pool is empty: both choices draw from the other
+    return int(_first_round_chance(p, True) > _first_round_chance(p, False))
+
+
 def pack(p: DebateParams) -> np.ndarray:
-    """[caller is protestant, n debaters, n protestant, n papal, then (slot, rating, committed)
-    for the Protestant pool (in zone) followed by the Papal pool]."""
+    """[caller is protestant, n debaters, n protestant, n papal, first defender's pool (0
+    uncommitted, 1 committed), then (slot, rating, committed) for the Protestant pool (in zone)
+    followed by the Papal pool]."""
     prot, pap = _pool_rows(p)
-    row: list[float] = [p.caller == "protestant", len(_names(p)), len(prot), len(pap)]
+    row: list[float] = [
+        p.caller == "protestant",
+        len(_names(p)),
+        len(prot),
+        len(pap),
+        defender_pool(p),
+    ]
     for entry in prot + pap:
         row += list(entry)
     return np.array(row, dtype=np.float64)
@@ -170,18 +237,18 @@ def _hits(key, trial, word0, dice):
 
 
 @inline
-def _draw(u32, start, count, committed):
-    """Index of a debater drawn uniformly among the uncommitted of pool rows start..start+count-1,
-    or among all of them if none is uncommitted."""
+def _draw(u32, start, count, committed, want):
+    """Index of a debater drawn uniformly among those of pool rows start..start+count-1 whose
+    committed flag is ``want``, or among all of them if there is none such."""
     free = np.int64(0)
     for j in range(start, start + count):
-        free += committed[j] == 0
+        free += committed[j] == want
     pick_from_free = free > 0
     size = free if pick_from_free else count
     target = np.int64((u32 * np.uint64(size)) >> np.uint64(32))
     seen = np.int64(0)
     for j in range(start, start + count):
-        if (committed[j] == 0) or not pick_from_free:
+        if (committed[j] == want) or not pick_from_free:
             if seen == target:
                 return j
             seen += 1
@@ -206,10 +273,11 @@ def debate_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
             n_names = np.int64(packed[v, 1])
             n_prot = np.int64(packed[v, 2])
             n_pap = np.int64(packed[v, 3])
+            first_pool = np.int64(packed[v, 4])
             for j in range(n_prot + n_pap):
-                slot[j] = np.int64(packed[v, 4 + 3 * j])
-                rating[j] = np.int64(packed[v, 5 + 3 * j])
-                committed0[j] = np.int64(packed[v, 6 + 3 * j])
+                slot[j] = np.int64(packed[v, 5 + 3 * j])
+                rating[j] = np.int64(packed[v, 6 + 3 * j])
+                committed0[j] = np.int64(packed[v, 7 + 3 * j])
             # Caller's pool rows and opponent's pool rows.
             c_start = 0 if protestant_calls else n_prot
             c_count = n_prot if protestant_calls else n_pap
@@ -225,8 +293,9 @@ def debate_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
                 for rnd in range(2):
                     w = ROUND_WORDS * rnd
                     x = word(key, t, w)
-                    a = _draw(low32(x), c_start, c_count, committed)
-                    d = _draw(high32(x), o_start, o_count, committed)
+                    a = _draw(low32(x), c_start, c_count, committed, 0)
+                    # Round 1: the caller's choice of pool; round 2: uncommitted (seed ⑩).
+                    d = _draw(high32(x), o_start, o_count, committed, first_pool if rnd == 0 else 0)
                     values[v, FIXED + slot[a], i] = 1
                     values[v, FIXED + slot[d], i] = 1
                     a_hits = _hits(key, t, w + ATTACKER_WORDS, rating[a] + 3)
@@ -261,8 +330,10 @@ def _hits_pmf(n: int) -> list[Fraction]:
     return [Fraction(comb(n, k) * 2 ** (n - k), 3**n) for k in range(n + 1)]
 
 
-def _draw_law(pool: list[int], committed: dict[int, bool]) -> list[tuple[int, Fraction]]:
-    free = [j for j in pool if not committed[j]]
+def _draw_law(
+    pool: list[int], committed: dict[int, bool], want: bool = False
+) -> list[tuple[int, Fraction]]:
+    free = [j for j in pool if committed[j] == want]
     src = free or pool
     return [(j, Fraction(1, len(src))) for j in src]
 
@@ -279,10 +350,12 @@ def exact(p: DebateParams) -> dict[str, float]:
         (prot_pool, pap_pool) if p.caller == "protestant" else (pap_pool, prot_pool)
     )
     acc = dict.fromkeys([m.name for m in metrics(p)], Fraction(0))
+    # The caller's choice of pool is a policy (the first round's better chance), then exact.
+    first_committed = defender_pool(p) == 1
 
     def play(rnd: int, committed: dict[int, bool], weight: Fraction, chosen: frozenset) -> None:
         for a, pa in _draw_law(caller_pool, committed):
-            for d, pd in _draw_law(opp_pool, committed):
+            for d, pd in _draw_law(opp_pool, committed, first_committed and rnd == 0):
                 w = weight * pa * pd
                 ch = chosen | {a, d}
                 a_pmf = _hits_pmf(rating[a] + 3)
@@ -371,6 +444,10 @@ PROCEDURE = Procedure(
         "papal_debaters": [{"name": "Eck", "rating": 3}, {"name": "Tetzel", "rating": 1}],
     },
     notes=(
+        "the caller draws the first defender from the opponent's uncommitted or committed "
+        "debaters, its choice (seed §十六.2 ③): knob defender_from, default caller_choice (the "
+        "pool with the better exact chance to win the first round); uncommitted (RULES.md's "
+        "earlier reading) and committed fix it; the second round draws uncommitted (seed ⑩)",
         "a committed attacker drawn for the second round still rolls rating + 3 (assumption)",
         "the winner flips its whole hit difference (the zone is assumed to have room)",
     ),

@@ -132,8 +132,18 @@ def metrics(p: DietParams) -> list[Metric]:
         Metric("protestant_wins", "proportion", "the Protestant scores more hits"),
         Metric("papacy_wins", "proportion", "the Papacy scores more hits"),
         Metric("tie", "proportion", "equal hits: nothing happens"),
-        Metric("protestant_flips", "mean", "German spaces the Protestant flips"),
-        Metric("papal_flips", "mean", "German spaces the Papacy flips"),
+        Metric(
+            "protestant_flips",
+            "distribution",
+            "German spaces the Protestant flips",
+            max_value=MAX_CP + MAX_BONUS,  # fixed, so every variant shares the histogram
+        ),
+        Metric(
+            "papal_flips",
+            "distribution",
+            "German spaces the Papacy flips",
+            max_value=2 * MAX_CP,
+        ),
     ]
 
 

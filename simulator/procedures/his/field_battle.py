@@ -3,7 +3,11 @@
 Each side rolls ``units + leader`` dice, the defender ``defender_extra_dice`` more; a die at or
 above ``hit_on`` is a hit. Each side loses units equal to the other's hits. Fewer hits loses; a tie
 goes to ``ties_to`` (the defender by the rules). If both sides are wiped out the winner keeps one
-unit. A side with no units left has its leader captured (leader 0 means no leader).
+unit. A side with no units left has its leader captured: a leader rated 0 is a leader too
+(``"none"`` means no leader). The attacker fights with one formation (seed §五.2, §五.4): at most
+4 units without a leader, at most its leaders' command rating with them; ``sim validate`` refuses
+a larger one, and a sweep marks it illegal, unless ``formation_cap`` is off (a house rule). The
+defender fights with every unit in the space.
 
 Only each side's number of hits matters, so the kernel draws it directly: one random word per side,
 inverted through the exact binomial distribution of hits (thresholds computed in integers). This
@@ -25,6 +29,15 @@ from pydantic import Field
 from simulator.accumulate import BLOCK, accumulate_block, accumulate_weighted, new_stats
 from simulator.jit import inline, kernel
 from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.his._leaders import (
+    Leader,
+    command_field,
+    formation_cap_field,
+    formation_problems,
+    leader_field,
+    present,
+    rating,
+)
 from simulator.rng import block_word, word_base
 
 MAX_UNITS = 40
@@ -39,16 +52,15 @@ DEFENDER_WORD = 1
 #: Single-variant runs tally (attacker hits, defender hits) pairs and fold each once per chunk.
 MAX_HITS = MAX_UNITS + MAX_LEADER + MAX_EXTRA
 
-N_METRICS = 7
-#: Packed row: 9 scalars, then each side's hit thresholds as (high 32 bits, low 32 bits) pairs.
-HEADER = 9
+N_METRICS = 8
+#: Packed row: 11 scalars, then each side's hit thresholds as (high 32 bits, low 32 bits) pairs.
+HEADER = 11
 
 
 class Army(Params):
     units: int = Field(ge=1, le=MAX_UNITS, description="land units in the battle (cavalry counts)")
-    leader: int = Field(
-        default=0, ge=0, le=MAX_LEADER, description="battle rating of the best leader, 0 for none"
-    )
+    leader: Leader = leader_field()
+    command: int | None = command_field()
 
 
 class FieldBattleParams(Params):
@@ -61,14 +73,23 @@ class FieldBattleParams(Params):
     ties_to: Literal["defender", "attacker"] = Field(
         default="defender", description="who wins when both sides score the same hits"
     )
+    formation_cap: bool = formation_cap_field()
 
     @property
     def attacker_dice(self) -> int:
-        return self.attacker.units + self.attacker.leader
+        return self.attacker.units + rating(self.attacker.leader)
 
     @property
     def defender_dice(self) -> int:
-        return self.defender.units + self.defender.leader + self.defender_extra_dice
+        return self.defender.units + rating(self.defender.leader) + self.defender_extra_dice
+
+
+def forbidden(p: FieldBattleParams) -> list[tuple[tuple[str | int, ...], str, object]]:
+    """The attacking formation above its cap (seed §五.2; §五.4: one formation attacks)."""
+    if not p.formation_cap:
+        return []
+    a = p.attacker
+    return formation_problems("attacker", a.units, a.leader, a.command, "attacks")
 
 
 def metrics(p: FieldBattleParams) -> list[Metric]:
@@ -102,6 +123,12 @@ def metrics(p: FieldBattleParams) -> list[Metric]:
             "the defender has a leader and no units left",
             headline=False,
         ),
+        Metric(
+            "both_wiped_out",
+            "proportion",
+            "the hits remove every unit of both sides (the winner then keeps one)",
+            headline=False,
+        ),
     ]
 
 
@@ -123,14 +150,16 @@ def hit_thresholds(dice: int, hit_on: int) -> list[int]:
 def pack(p: FieldBattleParams) -> np.ndarray:
     row = [
         p.attacker.units,
-        p.attacker.leader,
+        rating(p.attacker.leader),
         p.defender.units,
-        p.defender.leader,
+        rating(p.defender.leader),
         p.defender_extra_dice,
         p.hit_on,
         1 if p.ties_to == "attacker" else 0,
         p.attacker_dice,
         p.defender_dice,
+        1 if present(p.attacker.leader) else 0,
+        1 if present(p.defender.leader) else 0,
     ]
     for t in hit_thresholds(p.attacker_dice, p.hit_on) + hit_thresholds(p.defender_dice, p.hit_on):
         row += [t >> 32, t & 0xFFFFFFFF]  # float64 holds each 32-bit half exactly
@@ -161,12 +190,13 @@ def _draw_hits(hits, key, first, m, word_index, thresholds, dice):
 
 
 @inline
-def _result(ah, dh, a_units, d_units, ties_to_attacker, a_leader, d_leader, out):
+def _result(ah, dh, a_units, d_units, ties_to_attacker, a_has_leader, d_has_leader, out):
     """The battle's metric values for ``ah`` attacker hits and ``dh`` defender hits (§5.1)."""
     a_left = max(a_units - dh, 0)
     d_left = max(d_units - ah, 0)
     wins = ah > dh or (ah == dh and ties_to_attacker)
-    if a_left == 0 and d_left == 0:  # both wiped out: the winner keeps one unit
+    both = a_left == 0 and d_left == 0
+    if both:  # both wiped out: the winner keeps one unit
         if wins:
             a_left = 1
         else:
@@ -176,8 +206,9 @@ def _result(ah, dh, a_units, d_units, ties_to_attacker, a_leader, d_leader, out)
     out[2] = dh
     out[3] = a_left
     out[4] = d_left
-    out[5] = a_left == 0 and a_leader > 0
-    out[6] = d_left == 0 and d_leader > 0
+    out[5] = a_left == 0 and a_has_leader > 0
+    out[6] = d_left == 0 and d_has_leader > 0
+    out[7] = both
 
 
 @kernel
@@ -210,7 +241,7 @@ def field_battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_ma
             continue
         for v in range(n_variants):
             a_units, d_units = np.int64(packed[v, 0]), np.int64(packed[v, 2])
-            a_leader, d_leader = np.int64(packed[v, 1]), np.int64(packed[v, 3])
+            a_leader, d_leader = np.int64(packed[v, 9]), np.int64(packed[v, 10])
             ties = packed[v, 6] > 0.5
             for i in range(m):
                 _result(a_hits[v, i], d_hits[v, i], a_units, d_units, ties, a_leader, d_leader, row)
@@ -219,7 +250,7 @@ def field_battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_ma
         accumulate_block(stats, values, m, hist_offset, hist_max)
     if single:
         a_units, d_units = np.int64(packed[0, 0]), np.int64(packed[0, 2])
-        a_leader, d_leader = np.int64(packed[0, 1]), np.int64(packed[0, 3])
+        a_leader, d_leader = np.int64(packed[0, 9]), np.int64(packed[0, 10])
         ties = packed[0, 6] > 0.5
         for ah in range(np.int64(packed[0, 7]) + 1):
             for dh in range(np.int64(packed[0, 8]) + 1):
@@ -236,7 +267,12 @@ def exact(p: FieldBattleParams) -> dict[str, float]:
     from scipy.stats import binom
 
     prob = (7 - p.hit_on) / 6
-    na, nd = p.attacker_dice, p.defender_dice
+    # §五.4 ②: units + one leader's battle rating; the defender one die more. Read here from
+    # the rule text, not through the properties that pack the kernel's inputs.
+    a_lead = 0 if p.attacker.leader == "none" else p.attacker.leader
+    d_lead = 0 if p.defender.leader == "none" else p.defender.leader
+    na = p.attacker.units + a_lead
+    nd = p.defender.units + d_lead + p.defender_extra_dice
     pa = binom.pmf(np.arange(na + 1), na, prob)
     pd = binom.pmf(np.arange(nd + 1), nd, prob)
     out = dict.fromkeys([m.name for m in metrics(p)], 0.0)
@@ -246,13 +282,16 @@ def exact(p: FieldBattleParams) -> dict[str, float]:
             a_left = max(p.attacker.units - dh, 0)
             d_left = max(p.defender.units - ah, 0)
             wins = ah > dh or (ah == dh and p.ties_to == "attacker")
-            if a_left == 0 and d_left == 0:
+            both = a_left == 0 and d_left == 0
+            if both:
                 a_left, d_left = (1, 0) if wins else (0, 1)
+            out["both_wiped_out"] += w * both
             out["attacker_wins"] += w * wins
             out["attacker_units_left"] += w * a_left
             out["defender_units_left"] += w * d_left
-            out["attacker_leader_captured"] += w * (a_left == 0 and p.attacker.leader > 0)
-            out["defender_leader_captured"] += w * (d_left == 0 and p.defender.leader > 0)
+            a_has, d_has = p.attacker.leader != "none", p.defender.leader != "none"
+            out["attacker_leader_captured"] += w * (a_left == 0 and a_has)
+            out["defender_leader_captured"] += w * (d_left == 0 and d_has)
     out["attacker_hits"] = na * prob
     out["defender_hits"] = nd * prob
     return out
@@ -267,6 +306,18 @@ PROCEDURE = Procedure(
     pack=pack,
     kernel=field_battle_kernel,
     exact=exact,
-    notes=("leader 0 means no leader: nobody to capture",),
-    example={"attacker": {"units": 4, "leader": 2}, "defender": {"units": 3, "leader": 0}},
+    forbidden=forbidden,
+    notes=(
+        'a leader rated 0 is a leader (captured with its last unit); "none" for no leader',
+        "one formation attacks (seed §五.2, §五.4): at most 4 units without a leader, at most the "
+        "command rating with leaders (one leader's, or the two highest summed; not checked "
+        "when no command rating is given); knob "
+        "formation_cap (default true, the seed; false: house rule); the defender fights with "
+        "every unit",
+        "knob ties_to (default defender: a tie is lost by the attacker, seed §五.4 ⑤)",
+    ),
+    example={
+        "attacker": {"units": 4, "leader": 2, "command": 6},
+        "defender": {"units": 3, "leader": "none"},
+    },
 )

@@ -2,15 +2,19 @@
 
 Each side rolls ``2 * squadrons + corsairs + leader`` dice; in a port the defender rolls
 ``port_extra_dice`` more (none in a sea zone). A die at or above ``hit_on`` hits. More hits wins
-and ties go to the defender. Hits sink ships: one hit a corsair, two hits a squadron (corsairs
-first when ``lose_corsairs_first``); a winner's single hit left over sinks one more squadron of the
-loser. If both fleets are sunk the winner keeps one ship, as in a field battle
-(``winner_keeps_one``). After a battle in a port the attacker always withdraws; at sea it
-withdraws when it loses."""
+and ties go to the defender. Hits sink ships: one hit a corsair, two hits a squadron; a winner's
+single hit left over sinks one more squadron of the loser. Each side chooses which of its own ships
+go, as in a field battle (seed §六.4, §五.4 ④): by default the choice that costs it the least
+strength (squadron 2, corsair 1; on a tie it keeps squadrons, which alone protect ports); the
+fixed orders ``corsairs_first`` and ``squadrons_first`` are knobs. Every hit that a ship can
+absorb is absorbed. A side whose ships are all sunk has its leader (rated 0 included) captured.
+If both fleets are sunk the winner keeps one ship, as in a field battle (``winner_keeps_one``).
+After a battle in a port the attacker always withdraws; at sea it withdraws when it loses."""
 
 from __future__ import annotations
 
 from math import comb
+from typing import Literal
 
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
@@ -18,6 +22,7 @@ from pydantic import Field, ValidationInfo, field_validator
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
 from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.his._leaders import Leader, leader_field, present, rating
 from simulator.procedures.his.field_battle import _draw_hits, _thresholds, hit_thresholds
 
 MAX_SHIPS = 30
@@ -31,7 +36,9 @@ MAX_DICE = 3 * MAX_SHIPS + MAX_LEADER + MAX_PORT_DICE
 ATTACKER_WORD = 0
 DEFENDER_WORD = 1
 #: Packed row: these scalars, then each side's hit thresholds as (high 32 bits, low 32 bits).
-HEADER = 13
+HEADER = 15
+#: Loss orders as packed: index in LOSSES.
+LOSSES = ("squadrons_first", "corsairs_first", "cheapest")
 
 
 class Fleet(Params):
@@ -45,12 +52,7 @@ class Fleet(Params):
         validate_default=True,
         description="corsairs (one hit sinks one)",
     )
-    leader: int = Field(
-        default=0,
-        ge=0,
-        le=MAX_LEADER,
-        description="battle rating of the best naval leader, 0 for none",
-    )
+    leader: Leader = leader_field("naval leader")
 
     @field_validator("corsairs")
     @classmethod
@@ -76,8 +78,10 @@ class NavalParams(Params):
         description="extra dice of a defender in a port (1 by the rules)",
     )
     hit_on: int = Field(default=5, ge=2, le=6, description="lowest d6 face that scores a hit")
-    lose_corsairs_first: bool = Field(
-        default=True, description="hits sink corsairs before squadrons"
+    losses: Literal["cheapest", "corsairs_first", "squadrons_first"] = Field(
+        default="cheapest",
+        description="which ships each side loses: cheapest (the seed: each side chooses, here "
+        "the least strength lost), or a fixed order",
     )
     winner_keeps_one: bool = Field(
         default=True,
@@ -96,8 +100,12 @@ class NavalParams(Params):
     A_HITS,
     D_HITS,
     BOTH_SUNK,
-) = range(9)
-N_METRICS = 9
+    A_STRENGTH,
+    D_STRENGTH,
+    A_CAPTURED,
+    D_CAPTURED,
+) = range(13)
+N_METRICS = 13
 
 
 def metrics(p: NavalParams) -> list[Metric]:
@@ -135,6 +143,28 @@ def metrics(p: NavalParams) -> list[Metric]:
             "the hits sank both fleets (the winner keeps one ship if winner_keeps_one)",
             headline=False,
         ),
+        Metric(
+            "attacker_strength_lost",
+            "mean",
+            "naval strength the attacker lost (squadron 2, corsair 1)",
+        ),
+        Metric(
+            "defender_strength_lost",
+            "mean",
+            "naval strength the defender lost (squadron 2, corsair 1)",
+        ),
+        Metric(
+            "attacker_leader_captured",
+            "proportion",
+            "the attacker has a leader (rated 0 included) and no ship left",
+            headline=False,
+        ),
+        Metric(
+            "defender_leader_captured",
+            "proportion",
+            "the defender has a leader (rated 0 included) and no ship left",
+            headline=False,
+        ),
     ]
 
 
@@ -144,17 +174,19 @@ def pack(p: NavalParams) -> np.ndarray:
     row = [
         a.squadrons,
         a.corsairs,
-        a.leader,
+        rating(a.leader),
         d.squadrons,
         d.corsairs,
-        d.leader,
+        rating(d.leader),
         p.port_extra_dice if p.in_port else 0,
         1 if p.in_port else 0,
         p.hit_on,
-        1 if p.lose_corsairs_first else 0,
+        LOSSES.index(p.losses),
         1 if p.winner_keeps_one else 0,
         a_dice,
         d_dice,
+        1 if present(a.leader) else 0,
+        1 if present(d.leader) else 0,
     ]
     for t in hit_thresholds(a_dice, p.hit_on) + hit_thresholds(d_dice, p.hit_on):
         row += [t >> 32, t & 0xFFFFFFFF]  # float64 holds each 32-bit half exactly
@@ -165,40 +197,44 @@ def dice(p: NavalParams) -> tuple[int, int]:
     """Dice of the attacker and of the defender."""
     a, d = p.attacker, p.defender
     extra = p.port_extra_dice if p.in_port else 0
-    return 2 * a.squadrons + a.corsairs + a.leader, 2 * d.squadrons + d.corsairs + d.leader + extra
+    a_dice = 2 * a.squadrons + a.corsairs + rating(a.leader)
+    return a_dice, 2 * d.squadrons + d.corsairs + rating(d.leader) + extra
 
 
 @inline
-def _sunk(hits, squadrons, corsairs, corsairs_first, loser):
-    """(squadrons, corsairs) sunk by ``hits``; the loser also loses a squadron to a winner's single
-    hit left over."""
-    if corsairs_first:
-        c = min(corsairs, hits)
-        s = min(squadrons, (hits - c) // 2)
-        left = hits - c - 2 * s
-    else:
-        s = min(squadrons, hits // 2)
-        c = min(corsairs, hits - 2 * s)
-        left = hits - 2 * s - c
+def _sunk_with(hits, squadrons, corsairs, c, loser):
+    """(squadrons, corsairs, legal) when ``c`` corsairs take one hit each and squadrons take the
+    rest two at a time; a hit left over must sink a corsair if one is left (illegal otherwise),
+    and a loser's single hit left over sinks one more squadron."""
+    s = min(squadrons, (hits - c) // 2)
+    left = hits - c - 2 * s
+    legal = not (left > 0 and c < corsairs)
     s += np.int64(loser & (left > 0) & (s < squadrons))
-    return s, c
+    return s, legal
 
 
-def sunk(
-    hits: int, squadrons: int, corsairs: int, corsairs_first: bool, loser: bool
-) -> tuple[int, int]:
-    """Plain-Python copy of the kernel's loss rule, for ``exact``."""
-    if corsairs_first:
-        c = min(corsairs, hits)
-        s = min(squadrons, (hits - c) // 2)
-        left = hits - c - 2 * s
-    else:
-        s = min(squadrons, hits // 2)
-        c = min(corsairs, hits - 2 * s)
-        left = hits - 2 * s - c
-    if loser and left > 0 and s < squadrons:
-        s += 1
-    return s, c
+@inline
+def _sunk(hits, squadrons, corsairs, mode, loser):
+    """(squadrons, corsairs) sunk by ``hits``: ``mode`` 0 squadrons first, 1 corsairs first,
+    2 the least strength lost (keeping squadrons on a tie)."""
+    top = min(corsairs, hits)
+    if mode == 1:
+        s, _ = _sunk_with(hits, squadrons, corsairs, top, loser)
+        return s, top
+    if mode == 0:
+        s0 = min(squadrons, hits // 2)
+        c0 = min(corsairs, hits - 2 * s0)
+        s, _ = _sunk_with(hits, squadrons, corsairs, c0, loser)
+        return s, c0
+    best_s = squadrons
+    best_c = top
+    best = 2 * squadrons + corsairs + 1
+    for c in range(top, -1, -1):
+        s, legal = _sunk_with(hits, squadrons, corsairs, c, loser)
+        cost = 2 * s + c
+        if legal and cost < best:
+            best, best_s, best_c = cost, s, c
+    return best_s, best_c
 
 
 @kernel
@@ -223,8 +259,10 @@ def naval_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_sl
             d_squadrons = np.int64(packed[v, 3])
             d_corsairs = np.int64(packed[v, 4])
             in_port = packed[v, 7] > 0.5
-            corsairs_first = packed[v, 9] > 0.5
+            mode = np.int64(packed[v, 9])
             keeps_one = packed[v, 10] > 0.5
+            a_has_leader = packed[v, 13] > 0.5
+            d_has_leader = packed[v, 14] > 0.5
             a_ships = a_squadrons + a_corsairs
             d_ships = d_squadrons + d_corsairs
             _draw_hits(
@@ -237,8 +275,8 @@ def naval_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_sl
                 ah = attacker_hits[i]
                 dh = defender_hits[i]
                 wins = ah > dh
-                a_s, a_c = _sunk(dh, a_squadrons, a_corsairs, corsairs_first, ~wins)
-                d_s, d_c = _sunk(ah, d_squadrons, d_corsairs, corsairs_first, wins)
+                a_s, a_c = _sunk(dh, a_squadrons, a_corsairs, mode, ~wins)
+                d_s, d_c = _sunk(ah, d_squadrons, d_corsairs, mode, wins)
                 both = (a_s + a_c == a_ships) & (d_s + d_c == d_ships)
                 # Both fleets sunk: the winner keeps a squadron if it lost one, else a corsair.
                 keep = both & keeps_one
@@ -261,24 +299,60 @@ def naval_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_sl
                 values[v, A_HITS, i] = ah
                 values[v, D_HITS, i] = dh
                 values[v, BOTH_SUNK, i] = both
+                values[v, A_STRENGTH, i] = 2 * a_s + a_c
+                values[v, D_STRENGTH, i] = 2 * d_s + d_c
+                values[v, A_CAPTURED, i] = a_has_leader & (a_s + a_c == a_ships)
+                values[v, D_CAPTURED, i] = d_has_leader & (d_s + d_c == d_ships)
         accumulate_block(stats, values, m, hist_offset, hist_max)
     return stats
 
 
+def _losses_by_rule(
+    hits: int, squadrons: int, corsairs: int, losses: str, loser: bool
+) -> tuple[int, int]:
+    """(squadrons, corsairs) a side loses, read from the rule text ship by ship (for ``exact``,
+    written apart from the kernel's arithmetic): hits go one at a time to a corsair or two at a
+    time to a squadron, the side choosing; a single hit that no corsair can take is lost, except
+    that a loser loses one more squadron to it. ``cheapest`` searches every choice."""
+
+    def ways(h: int, s: int, c: int) -> list[tuple[int, int]]:
+        """Every (squadrons, corsairs) lost from here, over the side's choices."""
+        if h == 0 or s + c == 0:
+            return [(0, 0)]
+        out: list[tuple[int, int]] = []
+        if c > 0:
+            out += [(x, y + 1) for x, y in ways(h - 1, s, c - 1)]
+        if s > 0 and h >= 2:
+            out += [(x + 1, y) for x, y in ways(h - 2, s - 1, c)]
+        if s > 0 and h == 1 and c == 0:
+            out.append((1, 0) if loser else (0, 0))
+        return out
+
+    options = set(ways(hits, squadrons, corsairs))
+    if losses == "cheapest":  # least strength; on a tie keep squadrons
+        return min(options, key=lambda o: (2 * o[0] + o[1], o[0]))
+    if losses == "corsairs_first":
+        return max(options, key=lambda o: (o[1], -o[0]))
+    return max(options, key=lambda o: (o[0], -o[1]))
+
+
 def exact(p: NavalParams) -> dict[str, float]:
-    """Exact values: the two sides' hits are independent binomials."""
+    """Exact values: the two sides' hits are independent binomials. Dice and losses are read
+    from the rule text here, not through the kernel's packing."""
     prob = (7 - p.hit_on) / 6
-    na, nd = dice(p)
+    a, d = p.attacker, p.defender
+    na = 2 * a.squadrons + a.corsairs + (0 if a.leader == "none" else a.leader)
+    nd = 2 * d.squadrons + d.corsairs + (0 if d.leader == "none" else d.leader)
+    nd += p.port_extra_dice if p.in_port else 0
     pa = [comb(na, k) * prob**k * (1 - prob) ** (na - k) for k in range(na + 1)]
     pd = [comb(nd, k) * prob**k * (1 - prob) ** (nd - k) for k in range(nd + 1)]
-    a, d = p.attacker, p.defender
     out = dict.fromkeys([m.name for m in metrics(p)], 0.0)
     for ah in range(na + 1):
         for dh in range(nd + 1):
             w = pa[ah] * pd[dh]
             wins = ah > dh
-            a_s, a_c = sunk(dh, a.squadrons, a.corsairs, p.lose_corsairs_first, not wins)
-            d_s, d_c = sunk(ah, d.squadrons, d.corsairs, p.lose_corsairs_first, wins)
+            a_s, a_c = _losses_by_rule(dh, a.squadrons, a.corsairs, p.losses, not wins)
+            d_s, d_c = _losses_by_rule(ah, d.squadrons, d.corsairs, p.losses, wins)
             both = a_s + a_c == a.squadrons + a.corsairs and d_s + d_c == d.squadrons + d.corsairs
             if both and p.winner_keeps_one:
                 if wins:
@@ -293,6 +367,11 @@ def exact(p: NavalParams) -> dict[str, float]:
             out["defender_corsairs_lost"] += w * d_c
             out["attacker_withdraws"] += w * (afloat and (p.in_port or not wins))
             out["both_fleets_sunk"] += w * both
+            out["attacker_strength_lost"] += w * (2 * a_s + a_c)
+            out["defender_strength_lost"] += w * (2 * d_s + d_c)
+            out["attacker_leader_captured"] += w * (a.leader != "none" and not afloat)
+            d_gone = d_s + d_c == d.squadrons + d.corsairs
+            out["defender_leader_captured"] += w * (d.leader != "none" and d_gone)
     out["attacker_hits"] = na * prob
     out["defender_hits"] = nd * prob
     return out
@@ -309,10 +388,16 @@ PROCEDURE = Procedure(
     exact=exact,
     example={
         "attacker": {"squadrons": 3, "corsairs": 0, "leader": 1},
-        "defender": {"squadrons": 2, "corsairs": 1, "leader": 0},
+        "defender": {"squadrons": 2, "corsairs": 1},
     },
     notes=(
-        "ties go to the defender; the loser's own single hit left over is lost",
+        "each side chooses which of its ships go (seed §六.4 as §五.4 ④): knob losses, default "
+        "cheapest (least strength lost, squadrons kept on a tie); corsairs_first and "
+        "squadrons_first are fixed orders",
+        "a hit that a corsair can take must sink one; a winner's single hit left over sinks one "
+        "more loser squadron; the loser's own single hit left over is lost",
+        "ties go to the defender",
+        'a leader rated 0 is a leader (captured with its last ship); "none" for no leader',
         "both fleets sunk: the winner keeps one ship (a squadron if it lost one), as in a field "
         "battle; the seed is silent for naval combat, so this is the knob winner_keeps_one",
     ),

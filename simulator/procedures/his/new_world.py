@@ -46,6 +46,7 @@ from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
 from simulator.jit import inline, kernel
 from simulator.procedures.base import Metric, Params, Procedure
 from simulator.procedures.his._tables import check_table
+from simulator.procedures.his._validation import fail
 from simulator.rng import d6_of, die_of, high32, low32, next_word, trial_state
 
 MAX_TURNS = 20
@@ -188,9 +189,19 @@ class NewWorldParams(Params):
     first_exploration_penalty: int = Field(
         default=1, ge=0, le=3, description="subtracted from a power's first exploration roll"
     )
-    south_america: Literal["amazon", "pacific_strait"] = Field(
+    south_america: Literal["amazon", "pacific_strait", "safe_north_america"] = Field(
         default="amazon",
-        description="assumption: what an explorer reaching South America takes first",
+        description="the explorer's choice on 10+ (seed: the Amazon, the Strait and a "
+        "circumnavigation, or a North American discovery): amazon = Amazon, else Strait, else "
+        "North America (the most expected VP: the Strait's 1 VP + 3 x P(circumnavigation) "
+        "never falls below a North American 1 VP); pacific_strait = Strait first; "
+        "safe_north_america = Amazon, else a North American discovery, else the Strait",
+    )
+    depleted_conquest_vp: Literal["kept", "lost"] = Field(
+        default="kept",
+        description="VP of a conquest removed as depleted: kept (the seed: the VP were gained "
+        "when conquered, depletion removes the conquest) or lost; a conquest held at the start "
+        "has no VP counted here",
     )
     discoverers_return: bool = Field(
         default=False,
@@ -246,12 +257,29 @@ class NewWorldParams(Params):
     def _unique_lists(self) -> NewWorldParams:
         if len(set(self.already_claimed)) != len(self.already_claimed):
             raise ValueError("already_claimed: list each discovery once")
+        if (
+            "circumnavigation" in self.already_claimed
+            and "pacific_strait" not in self.already_claimed
+        ):
+            fail(
+                "NewWorldParams",
+                ("already_claimed", self.already_claimed.index("circumnavigation")),
+                "circumnavigation is claimed but the Pacific Strait is not: a circumnavigation "
+                "is tried only by the explorer who reached the Strait (seed §十二.2); add "
+                "pacific_strait",
+                "circumnavigation",
+            )
         return self
 
 
 def metrics(p: NewWorldParams) -> list[Metric]:
     out = [
-        Metric(f"vp.{w}", "mean", f"VP from New World discoveries and conquests ({w})")
+        Metric(
+            f"vp.{w}",
+            "distribution",
+            f"VP from New World discoveries and conquests ({w})",
+            max_value=sum(VP_OF),
+        )
         for w in POWERS
     ]
     out += [
@@ -299,10 +327,34 @@ def metrics(p: NewWorldParams) -> list[Metric]:
         )
         for w in POWERS
     ]
+    out += [Metric(f"colonies.{w}", "mean", f"colonies held at the end ({w})") for w in POWERS]
+    out += [Metric(f"conquests.{w}", "mean", f"conquests held at the end ({w})") for w in POWERS]
+    out += [
+        Metric(f"cards_riches.{w}", "mean", f"cards from New World riches ({w})", headline=False)
+        for w in POWERS
+    ]
+    out += [
+        Metric(
+            f"cards_circumnavigation.{w}",
+            "mean",
+            f"cards from a circumnavigation roll of 12+ ({w})",
+            headline=False,
+        )
+        for w in POWERS
+    ]
+    out += [
+        Metric(
+            f"cp_spent.{w}",
+            "mean",
+            f"CP spent on New World actions carried out ({w}): exploration 2, colony "
+            "2 (Habsburg) or 3, conquest 4; VP per CP = vp / cp_spent",
+        )
+        for w in POWERS
+    ]
     return out
 
 
-N_METRICS = 9 + 27 + 9 + 2 + 3
+N_METRICS = 9 + 27 + 9 + 2 + 3 + 15
 M_VP, M_CARDS, M_LOST, M_FIRST, M_TURN_OF, M_GAP_CONQ, M_GAP_COL, M_SKIPPED = (
     0,
     3,
@@ -313,6 +365,13 @@ M_VP, M_CARDS, M_LOST, M_FIRST, M_TURN_OF, M_GAP_CONQ, M_GAP_COL, M_SKIPPED = (
     46,
     47,
 )
+M_COLONIES, M_CONQUESTS, M_CARDS_RICHES, M_CARDS_CIRC, M_CP = 50, 53, 56, 59, 62
+#: CP of each action (seed §十二.1): explore, colonize (England, France, Habsburg), conquer.
+EXPLORE_CP = 2
+COLONY_CP = (3, 3, 2)
+CONQUER_CP = 4
+#: Conquests a power can hold at once: 3 at the start + the 3 of the New World.
+MAX_HELD = 8
 
 HEAD = 20
 POWER_FIELDS = 8 + 2 * MAX_POOL
@@ -327,11 +386,11 @@ def pack(p: NewWorldParams) -> np.ndarray:
     row = np.zeros(ROW, dtype=np.float64)
     row[0] = p.turns
     row[1] = p.first_exploration_penalty
-    row[2] = p.south_america == "pacific_strait"
+    row[2] = ("amazon", "pacific_strait", "safe_north_america").index(p.south_america)
     row[3] = p.discoverers_return
     row[4] = p.galleons_turn or 0
     row[5] = p.conquest_destroyed == "removed"
-    row[6] = p.colony_depleted == "card_removed"
+    row[6] = (p.colony_depleted == "card_removed") + 2 * (p.depleted_conquest_vp == "lost")
     row[7] = sum(1 << DISCOVERIES.index(d) for d in p.already_claimed)
     row[8] = sum(1 << POWERS.index(w) for w in p.already_explored)
     for r in p.riches:
@@ -361,18 +420,23 @@ def _roll2d6(state):
 
 
 @inline
-def _exploration_result(total, claimed, strait_first):
+def _exploration_result(total, claimed, choice):
     """The discovery an exploration total reaches after the step-down rule, or -1 (lost, if the
-    total is 4 or less) / -2 (returns)."""
+    total is 4 or less) / -2 (returns). ``choice`` on 10+: 0 Amazon, Strait, North America;
+    1 Strait, Amazon, North America; 2 Amazon, North America, Strait."""
     if total <= 4:
         return -1
     r = total
     while r >= 7:
         if r >= 10:
-            first = STRAIT if strait_first else AMAZON
-            second = AMAZON if strait_first else STRAIT
+            first = STRAIT if choice == 1 else AMAZON
+            second = AMAZON if choice == 1 else STRAIT
             if not (claimed >> first) & 1:
                 return first
+            if choice == 2:
+                for d in (MISSISSIPPI, GREAT_LAKES, ST_LAWRENCE):
+                    if not (claimed >> d) & 1:
+                        return d
             if not (claimed >> second) & 1:
                 return second
             r = 9
@@ -404,12 +468,12 @@ N_TOTALS = 12 + MAX_RATING - LOW_TOTAL + 1
 
 
 @inline
-def _result_tables(strait_first, explore_table, conquest_table):
+def _result_tables(choice, explore_table, conquest_table):
     """Step-down results of every (claims mask, total), so a roll is one lookup."""
     for claimed in range(512):
         for k in range(N_TOTALS):
             total = k + LOW_TOTAL
-            explore_table[claimed, k] = _exploration_result(total, claimed, strait_first)
+            explore_table[claimed, k] = _exploration_result(total, claimed, choice)
             conquest_table[claimed, k] = _conquest_result(total, claimed)
 
 
@@ -449,6 +513,11 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
     conquest_card = np.zeros((2, 13), dtype=np.int64)
     conquest_lost = np.zeros(13, dtype=np.int64)
     conquest_gap = np.zeros(13, dtype=np.int64)
+    conquest_depleted = np.zeros(13, dtype=np.int64)
+    held_vp = np.zeros((3, MAX_HELD), dtype=np.int64)  # VP of each conquest held, in order
+    riches_cards = np.zeros(3, dtype=np.int64)
+    circ_cards = np.zeros(3, dtype=np.int64)
+    cp = np.zeros(3, dtype=np.int64)
     explore_table = np.zeros((n_variants, 512, N_TOTALS), dtype=np.int8)
     conquest_table = np.zeros((n_variants, 512, N_TOTALS), dtype=np.int8)
     # Per-game state.
@@ -468,7 +537,7 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
     turn_of = np.zeros(9, dtype=np.int64)
     end = first_trial + n_trials
     for v in range(n_variants):
-        _result_tables(packed[v, 2] > 0.5, explore_table[v], conquest_table[v])
+        _result_tables(np.int64(packed[v, 2]), explore_table[v], conquest_table[v])
     for start in range(first_trial, end, BLOCK):
         m = min(BLOCK, end - start)
         for v in range(n_variants):
@@ -477,7 +546,8 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
             discoverers_return = packed[v, 3] > 0.5
             galleons_turn = np.int64(packed[v, 4])
             conquest_destroyed_removes = packed[v, 5] > 0.5
-            colony_depleted_removes = packed[v, 6] > 0.5
+            colony_depleted_removes = (np.int64(packed[v, 6]) & 1) == 1
+            depleted_loses_vp = (np.int64(packed[v, 6]) & 2) == 2
             claimed0 = np.int64(packed[v, 7])
             explored0 = np.int64(packed[v, 8])
             for total in range(2, 13):
@@ -491,6 +561,7 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
                     (o == CARD_DEPLETED) & colony_depleted_removes
                 )
                 conquest_gap[total] = o == DESTROYED
+                conquest_depleted[total] = o == CARD_DEPLETED
                 conquest_lost[total] = (o == CARD_DEPLETED) | (
                     (o == DESTROYED) & conquest_destroyed_removes
                 )
@@ -520,6 +591,11 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
                     cards[w] = 0
                     lost[w] = 0
                     skipped[w] = 0
+                    riches_cards[w] = 0
+                    circ_cards[w] = 0
+                    cp[w] = 0
+                    for k in range(MAX_HELD):
+                        held_vp[w, k] = 0  # conquests held at the start: no VP counted here
                 n_conquistadors = n_conquistadors0
                 for k in range(MAX_POOL):
                     conquistadors[k] = conquistadors0[k]
@@ -538,21 +614,28 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
                         gone = 0
                         for _ in range(colonies[w]):
                             s = _roll2d6(state)
-                            cards[w] += colony_card[g, s]
+                            riches_cards[w] += colony_card[g, s]
                             gone += colony_lost[s]
                             gap_colony += colony_gap[s]
                         colonies[w] -= gone
-                        gone = 0
-                        for _ in range(conquests[w]):
+                        kept = 0
+                        for k in range(conquests[w]):
                             s = _roll2d6(state)
-                            cards[w] += conquest_card[g, s]
-                            gone += conquest_lost[s]
+                            riches_cards[w] += conquest_card[g, s]
                             gap_conquest += conquest_gap[s]
-                        conquests[w] -= gone
+                            if conquest_lost[s]:
+                                if depleted_loses_vp and conquest_depleted[s]:
+                                    vp[w] -= held_vp[w, k]
+                            else:
+                                held_vp[w, kept] = held_vp[w, k]
+                                kept += 1
+                        conquests[w] = kept
                     # 2. Action phase: colonies at once; explorations and conquests need a pool.
                     bit = np.int64(1) << (turn - 1)
                     for w in range(3):
-                        colonies[w] += (schedule[w, 1] & bit) != 0
+                        placed = (schedule[w, 1] & bit) != 0
+                        colonies[w] += placed
+                        cp[w] += placed * COLONY_CP[w]
                     # 3. New World phase: explorations (ties England, France, Habsburg).
                     n = 0
                     for w in range(3):
@@ -562,6 +645,7 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
                             else:
                                 pick[w] = die_of(low32(next_word(state)), n_explorers[w]) - 1
                                 rating[w] = explorers[w, pick[w]]
+                                cp[w] += EXPLORE_CP
                                 order[n] = w
                                 n += 1
                     _sort_by_rating(order, n, rating)
@@ -592,7 +676,7 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
                                     owner[CIRCUMNAVIGATION] = w
                                     turn_of[CIRCUMNAVIGATION] = turn
                                     vp[w] += vp_of[CIRCUMNAVIGATION]
-                                    cards[w] += c >= 12
+                                    circ_cards[w] += c >= 12
                         if leaves:
                             n_explorers[w] -= 1
                             explorers[w, pick[w]] = explorers[w, n_explorers[w]]
@@ -604,6 +688,7 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
                         else:
                             pick[2] = die_of(low32(next_word(state)), n_conquistadors) - 1
                             rating[2] = conquistadors[pick[2]]
+                            cp[2] += CONQUER_CP
                             order[n] = 2
                             n += 1
                     for w in range(2):
@@ -611,6 +696,7 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
                             rating[w] = 0
                             order[n] = w
                             n += 1
+                            cp[w] += CONQUER_CP
                     _sort_by_rating(order, n, rating)
                     for k in range(n):
                         w = order[k]
@@ -623,6 +709,7 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
                             owner[d] = w
                             turn_of[d] = turn
                             vp[w] += vp_of[d]
+                            held_vp[w, conquests[w]] = vp_of[d]
                             conquests[w] += 1
                             leaves = not discoverers_return
                         if w == 2 and leaves:
@@ -630,7 +717,12 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
                             conquistadors[pick[2]] = conquistadors[n_conquistadors]
                 for w in range(3):
                     values[v, M_VP + w, i] = vp[w]
-                    values[v, M_CARDS + w, i] = cards[w]
+                    values[v, M_CARDS + w, i] = riches_cards[w] + circ_cards[w]
+                    values[v, M_CARDS_RICHES + w, i] = riches_cards[w]
+                    values[v, M_CARDS_CIRC + w, i] = circ_cards[w]
+                    values[v, M_COLONIES + w, i] = colonies[w]
+                    values[v, M_CONQUESTS + w, i] = conquests[w]
+                    values[v, M_CP + w, i] = cp[w]
                     values[v, M_LOST + w, i] = lost[w]
                     values[v, M_SKIPPED + w, i] = skipped[w]
                 for d in range(9):
@@ -648,15 +740,25 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
 TWO_D6 = {s: Fraction(6 - abs(s - 7), 36) for s in range(2, 13)}
 
 
-def exploration_outcome(total: int, claimed: frozenset[str], strait_first: bool = False) -> str:
+def exploration_outcome(
+    total: int, claimed: frozenset[str], strait_first: bool = False, choice: str = ""
+) -> str:
     """What an exploration total reaches after the first-claim and step-down rules: a discovery's
-    name, ``lost`` or ``returns``."""
+    name, ``lost`` or ``returns``. ``choice`` is the ``south_america`` knob (``strait_first``
+    the older spelling of ``pacific_strait``)."""
+    choice = choice or ("pacific_strait" if strait_first else "amazon")
     if total <= 4:
         return "lost"
     r = total
     while r >= 7:
         if r >= 10:
-            prefs = ["pacific_strait", "amazon"] if strait_first else ["amazon", "pacific_strait"]
+            prefs = {
+                "amazon": ["amazon", "pacific_strait"],
+                "pacific_strait": ["pacific_strait", "amazon"],
+                # The seed's third option, any North American discovery, before the Strait.
+                "safe_north_america": ["amazon", "mississippi", "great_lakes", "st_lawrence"]
+                + ["pacific_strait"],
+            }[choice]
             free = [d for d in prefs if d not in claimed]
             if free:
                 return free[0]
@@ -697,6 +799,10 @@ def exact(p: NewWorldParams) -> dict[str, float]:
     skipped = {w: Fraction(0) for w in POWERS}
     gap_conquest = Fraction(0)
     gap_colony = Fraction(0)
+    circ_cards = {w: Fraction(0) for w in POWERS}
+    colonies = {w: Fraction(getattr(p, w).colonies) for w in POWERS}
+    conquests = {w: Fraction(getattr(p, w).conquests) for w in POWERS}
+    cp = {w: 0 for w in POWERS}
     # Riches of the colonies and conquests held at the start (turn 1's card draw).
     outcome_of = {t: r.outcome for r in p.riches for t in range(r.low, r.high + 1)}
     galleons_out = p.galleons_turn == 1
@@ -710,12 +816,29 @@ def exact(p: NewWorldParams) -> dict[str, float]:
             cards[w] += q * card * (plan.colonies + plan.conquests)
             gap_colony += q * (rich == "card_depleted") * plan.colonies
             gap_conquest += q * (rich == "destroyed") * plan.conquests
+            colony_goes = rich == "destroyed" or (
+                rich == "card_depleted" and p.colony_depleted == "card_removed"
+            )
+            conquest_goes = rich == "card_depleted" or (
+                rich == "destroyed" and p.conquest_destroyed == "removed"
+            )
+            colonies[w] -= q * colony_goes * plan.colonies
+            conquests[w] -= q * conquest_goes * plan.conquests
+    riches_cards = dict(cards)
+    # Actions bought on turn 1 (seed §十二.1): exploration 2 CP, colony 2 (Habsburg) / 3 CP,
+    # conquest 4 CP; an exploration or conquest with an empty pool is not bought.
+    for w in POWERS:
+        plan = getattr(p, w)
+        if 1 in _turns(plan.colonize, 1):
+            colonies[w] += 1
+            cp[w] += 2 if w == "habsburg" else 3
     explorers: dict[Power, list[int]] = {}
     for w in POWERS:
         plan = getattr(p, w)
         if 1 in _turns(plan.explore, 1):
             if plan.explorers:
                 explorers[w] = plan.explorers
+                cp[w] += 2
             else:
                 skipped[w] += 1
     conquerors: dict[Power, list[int]] = {}
@@ -724,8 +847,10 @@ def exact(p: NewWorldParams) -> dict[str, float]:
         if 1 in _turns(plan.conquer, 1):
             if w != "habsburg":
                 conquerors[w] = [0]
+                cp[w] += 4
             elif p.habsburg.conquistadors:
                 conquerors[w] = p.habsburg.conquistadors
+                cp[w] += 4
             else:
                 skipped[w] += 1
     tie_explore = {w: i for i, w in enumerate(("england", "france", "habsburg"))}
@@ -755,7 +880,7 @@ def exact(p: NewWorldParams) -> dict[str, float]:
                     if kind == "explore":
                         first_time = w not in p.already_explored
                         total = s + r - (p.first_exploration_penalty if first_time else 0)
-                        o = exploration_outcome(total, claimed, p.south_america == "pacific_strait")
+                        o = exploration_outcome(total, claimed, choice=p.south_america)
                     else:
                         o = conquest_outcome(s + r, claimed)
                     if o == "lost" and kind == "explore":
@@ -777,6 +902,7 @@ def exact(p: NewWorldParams) -> dict[str, float]:
                             vp[w] += q * qc * 3
                             first[("circumnavigation", w)] += q * qc
                             cards[w] += q * qc * (c + r >= 12)
+                            circ_cards[w] += q * qc * (c + r >= 12)
                             done = after | {"circumnavigation"}
                             nxt[done] = nxt.get(done, Fraction(0)) + q * qc
             dist = nxt
@@ -786,6 +912,12 @@ def exact(p: NewWorldParams) -> dict[str, float]:
         out[f"cards.{w}"] = float(cards[w])
         out[f"explorers_lost.{w}"] = float(lost[w])
         out[f"skipped.{w}"] = float(skipped[w])
+        gained = sum((first[(d, w)] for d in ("maya", "aztecs", "inca")), Fraction(0))
+        out[f"colonies.{w}"] = float(colonies[w])
+        out[f"conquests.{w}"] = float(conquests[w] + gained)
+        out[f"cards_riches.{w}"] = float(riches_cards[w])
+        out[f"cards_circumnavigation.{w}"] = float(circ_cards[w])
+        out[f"cp_spent.{w}"] = float(cp[w])
     for d in DISCOVERIES:
         for w in POWERS:
             out[f"first.{d}.{w}"] = float(first[(d, w)])
@@ -821,7 +953,12 @@ PROCEDURE = Procedure(
     },
     notes=(
         "assumption: the riches table rows are scenario data (riches)",
-        "assumption: South America takes the Amazon first (south_america)",
+        "the explorer's choice on 10+ among the seed's three options (south_america): default "
+        "amazon = Amazon, else the Strait, else North America, the most expected VP; "
+        "safe_north_america takes a North American discovery before the Strait",
+        "a depleted conquest is removed (seed §十二.3); its VP: knob depleted_conquest_vp, "
+        "default kept (gained when conquered, as the seed reads), lost as the alternative",
+        "validation refuses a claimed circumnavigation without the Pacific Strait",
         "assumption: a discoverer stays in the New World (discoverers_return)",
         "gap, counted: a conquest rolling destroyed (conquest_destroyed, default nothing)",
         "gap, counted: a colony rolling card_depleted (colony_depleted, default +1 card, stays)",

@@ -158,18 +158,28 @@ BASE_METRICS: tuple[tuple[str, str], ...] = (
     ("ottoman_vp", "VP the targets chose to give the Ottoman"),
     ("cards_taken", "random cards the Ottoman drew from the targets"),
     ("squadrons_sunk", "squadrons the targets chose to lose"),
+    ("gains_nothing", "raids that gained the Ottoman nothing (no VP, card or squadron)"),
+    ("any_vp", "raids that gained the Ottoman at least 1 VP"),
 )
 N_BASE = len(BASE_METRICS)
+#: Per-raid metrics that are 0/1 in a raid (proportions), by index in BASE_METRICS.
+RAID_PROPORTIONS = (1, 6, 7)
 
 
 def metrics(p: PiracyParams) -> list[Metric]:
     out = [Metric(name, "mean", f"{desc} (all raids)") for name, desc in BASE_METRICS]
     for r in range(len(p.raids)):
         for k, (name, desc) in enumerate(BASE_METRICS):
-            kind: MetricKind = "proportion" if k == 1 else "mean"
+            kind: MetricKind = "proportion" if k in RAID_PROPORTIONS else "mean"
             out.append(
                 Metric(f"{name}.raid{r + 1}", kind, f"{desc} (raid {r + 1})", headline=False)
             )
+    out += [
+        Metric(
+            "turn_gains_nothing", "proportion", "no raid of the turn gained the Ottoman anything"
+        ),
+        Metric("turn_any_vp", "proportion", "the turn's raids gained the Ottoman at least 1 VP"),
+    ]
     return out
 
 
@@ -202,7 +212,7 @@ def _hits(key, t, word0, dice, thr):
 def piracy_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
     n_variants = packed.shape[0]
     n_raids = np.int64(packed[0, 0])
-    n_metrics = N_BASE * (1 + n_raids)
+    n_metrics = N_BASE * (1 + n_raids) + 2
     stats = new_stats(n_variants, n_slots)
     values = np.zeros((n_variants, n_metrics, BLOCK), dtype=np.int64)
     order = np.zeros(3, dtype=np.int64)
@@ -219,6 +229,8 @@ def piracy_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
                 t = start + i
                 for k in range(N_BASE):
                     values[v, k, i] = 0
+                all_nothing = True
+                some_vp = False
                 for r in range(n_raids):
                     f = 6 + RAID_FIELDS * r
                     corsairs = np.int64(packed[v, f])
@@ -267,8 +279,15 @@ def piracy_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
                     values[v, row + 3, i] = vp
                     values[v, row + 4, i] = drawn
                     values[v, row + 5, i] = lost
+                    nothing = vp + drawn + lost == 0
+                    values[v, row + 6, i] = nothing
+                    values[v, row + 7, i] = vp >= 1
+                    all_nothing &= nothing
+                    some_vp |= vp >= 1
                     for k in range(N_BASE):
                         values[v, k, i] += values[v, row + k, i]
+                values[v, n_metrics - 2, i] = all_nothing
+                values[v, n_metrics - 1, i] = some_vp
         accumulate_block(stats, values, m, hist_offset, hist_max)
     return stats
 
@@ -297,7 +316,16 @@ def exact_raid(raid: Raid, x_rating: int, order: list[Option], hit_on: int = 5) 
     from scipy.stats import binom
 
     prob = (7 - hit_on) / 6
-    n = raid.resistance()
+    t = raid.target
+    # Resistance and the squadrons the target may lose, read from the rule text (seed §十一.2
+    # (3) ①) here, not through the helpers that pack the kernel's inputs: +2 per target squadron
+    # in the sea zone, +1 per target or enemy squadron adjacent, +1 per adjacent fortress port,
+    # +1 next to the Knights.
+    n = 2 * t.squadrons_in_sea + t.adjacent_squadrons + raid.enemy_adjacent_squadrons
+    n += t.adjacent_fortress_ports + (1 if t.knights_adjacent else 0)
+    losable = t.squadrons_in_sea + t.adjacent_squadrons
+    if t.squadrons_available is not None:
+        losable = t.squadrons_available
     out = dict.fromkeys((name for name, _ in BASE_METRICS), 0.0)
     for h in range(n + 1):
         w = float(binom.pmf(h, n, prob))
@@ -305,27 +333,35 @@ def exact_raid(raid: Raid, x_rating: int, order: list[Option], hit_on: int = 5) 
         survivors = raid.corsairs - sunk
         out["corsairs_lost"] += w * sunk
         if survivors == 0:
+            out["gains_nothing"] += w
             continue
         out["raids_with_survivors"] += w
         dice = (1 if survivors == 1 or raid.target.ports_on_sea == 1 else 2) + x_rating
         for k in range(dice + 1):
             wk = w * float(binom.pmf(k, dice, prob))
-            got = choose(k, order, raid.target.can_lose(), raid.target.cards_in_hand)
+            got = choose(k, order, losable, t.cards_in_hand)
             out["piracy_hits"] += wk * k
             out["ottoman_vp"] += wk * got["vp"]
             out["cards_taken"] += wk * got["card"]
             out["squadrons_sunk"] += wk * got["squadron"]
+            out["gains_nothing"] += wk * (sum(got.values()) == 0)
+            out["any_vp"] += wk * (got["vp"] >= 1)
     return out
 
 
 def exact(p: PiracyParams) -> dict[str, float]:
     """Exact means of every metric: raids are independent, so totals are sums of raid means."""
     out = dict.fromkeys((name for name, _ in BASE_METRICS), 0.0)
+    all_nothing, no_vp = 1.0, 1.0
     for r, raid in enumerate(p.raids):
         one = exact_raid(raid, p.pirate_rating, p.choice_order, p.hit_on)
         for name, value in one.items():
             out[name] += value
             out[f"{name}.raid{r + 1}"] = value
+        all_nothing *= one["gains_nothing"]
+        no_vp *= 1 - one["any_vp"]
+    out["turn_gains_nothing"] = all_nothing
+    out["turn_any_vp"] = 1 - no_vp
     return out
 
 
@@ -346,6 +382,7 @@ PROCEDURE = Procedure(
         "pirate_rating": 1,
     },
     notes=(
+        "VP per corsair lost = ottoman_vp / corsairs_lost (the ratio of the two means)",
         "assumption: the target prefers squadron loss, then card, then VP (choice_order)",
         "an option that cannot be taken is skipped; the round restarts once every option that can "
         "be taken has been",
