@@ -25,8 +25,8 @@ procedure: his.field_battle
 trials: {trials}
 seed: 7
 params:
-  attacker: {{units: 4, leader: 0}}
-  defender: {{units: 4, leader: 0}}
+  attacker: {{units: 4}}
+  defender: {{units: 4}}
 tune:
   search:
     defender_extra_dice: [0, 1, 2]
