@@ -21,6 +21,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, field_validator
 
 from simulator import procedures
+from simulator.gate.settings import CheckSpec, metric_names
 from simulator.procedures.base import Params, Procedure
 
 MAX_BYTES = 1 << 20
@@ -110,9 +111,9 @@ class ScenarioFile(BaseModel):
         description="parameter paths (dotted, like attacker.units) to a list of values or a "
         "range {from, to, step}; the grid of all combinations runs under every variant",
     )
-    check: dict[str, Annotated[float, Field(ge=0, allow_inf_nan=False)]] = Field(
+    check: CheckSpec = Field(
         default_factory=dict,
-        description="`sim check`: absolute tolerance per metric; a change beyond it is drift",
+        description="`sim check`: trials; per metric a tolerance, detect or gate (docs/gate.md)",
     )
 
     @field_validator("trials", mode="before")
@@ -166,8 +167,8 @@ class Scenario:
     #: Swept paths in file order, each with its values; empty without a sweep.
     sweep: dict[str, list[Any]] = field(default_factory=dict)
     points: list[SweepPoint] = field(default_factory=list)
-    #: ``check:`` tolerances per metric for the regression gate.
-    check: dict[str, float] = field(default_factory=dict)
+    #: ``check:`` section for the regression gate (:mod:`simulator.gate.settings`).
+    check: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.points:
@@ -740,10 +741,10 @@ def _with_point_counts(
 
 
 def _check_problems(
-    check: Mapping[str, float], metrics: list[str], pos: _Positions, file: str
+    check: Mapping[str, Any], metrics: list[str], pos: _Positions, file: str
 ) -> list[Problem]:
     out = []
-    for metric in check:
+    for metric in metric_names(check):
         if metric not in metrics:
             line, col = pos.keys.get(("check", metric), (1, 1))
             close = difflib.get_close_matches(metric, metrics, n=1)
