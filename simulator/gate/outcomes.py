@@ -46,6 +46,11 @@ _DTYPES: dict[str, type[np.unsignedinteger]] = {
 }
 
 
+#: Most trials whose outcomes a baseline keeps (memory of a check stays bounded: 8 bytes a trial,
+#: variant and metric while comparing); a scenario run for more is compared from its counts.
+MAX_KEPT_TRIALS = 2**22
+
+
 class OutcomeError(ValueError):
     """Stored outcomes that cannot be decoded, or that contradict their counts."""
 
@@ -164,10 +169,16 @@ def decode(p: Packed, trials: int) -> np.ndarray:
     Raises OutcomeError when the data is corrupt or does not hold exactly ``trials`` trials; the
     decompressed size is bounded before anything is inflated (no decompression bomb).
     """
+    if not 1 <= trials <= MAX_KEPT_TRIALS:
+        raise OutcomeError(f"outcomes are kept for 1 to {MAX_KEPT_TRIALS:,} trials (got {trials})")
+    if p.codec == "bits" and p.mask:
+        raise OutcomeError("bits never carry a mask")
     head_len = (trials + 7) // 8 if p.mask else 0
     width = 1 if p.codec == "bits" else np.dtype(_DTYPES[p.codec]).itemsize
     limit = head_len + ((trials + 7) // 8 if p.codec == "bits" else trials * width)
     raw = _inflate(p.data, limit + 1)
+    if not p.mask and len(raw) != limit:
+        raise OutcomeError(f"{len(raw)} bytes of {p.codec} for {trials} trials (expected {limit})")
     if p.mask:
         if len(raw) < head_len:
             raise OutcomeError("packed outcomes shorter than the trial count")

@@ -13,7 +13,7 @@ import numpy as np
 from simulator import stats
 from simulator.engine import make_plan, simulate
 from simulator.gate import power
-from simulator.gate.outcomes import PointOutcomes, encode, run_point
+from simulator.gate.outcomes import MAX_KEPT_TRIALS, PointOutcomes, encode, run_point
 from simulator.gate.settings import GateSettings, settings_of
 from simulator.gate.store import BaselineError, BaselineFile, Entry, ScenarioBaseline
 from simulator.procedures.base import Metric
@@ -111,6 +111,7 @@ def run(scenario: Scenario, trials: int, keep: bool = True, threads: int | None 
     points = []
     for pt in scenario.points:
         plan = make_plan(scenario.procedure, pt.variants, scenario.seed)
+        keep = keep and trials <= MAX_KEPT_TRIALS
         kept = tuple(i for i, m in enumerate(plan.metrics) if keep and st.is_gated(m.name))
         points.append((pt.values, run_point(plan, trials, kept, threads)))
     return GateRun(scenario, st, points, trials, time.perf_counter() - t0)

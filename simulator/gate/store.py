@@ -18,7 +18,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from simulator.accumulate import UNDEFINED
-from simulator.gate.outcomes import OutcomeError, Packed, decode
+from simulator.gate.outcomes import MAX_KEPT_TRIALS, OutcomeError, Packed, decode
 from simulator.gate.settings import MAX_TRIALS
 
 FORMAT = "sim-baseline/2"
@@ -200,7 +200,7 @@ def _entry_problems(e: Entry, trials: int) -> list[str]:
         out.append(f"se: contradicts the sums, {se:.12g} (got {e.se})")
     if e.outcomes is not None:
         out += [f"outcomes: {p}" for p in _outcome_problems(e, trials)]
-    elif e.gated:
+    elif e.gated and trials <= MAX_KEPT_TRIALS:
         out.append("outcomes: a gated metric keeps its per-trial outcomes (missing)")
     return out
 
