@@ -4,6 +4,7 @@ and compares trial by trial (docs/gate.md)."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import dataclasses
 import json
 import math
@@ -593,3 +594,50 @@ def test_ci_runs_the_tests_then_the_gate_with_the_trial_count_of_make_baseline()
         ):
             assert chosen.trials == trials, s.name
             assert chosen.trials_from == f"--trials {trials:,}"
+
+
+def _paths(tree, prefix=()):
+    """Every path to a value inside a JSON tree."""
+    yield prefix
+    if isinstance(tree, dict):
+        for k, v in tree.items():
+            yield from _paths(v, (*prefix, k))
+    elif isinstance(tree, list):
+        for i, v in enumerate(tree):
+            yield from _paths(v, (*prefix, i))
+
+
+def test_any_value_anywhere_in_a_baseline_is_read_or_refused_never_a_crash(made, tmp_path):
+    """Fuzz the loader: replace one value of a real baseline by any JSON value."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from simulator.gate.store import BaselineError
+
+    _battle, _table, base = made
+    data = json.loads(base.read_text())
+    paths = [p for p in _paths(data) if p]
+    values = st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers(min_value=-(2**70), max_value=2**70)
+        | st.floats(allow_nan=True, allow_infinity=True)
+        | st.text(max_size=20),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner),
+        max_leaves=8,
+    )
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.sampled_from(paths), values)
+    def replaced(path, value):
+        tree = json.loads(json.dumps(data))
+        node = tree
+        for part in path[:-1]:
+            node = node[part]
+        node[path[-1]] = value
+        bad = tmp_path / "fuzz.json"
+        bad.write_text(json.dumps(tree))
+        with contextlib.suppress(BaselineError):
+            read(bad)
+
+    replaced()

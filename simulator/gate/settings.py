@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
 
 from simulator.procedures.base import Metric
 
@@ -75,8 +75,18 @@ def _trials_whole(v: dict[str, MetricCheck]) -> dict[str, MetricCheck]:
     return v
 
 
+_VALUE_SCHEMA = {
+    "anyOf": [
+        {"type": "number", "minimum": 0, "description": "trials, or a metric's tolerance"},
+        {k: v for k, v in MetricCheck.model_json_schema().items() if k != "title"},
+    ]
+}
+
 #: The type of the ``check:`` field of a scenario file.
-CheckSpec = Annotated[dict[str, MetricCheck], AfterValidator(_trials_whole)]
+CheckSpec = Annotated[
+    dict[str, Annotated[MetricCheck, WithJsonSchema(_VALUE_SCHEMA)]],
+    AfterValidator(_trials_whole),
+]
 
 
 def metric_names(spec: Mapping[str, Any]) -> list[str]:
