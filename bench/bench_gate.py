@@ -30,7 +30,7 @@ def rows(quick: bool) -> list[Row]:
                 per_trial,
                 "s",
                 blocks,
-                "engine blocks",
+                "engine run, as the old gate (blocks + calibration)",
                 "the whole gate under ~15 min",
             )
         )
