@@ -115,6 +115,11 @@ class ScenarioFile(BaseModel):
         default_factory=dict,
         description="`sim check`: trials; per metric a tolerance, detect or gate (docs/gate.md)",
     )
+    tune: dict[str, Any] | None = Field(
+        default=None,
+        description="`sim tune`: search (paths to values), target/minimize/maximize, budget; "
+        "checked by `sim tune` and `sim validate` (simulator.tune.spec)",
+    )
 
     @field_validator("trials", mode="before")
     @classmethod
@@ -169,6 +174,9 @@ class Scenario:
     points: list[SweepPoint] = field(default_factory=list)
     #: ``check:`` section for the regression gate (:mod:`simulator.gate.settings`).
     check: dict[str, Any] = field(default_factory=dict)
+    #: Where each key and value of the file stands (for errors found after loading, e.g. in
+    #: the ``tune:`` section, which :mod:`simulator.tune.spec` checks).
+    positions: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.points:
@@ -524,6 +532,7 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
         sweep=axes,
         points=points,
         check=dict(top.check),
+        positions=pos,
     )
 
 
