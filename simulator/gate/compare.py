@@ -34,7 +34,14 @@ from simulator.gate.run import (
     inputs_of,
     run,
 )
-from simulator.gate.store import BaselineError, BaselineFile, Entry, ScenarioBaseline, read
+from simulator.gate.store import (
+    BaselineError,
+    BaselineFile,
+    Entry,
+    ScenarioBaseline,
+    key_of,
+    read,
+)
 from simulator.runner import versions
 from simulator.scenario import Scenario
 
@@ -213,8 +220,6 @@ def check(
         for pv, po in gr.points:
             for v, variant in enumerate(po.plan.variant_names):
                 for j, m in enumerate(po.kept):
-                    from simulator.gate.store import key_of
-
                     values[key_of(variant, pv, po.plan.metrics[m].name)] = po.values[v, j]
         now = {e.key(): e for e in now_entries}
         old = {e.key(): e for e in stored.entries}
@@ -270,17 +275,17 @@ def _row(
         except OutcomeError as e:  # validated on read; kept for a file changed since
             raise BaselineError(f"{s.name} {before.metric}: {e}") from e
         changed_trials = int((old != new).sum())
+        undefined = (old == UNDEFINED).any() or (new == UNDEFINED).any()
+        two_sample = before.kind == "conditional_mean" or bool(undefined)
         if changed_trials == 0:
             diff, lo, hi, p, test = 0.0, 0.0, 0.0, math.nan, "unchanged"
-        elif (
-            before.kind == "conditional_mean"
-            or (old == UNDEFINED).any()
-            or (new == UNDEFINED).any()
-        ):
+        elif two_sample:
             diff, lo, hi, p, test = _two_sample(before, after)
         else:
             diff, lo, hi, p, test, var_d = _paired(before, old, new, after)
-        if before.kind == "proportion":
+        if two_sample:
+            detect = power.detectable_two_sample(n, a_each, _sd(before))
+        elif before.kind == "proportion":
             detect = power.detectable_proportion(n, a_each, changed_trials / n)
         else:
             jump = max(_sd(before), 1 / before.scale)
