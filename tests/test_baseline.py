@@ -641,3 +641,16 @@ def test_any_value_anywhere_in_a_baseline_is_read_or_refused_never_a_crash(made,
             read(bad)
 
     replaced()
+
+
+def test_detect_on_a_mean_sizes_the_gate_from_a_pilot_of_its_spread(tmp_path):
+    battle = tmp_path / "battle.yaml"
+    battle.write_text(
+        BATTLE + "check:\n  attacker_hits: {detect: 0.05}\n  attacker_wins: {gate: false}\n"
+    )
+    base = tmp_path / "baseline.json"
+    assert invoke("baseline", str(battle), "--out", str(base)).exit_code == 0
+    stored = read(base).scenarios["gate-battle"]
+    assert 100 < stored.trials < 2000 and stored.trials_from.startswith("detect attacker_hits")
+    g = check([load(battle)], base).gated
+    assert list(g["metric"]) == ["attacker_hits"] * 2 and (g["detectable"] <= 0.05).all()
