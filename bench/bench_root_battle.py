@@ -60,7 +60,10 @@ def _removal(hits, w, b, t, items, swords, tokens_first):  # type: ignore[no-unt
 
 
 def numpy_campaign(p: BattleParams, key: np.uint64, first: int, n: int) -> list[np.ndarray]:
-    """Per-trial metric values of trials first..first+n-1, in metrics() order, with numpy."""
+    """Per-trial metric values of trials first..first+n-1, in metrics() order, with numpy.
+
+    Campaigns without Riverfolk mercenaries or a Vagabond's allied warriors only (the bench's)."""
+    assert p.attacker.mercenaries == 0 and p.attacker.allied_warriors == 0
     row = pack(p)
     a = [int(x) for x in row[:SIDE_WIDTH]]
     d = [int(x) for x in row[SIDE_WIDTH:GLOBALS]]
@@ -70,18 +73,21 @@ def numpy_campaign(p: BattleParams, key: np.uint64, first: int, n: int) -> list[
     def full(x: int) -> np.ndarray:
         return np.full(n, x, dtype=np.int64)
 
-    aw, ab, at, a_sw, a_it, a_cards = (full(a[k]) for k in (0, 1, 2, 5, 6, 8))
+    aw, ab, at, a_sw, a_it, a_cards, a_ready = (full(a[k]) for k in (0, 1, 2, 5, 6, 8, 9))
     dw, db, dt, d_sw, d_it, d_cards = (full(d[k]) for k in (0, 1, 2, 5, 6, 8))
     hostile = full(hostile0).astype(bool)
     active = np.ones(n, dtype=bool)
     a_vp, d_vp, ambush_hits, fought, acolytes = (full(0) for _ in range(5))
     for b in range(battles):
-        go = active & ((a_sw > 0) if a_vb else (aw > 0)) & (d_vb | (dw + db + dt > 0))
+        go = active & ((a_ready > 0) if a_vb else (aw > 0)) & (d_vb | (dw + db + dt > 0))
+        if a_vb:
+            a_ready = a_ready - go  # a sword exhausted to battle
         ambush = go & (d_cards > 0)
         cancelled = ambush & (a_cards > 0)
         d_cards -= ambush
         a_cards -= cancelled
         lost = _removal(2 * (ambush & ~cancelled), aw, ab, at, a_it, a_sw, a[7])
+        a_ready = a_ready - np.maximum(lost[4] - (a_sw - a_ready), 0)
         aw, ab, at, a_it, a_sw = (
             x - y for x, y in zip((aw, ab, at, a_it, a_sw), lost, strict=True)
         )
@@ -100,6 +106,7 @@ def numpy_campaign(p: BattleParams, key: np.uint64, first: int, n: int) -> list[
         d_hits *= rolls
         dl = _removal(a_hits, dw, db, dt, d_it, d_sw, d[7])
         al = _removal(d_hits, aw, ab, at, a_it, a_sw, a[7])
+        a_ready = a_ready - np.maximum(al[4] - (a_sw - a_ready), 0)
         dw, db, dt, d_it, d_sw = (x - y for x, y in zip((dw, db, dt, d_it, d_sw), dl, strict=True))
         aw, ab, at, a_it, a_sw = (x - y for x, y in zip((aw, ab, at, a_it, a_sw), al, strict=True))
         a_vp += dl[1] + dl[2] + (a_vb & hostile) * (dl[0] + dl[1] + dl[2])
@@ -132,6 +139,9 @@ def numpy_campaign(p: BattleParams, key: np.uint64, first: int, n: int) -> list[
         acolytes,
         a[5] + a[6] - a_sw - a_it,
         d[5] + d[6] - d_sw - d_it,
+        full(0),
+        full(0),
+        full(0),
     ]
 
 

@@ -45,6 +45,22 @@ Force = Annotated[
     bool,
     typer.Option("--force", help="allow a sweep grid of more than 10,000 points"),
 ]
+Detail = Annotated[
+    bool,
+    typer.Option("--detail", help="also print every variant's full table and every difference"),
+]
+Metrics = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--metrics",
+        metavar="PATTERN",
+        help="only metrics matching this glob (repeatable): every table, plot and the verdict",
+    ),
+]
+SummaryMarkdown = Annotated[
+    Path | None,
+    typer.Option("--markdown", help="write the summary and the verdict as Markdown here"),
+]
 
 
 def _fail_invalid(problems: list[Any]) -> None:
@@ -180,13 +196,17 @@ def run(
             help="--backend dask: run on the existing cluster of this scheduler",
         ),
     ] = None,
+    detail: Detail = False,
+    metrics: Metrics = None,
+    markdown: SummaryMarkdown = None,
 ) -> None:
     """Run a scenario: print odds with 95% intervals and write reports (CSV, JSON, PNG, HTML)."""
     from simulator.backends import BackendOptionError, BackendUnavailable, open_backend
-    from simulator.report import print_tables, write_reports
+    from simulator.report import write_reports
     from simulator.runner import run_scenario
 
     loaded = _load(scenario, force)
+    _check_metrics("sim run", loaded, metrics)
     if precision is not None and max_trials is None:
         max_trials = 100 * (trials or loaded.trials)
     progress = _Progress(not quiet and sys.stderr.isatty(), loaded.name)
@@ -214,16 +234,127 @@ def run(
         raise typer.Exit(EXIT_INVALID) from e
     finally:
         progress.close()
+    result = _restrict(result, metrics)
     target = out_dir or Path("reports") / "out" / loaded.name
     written = write_reports(result, target)
+    _write_markdown(result, markdown)
     if as_json:
         sys.stdout.write(json.dumps(result.document(), indent=2) + "\n")
     else:
-        print_tables(result, out)
+        _print_result(result, detail)
         points = f"{len(result.points):,} points × " if result.is_sweep else ""
         out.print(
             f"{points}{result.outcome.trials:,} trials per variant in "
             f"{result.outcome.elapsed:.2f} s; "
+            f"reports written to {target}/ ({', '.join(p.name for p in written)})",
+            highlight=False,
+        )
+    if not result.complete:
+        err.print("interrupted: partial results written, marked incomplete")
+        raise typer.Exit(EXIT_INTERRUPTED)
+
+
+def _check_metrics(command: str, loaded: Any, patterns: list[str] | None) -> None:
+    """Exit 2 before running when ``--metrics`` matches nothing."""
+    from simulator.summary import NoMetricsMatch, check_patterns
+
+    names = loaded.procedure.metric_names(next(iter(loaded.variants.values())))
+    try:
+        check_patterns(names, patterns or [])
+    except NoMetricsMatch as e:
+        err.print(f"{command}: {e}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_INVALID) from e
+
+
+def _restrict(result: Any, patterns: list[str] | None) -> Any:
+    from simulator.summary import restrict
+
+    return restrict(result, patterns or [])
+
+
+def _write_markdown(result: Any, path: Path | None) -> None:
+    if path is not None:
+        from simulator.report import atomic_write
+        from simulator.summary import markdown_of
+
+        text = markdown_of(result)
+        atomic_write(path, lambda f: f.write(text))
+
+
+def _print_result(result: Any, detail: bool) -> None:
+    from simulator.summary import print_result
+
+    print_result(result, out, detail)
+
+
+@app.command()
+def compare(
+    scenarios: Annotated[
+        list[Path],
+        typer.Argument(
+            help="scenario files of one procedure; the first is the baseline", show_default=False
+        ),
+    ],
+    trials: Annotated[
+        int | None, typer.Option(min=1, help="trials per variant [default: the first file's]")
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(min=0, max=2**64 - 1, help="seed [default: the first file's]"),
+    ] = None,
+    threads: Annotated[
+        int | None, typer.Option(min=1, max=1024, help="worker threads [default: all cores]")
+    ] = None,
+    chunk_size: Annotated[
+        int | None, typer.Option(min=1, help="trials per job; never changes results")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="print the result document as JSON on stdout")
+    ] = False,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", help="report folder [default: reports/out/<A>-vs-<B>]"),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+    detail: Detail = False,
+    metrics: Metrics = None,
+    markdown: SummaryMarkdown = None,
+) -> None:
+    """Run scenario files of one procedure as variants of one run on shared random streams."""
+    from simulator.compare import CompareError, combine, run_compare
+    from simulator.report import write_reports
+
+    loaded = _load_all(scenarios, False)
+    try:
+        combine(loaded)
+    except CompareError as e:
+        err.print(f"sim compare: {e}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_INVALID) from e
+    _check_metrics("sim compare", loaded[0], metrics)
+    progress = _Progress(not quiet and sys.stderr.isatty(), "compare")
+    try:
+        result, notes = run_compare(
+            loaded,
+            trials=trials,
+            seed=seed,
+            threads=threads,
+            chunk_size=chunk_size,
+            on_progress=progress,
+        )
+    finally:
+        progress.close()
+    for note in notes:
+        err.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
+    result = _restrict(result, metrics)
+    target = out_dir or Path("reports") / "out" / result.scenario.name
+    written = write_reports(result, target)
+    _write_markdown(result, markdown)
+    if as_json:
+        sys.stdout.write(json.dumps(result.document(), indent=2) + "\n")
+    else:
+        _print_result(result, detail)
+        out.print(
+            f"{result.outcome.trials:,} trials per variant in {result.outcome.elapsed:.2f} s; "
             f"reports written to {target}/ ({', '.join(p.name for p in written)})",
             highlight=False,
         )

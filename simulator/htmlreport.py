@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from simulator import summary_report
 from simulator.runner import RunResult, versions
 
 #: Rows of the long sweep table shown in the page (all rows are in summary.csv).
@@ -389,6 +390,7 @@ def render(result: RunResult, plots: Sequence[Path] = ()) -> str:
         f"<h1>{_e(s.name)} {status}</h1>",
         f"<p class='lead'>{_e(s.description)}</p>" if s.description else "",
         "<dl class='meta'>" + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in meta) + "</dl>",
+        summary_report.html_section(result, plots),
         _params_section(result),
     ]
     if result.is_sweep:
@@ -399,7 +401,7 @@ def render(result: RunResult, plots: Sequence[Path] = ()) -> str:
             _comparisons_section(result.comparisons, result.plan.independent, "Variant differences")
         )
         body.append(_distributions_section(result))
-    body.append(_figures(plots))
+    body.append(_figures([p for p in plots if Path(p).name not in summary_report.SUMMARY_PLOTS]))
     body.append(
         "<h2>Versions</h2>"
         + _table(["package", "version"], [[_e(k), _e(v)] for k, v in vers.items()])

@@ -290,6 +290,9 @@ def write_plots(result: RunResult, out_dir: Path) -> list[Path]:
         fig.suptitle(f"{result.scenario.name}: variants side by side")
         fig.tight_layout()
         written.append(_save(fig, out_dir / "variants.png"))
+    from simulator import summary_report
+
+    written += summary_report.write_plots(result, out_dir)
     return written
 
 

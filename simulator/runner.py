@@ -153,6 +153,9 @@ class RunResult:
                 "comparisons": _records(self.comparisons),
             }
         )
+        from simulator.summary import summary_document
+
+        doc.update(summary_document(self))
         if self.is_sweep:
             doc["points_run"] = len(self.points)
             doc["points_planned"] = len(self.scenario.points)

@@ -23,36 +23,73 @@ class Pieces:
         self.buildings = side.get("buildings", 0)
         self.tokens = side.get("tokens", 0)
         self.swords = side.get("vagabond_swords", 0)
+        self.exhausted = side.get("vagabond_exhausted_swords", 0)  # undamaged, exhausted
         self.items = side.get("vagabond_items", 0)
         self.extra_hits = side.get("extra_hits", 0)
         self.tokens_first = side.get("removes_first", "tokens") == "tokens"
         self.ambush_cards = cards
+        self.mercenaries = side.get("mercenaries", 0)
+        self.allies = side.get("allied_warriors", 0)
+        self.allied = True
 
     @property
     def is_vagabond(self) -> bool:
         return self.faction == "vagabond"
 
+    @property
+    def ready_swords(self) -> int:
+        return self.swords - self.exhausted
+
+    def can_battle(self) -> bool:
+        if self.is_vagabond:
+            return self.ready_swords > 0
+        return self.warriors + self.mercenaries > 0
+
+    def battling_allies(self) -> int:
+        return self.allies if self.allied else 0
+
     def hit_cap(self) -> int:
-        return self.swords if self.is_vagabond else self.warriors
+        if self.is_vagabond:
+            return self.swords + self.battling_allies()
+        return self.warriors + self.mercenaries
 
     def defenceless(self) -> bool:
-        return self.hit_cap() == 0
+        return (self.swords if self.is_vagabond else self.warriors) == 0
 
     def rule_strength(self) -> int:
-        return self.warriors + self.buildings
+        return self.warriors + self.buildings + self.mercenaries
 
     def take_hits(self, hits: int) -> dict[str, int]:
-        """Warriors first, then buildings/tokens as the owner chooses; a Vagabond damages items,
-        its swords last."""
-        lost = {"warriors": 0, "buildings": 0, "tokens": 0, "items": 0, "swords": 0}
-        order = ["warriors"]
-        order += ["tokens", "buildings"] if self.tokens_first else ["buildings", "tokens"]
-        order += ["items", "swords"]
-        for kind in order:
-            while hits > 0 and getattr(self, kind) > 0:
-                setattr(self, kind, getattr(self, kind) - 1)
-                lost[kind] += 1
-                hits -= 1
+        """Warriors (a Vagabond: items, swords last, exhausted ones first) and mercenaries or
+        allied warriors share the hits evenly, the side taking the odd one; then buildings and
+        tokens as the owner chooses."""
+        lost = dict.fromkeys(("warriors", "buildings", "tokens", "items", "swords", "helpers"), 0)
+        own = self.warriors + self.items + self.swords
+        helpers = self.mercenaries + self.battling_allies()
+        shared = min(hits, own + helpers)
+        mine, theirs = (shared + 1) // 2, shared // 2
+        if mine > own:
+            mine, theirs = own, shared - own
+        if theirs > helpers:
+            mine, theirs = shared - helpers, helpers
+        for kind in ("warriors", "items", "swords"):
+            n = min(mine, getattr(self, kind))
+            if kind == "swords":
+                self.exhausted -= min(n, self.exhausted)
+            setattr(self, kind, getattr(self, kind) - n)
+            lost[kind] += n
+            mine -= n
+        lost["helpers"] = theirs
+        if self.mercenaries:
+            self.mercenaries -= theirs
+        else:
+            self.allies -= theirs
+        rest = hits - shared
+        for kind in ["tokens", "buildings"] if self.tokens_first else ["buildings", "tokens"]:
+            n = min(rest, getattr(self, kind))
+            setattr(self, kind, getattr(self, kind) - n)
+            lost[kind] += n
+            rest -= n
         return lost
 
 
@@ -62,15 +99,18 @@ def root_battle(p: dict, key: int, trial: int) -> list[int]:
     dfd = Pieces(p["defender"], p["defender"].get("ambush", 0))
     start_a_warriors, start_d = att.warriors, (dfd.warriors, dfd.buildings, dfd.tokens)
     start_a_items, start_d_items = att.items + att.swords, dfd.items + dfd.swords
+    start_mercs, start_allies = att.mercenaries, att.allies
     hostile = p["attacker"].get("hostile", False)
     plot = p["defender"].get("corvid_plot_face_down", False)
     a_vp = d_vp = ambush_hits = fought = acolytes = 0
     for b in range(p.get("battles", 1)):
-        attacker_can_battle = att.swords > 0 if att.is_vagabond else att.warriors > 0
         anyone_to_battle = dfd.is_vagabond or dfd.warriors + dfd.buildings + dfd.tokens > 0
-        if not (attacker_can_battle and anyone_to_battle):
+        if not (att.can_battle() and anyone_to_battle):
             break
         fought += 1
+        if att.is_vagabond:
+            att.exhausted += 1  # exhaust a sword to battle
+        to_allies = to_self = 0
         # Ambush!
         if dfd.ambush_cards > 0:
             dfd.ambush_cards -= 1
@@ -80,7 +120,10 @@ def root_battle(p: dict, key: int, trial: int) -> list[int]:
                 lost = att.take_hits(2)
                 ambush_hits += sum(lost.values())
                 d_vp += lost["buildings"] + lost["tokens"]
-                if not att.is_vagabond and att.warriors == 0:
+                if att.is_vagabond:
+                    to_allies += lost["helpers"]
+                    to_self += lost["items"] + lost["swords"]
+                if not att.is_vagabond and att.warriors + att.mercenaries == 0:
                     break
         lo, hi = halves(word(key, trial, b))
         dice = sorted([root_die(lo), root_die(hi)])
@@ -100,6 +143,11 @@ def root_battle(p: dict, key: int, trial: int) -> list[int]:
         a_lost = att.take_hits(d_hits)
         a_vp += d_lost["buildings"] + d_lost["tokens"]
         d_vp += a_lost["buildings"] + a_lost["tokens"]
+        if att.is_vagabond:
+            to_allies += a_lost["helpers"]
+            to_self += a_lost["items"] + a_lost["swords"]
+            if att.allied and to_allies > to_self:
+                att.allied = False
         if att.is_vagabond and hostile:
             a_vp += d_lost["warriors"] + d_lost["buildings"] + d_lost["tokens"]
         if att.is_vagabond and d_lost["warriors"]:
@@ -109,17 +157,18 @@ def root_battle(p: dict, key: int, trial: int) -> list[int]:
         if p.get("stop_when_cleared", True) and dfd.defenceless():
             break
     garden = p.get("lizard_garden", False)
+    strengths = {0: att.rule_strength(), 1: dfd.rule_strength(), 3: att.allies}
+    top = max(strengths.values())
+    leaders = [k for k, x in strengths.items() if x == top and top > 0]
     if garden and att.faction == "lizards" and att.buildings:
         control = 0
     elif garden and dfd.faction == "lizards" and dfd.buildings:
         control = 1
-    elif att.rule_strength() > dfd.rule_strength():
+    elif len(leaders) == 1:
+        control = leaders[0]
+    elif 0 in leaders and att.faction == "eyrie":
         control = 0
-    elif dfd.rule_strength() > att.rule_strength():
-        control = 1
-    elif att.rule_strength() > 0 and att.faction == "eyrie":
-        control = 0
-    elif dfd.rule_strength() > 0 and dfd.faction == "eyrie":
+    elif 1 in leaders and dfd.faction == "eyrie":
         control = 1
     else:
         control = 2
@@ -138,6 +187,9 @@ def root_battle(p: dict, key: int, trial: int) -> list[int]:
         acolytes,
         start_a_items - att.items - att.swords,
         start_d_items - dfd.items - dfd.swords,
+        start_mercs - att.mercenaries,
+        start_allies - att.allies,
+        int(start_allies > 0 and not att.allied),
     ]
 
 
@@ -212,16 +264,25 @@ def root_setup(p: dict, key: int, trial: int) -> list[int]:
             c = open_cards[uniform(len(open_cards))]
         taken.append(c)
         red_chosen = red_chosen or cards[pool[c]]["colour"] == "red"
+    chosen_names = {names[pool[c]] for c in taken}
     chosen = {pool[c] for c in taken}
-    candidates = [k for k, f in enumerate(cards) if f.get("minor") and k not in chosen]
-    for d in range(3):
+    hirelings = p["hirelings"]
+    # Never the minor faction of a chosen faction; unaffiliated ones are always in the pool.
+    candidates = [
+        k
+        for k, h in enumerate(hirelings)
+        if not h.get("faction") or h["faction"] not in chosen_names
+    ]
+    dealt = min(3, len(candidates))
+    for d in range(dealt):
         j = d + uniform(len(candidates) - d)
         candidates[d], candidates[j] = candidates[j], candidates[d]
-    hired = set(candidates[:3])
-    demoted = {2: 0, 3: 1, 4: 2}.get(players, 3)
+    hired = set(candidates[:dealt])
+    demoted = min({2: 0, 3: 1, 4: 2}.get(players, 3), dealt)
     out = [int(k in chosen) for k in range(len(cards))]
     out += [int(locked), demoted]
-    out += [int(k in hired) for k, f in enumerate(cards) if f.get("minor")]
+    out += [int(k in hired) for k in range(len(hirelings))]
+    out += [int(dealt < 3)]
     return out
 
 
@@ -235,7 +296,10 @@ def root_hirelings(p: dict, key: int, trial: int) -> list[int]:
         return (stream.next() & 0xFFFFFFFF) * n >> 32
 
     players, rounds = p.get("players", 3), p.get("rounds", 10)
-    greedy = p.get("policy", "greedy") == "greedy"
+    policies = p.get("policies", "greedy")
+    if not isinstance(policies, list):
+        policies = [policies] * players
+    seat_greedy = [(a if isinstance(a, str) else a["agent"]) == "greedy" for a in policies]
     faces = p.get("faces") or DEFAULT_FACES
     hires = [
         {"cost": h.get("cost", 1), "protectable": h.get("protectable", True), "kind": "normal"}
@@ -263,10 +327,15 @@ def root_hirelings(p: dict, key: int, trial: int) -> list[int]:
             score[o] > score[s] or (score[o] == score[s] and o < s) for o in range(players)
         )
 
+    first = 0  # seat 1 starts with the first-player card
     for _ in range(rounds):
-        veteran = [h["holder"] for h in hires if h["kind"] == "veteran" and h["holder"] is not None]
-        order = veteran + [s for s in range(players) if s not in veteran]
-        for s in order:
+        # Before the first player's turn the Veteran's holder takes the first-player card, and
+        # the Veteran goes back to the supply.
+        for h in hires:
+            if h["kind"] == "veteran" and h["holder"] is not None:
+                first, h["holder"] = h["holder"], None
+        for s in [(first + t) % players for t in range(players)]:
+            greedy = seat_greedy[s]
             dist = gains[s] if len(gains) > 1 else gains[0]
             u = uniform(sum(g.get("weight", 1) for g in dist))
             for g in dist:
@@ -287,8 +356,8 @@ def root_hirelings(p: dict, key: int, trial: int) -> list[int]:
                 for k, h in enumerate(hires):
                     mine, free = h["holder"] == s, h["holder"] is None
                     can_take = free or (not mine and not h["protected"])
-                    if h["kind"] == "diplomat":
-                        can_take = free
+                    if h["kind"] in ("veteran", "diplomat"):
+                        can_take = free  # never taken while controlled
                     if can_take and not mine and h["cost"] <= influence:
                         legal.append(("take", k))
                     if mine and h["protectable"] and not h["protected"] and influence >= 1:

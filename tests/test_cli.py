@@ -68,6 +68,7 @@ def test_run_writes_reports_atomically_and_marks_them_complete(tmp_path):
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == [
         "distributions.png",
+        "forest.png",
         "report.html",
         "summary.csv",
         "summary.json",
@@ -79,7 +80,7 @@ def test_run_writes_reports_atomically_and_marks_them_complete(tmp_path):
     csv = (tmp_path / "summary.csv").read_text().splitlines()
     assert csv[0].startswith("scenario,procedure,seed,variant,metric")
     assert all(",1517," in row for row in csv[1:])
-    assert "Differences from 'base'" in result.stdout
+    assert "Verdict" in result.stdout  # the summary; the full tables with --detail
 
 
 def test_an_interrupted_run_writes_partial_reports_and_exits_130(tmp_path, ctrl_c_on_third_wait):

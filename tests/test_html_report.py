@@ -29,9 +29,9 @@ def run(scenario: str, out: Path, trials: str = "20000") -> str:
 def test_the_report_is_one_self_contained_file_with_tables_plots_and_versions(tmp_path):
     page = run("scenarios/his/defender_bonus.yaml", tmp_path)
     assert page.startswith("<!DOCTYPE html>")
-    # Plots embedded as data URIs: the two PNGs written beside it.
+    # Plots embedded as data URIs: the three PNGs written beside it (forest.png in the summary).
     images = re.findall(r'<img [^>]*src="([^"]+)"', page)
-    assert len(images) == 2 and all(i.startswith("data:image/png;base64,") for i in images)
+    assert len(images) == 3 and all(i.startswith("data:image/png;base64,") for i in images)
     # Nothing is loaded from anywhere else, and the page says so to the browser too.
     assert not re.search(r'(src|href)\s*=\s*["\']?(https?:|//)', page)
     assert "url(" not in page and "<script" not in page and "<link" not in page
@@ -111,7 +111,7 @@ def _browser(chromium: str, profile: Path, *args: str) -> subprocess.CompletedPr
 @pytest.mark.parametrize(
     ("scenario", "tables", "images"),
     [
-        ("scenarios/his/defender_bonus.yaml", ("estimates", "comparisons"), 2),
+        ("scenarios/his/defender_bonus.yaml", ("estimates", "comparisons", "summary"), 3),
         ("scenarios/his/battle_table.yaml", ("grid-attacker_wins-base", "long-table"), 1),
     ],
 )

@@ -131,6 +131,145 @@ def test_corvids_defending_with_a_face_down_plot_deal_an_extra_hit():
     assert_near(est, "attacker_warriors_lost", 9 / 16)
 
 
+def corvid_plot_campaign_loss(battles: int, plot_outlives_removal: bool = False) -> Fraction:
+    """E[Marquise warriors lost] attacking Corvids (1 warrior, 1 building, its plot) with 5
+    warriors for ``battles`` battles that go on after the Corvids are defenceless, the Corvids
+    removing the plot before the building: a hand-written chain over (attacker, Corvid
+    warriors, plot, building), from the rule text alone."""
+    pair = {(h, lo): Fraction(1 if h == lo else 2, 16) for h in range(4) for lo in range(h + 1)}
+    assert sum(pair.values()) == 1
+    states = {(5, 1, 1, 1): Fraction(1)}
+    for _ in range(battles):
+        nxt: dict[tuple[int, int, int, int], Fraction] = {}
+        for (aw, dw, plot, db), q in states.items():
+            if aw == 0 or dw + plot + db == 0:
+                nxt[(aw, dw, plot, db)] = nxt.get((aw, dw, plot, db), Fraction(0)) + q
+                continue
+            for (h, lo), r in pair.items():
+                hits = min(h, aw) + (1 if dw == 0 else 0)  # +1: no Corvid warrior
+                plot_hit = 1 if (plot or plot_outlives_removal) else 0
+                lost = min(lo, dw) + plot_hit
+                left = [dw, plot, db]  # removal order: warriors, the plot, the building
+                for k in range(3):
+                    n = min(hits, left[k])
+                    left[k] -= n
+                    hits -= n
+                key = (max(aw - lost, 0), *left)
+                nxt[key] = nxt.get(key, Fraction(0)) + q * r
+        states = nxt
+    return sum((5 - k[0]) * q for k, q in states.items())
+
+
+def test_corvid_plot_extra_hit_ends_when_the_plot_is_removed():
+    # Battles go on once the Corvid warrior is gone (their building is still there): the plot's
+    # extra hit is dealt only while the plot stands. (With warriors and a plot only, the plot
+    # is the last piece to go and the campaign ends with it.)
+    corvids = {
+        "warriors": 1,
+        "buildings": 1,
+        "tokens": 1,
+        "faction": "corvids",
+        "corvid_plot_face_down": True,
+    }
+    raw = battle(MARQUISE5, corvids, battles=3, stop_when_cleared=False)
+    est, _ = estimate(raw, trials=40_000)
+    expect = corvid_plot_campaign_loss(3)
+    wrong = corvid_plot_campaign_loss(3, plot_outlives_removal=True)
+    assert float(wrong - expect) > 20 * est["attacker_warriors_lost"][1]
+    assert_near(est, "attacker_warriors_lost", float(expect))
+
+
+def test_one_plot_per_clearing():
+    corvids = {"warriors": 1, "tokens": 2, "faction": "corvids", "corvid_plot_face_down": True}
+    assert _loc(battle(MARQUISE5, corvids)) == ("defender",)
+    assert _loc(battle({"warriors": 2, "tokens": 2, "faction": "corvids"}, MARQUISE5)) == (
+        "attacker",
+    )
+
+
+# --- the Vagabond's swords and allies, Riverfolk mercenaries -----------------------------------
+
+
+def test_vagabond_exhausts_a_sword_to_battle():
+    # Two ready swords, hits absorbed by 10 other items: exactly two battles of three; with one
+    # already exhausted, one.
+    vagabond = {"faction": "vagabond", "vagabond_swords": 2, "vagabond_items": 10}
+    raw = battle(vagabond, {"warriors": 6}, battles=3)
+    est, _ = estimate(raw)
+    assert est["battles_fought"][0] == 2
+    est, _ = estimate(battle({**vagabond, "vagabond_exhausted_swords": 1}, {"warriors": 6}))
+    assert est["battles_fought"][0] == 1
+
+
+def test_vagabond_damages_exhausted_swords_first():
+    # Two swords, nothing else: after battle 1 one is exhausted. The defender's L hits damage the
+    # exhausted sword first, so a ready one is left unless L >= 2: a second battle with
+    # P = 12/16 (damaging the ready one first would leave it with P = 7/16).
+    vagabond = {"faction": "vagabond", "vagabond_swords": 2}
+    est, _ = estimate(battle(vagabond, {"warriors": 6}, battles=2))
+    assert_near(est, "battles_fought", 1 + 12 / 16)
+
+
+def test_exhausted_swords_still_count_for_the_hit_cap():
+    vagabond = {"faction": "vagabond", "vagabond_swords": 3, "vagabond_exhausted_swords": 2}
+    est, _ = estimate(battle(vagabond, {"warriors": 5}))
+    assert_near(est, "defender_warriors_lost", E_HIGH)  # min(H, 3) = H
+
+
+def test_riverfolk_mercenaries_add_to_the_hit_cap():
+    # 1 Marquise warrior + 2 mercenaries: hits capped at 3, E[min(H,3)] = 34/16 (15/16 alone).
+    est, _ = estimate(battle({"warriors": 1, "mercenaries": 2}, {"warriors": 5}))
+    assert_near(est, "defender_warriors_lost", 34 / 16)
+
+
+def test_mercenaries_split_hits_the_buyer_taking_the_odd_one():
+    # The low die L hits 2 warriors + 2 mercenaries: the buyer loses ceil(L/2), E = 10/16;
+    # the mercenaries floor(L/2), E = 4/16.
+    est, _ = estimate(battle({"warriors": 2, "mercenaries": 2}, {"warriors": 5}))
+    assert_near(est, "attacker_warriors_lost", 10 / 16)
+    assert_near(est, "mercenaries_lost", 4 / 16)
+    # 1 warrior + 3 mercenaries taking L + 2 hits: the buyer's one warrior goes, the mercenaries
+    # take the rest of min(L+2, 4): E = (2*7 + 3*5 + 4*3 + 4*1)/16 - 1 = 29/16.
+    est, _ = estimate(battle({"warriors": 1, "mercenaries": 3}, {"warriors": 5, "extra_hits": 2}))
+    assert est["attacker_warriors_lost"][0] == 1
+    assert_near(est, "mercenaries_lost", 29 / 16)
+
+
+def test_mercenaries_rule_for_their_buyer():
+    # 1 warrior + 3 mercenaries against 3 buildings (no defending hits): the buyer rules every
+    # time, though its own warrior alone is outnumbered when the high die is 0 (P = 1/16).
+    _, hists = estimate(battle({"warriors": 1, "mercenaries": 3}, {"buildings": 3}))
+    np.testing.assert_array_equal(hists["control_after"], [1, 0, 0])
+
+
+def test_vagabond_allied_warriors_add_to_its_hit_cap():
+    vagabond = {"faction": "vagabond", "vagabond_swords": 1, "allied_warriors": 2}
+    est, _ = estimate(battle(vagabond, {"warriors": 5}))
+    assert_near(est, "defender_warriors_lost", 34 / 16)
+
+
+def test_vagabond_shares_hits_with_its_allied_warriors():
+    # L hits: the Vagabond damages ceil(L/2) items (E = 10/16), its allies lose floor(L/2).
+    vagabond = {
+        "faction": "vagabond",
+        "vagabond_swords": 1,
+        "vagabond_items": 4,
+        "allied_warriors": 2,
+    }
+    est, _ = estimate(battle(vagabond, {"warriors": 5}))
+    assert_near(est, "attacker_items_damaged", 10 / 16)
+    assert_near(est, "allied_warriors_lost", 4 / 16)
+    assert est["ally_turned_hostile"][0] == 0
+
+
+def test_vagabond_giving_its_allies_more_hits_turns_hostile():
+    # One sword, no other item, 3 allies, L + 2 hits: the sword takes one, the allies the rest
+    # of min(L+2, 4): more than the Vagabond when L >= 1 (P = 9/16).
+    vagabond = {"faction": "vagabond", "vagabond_swords": 1, "allied_warriors": 3}
+    est, _ = estimate(battle(vagabond, {"warriors": 5, "extra_hits": 2}))
+    assert_near(est, "ally_turned_hostile", 9 / 16)
+
+
 # --- ambush -------------------------------------------------------------------------------------
 
 
@@ -229,19 +368,69 @@ def test_tied_clearing_is_ruled_by_nobody():
     assert abs(hists["control_after"][2] - 6 / 16) < 5 * np.sqrt(6 / 16 * 10 / 16 / 20_000)
 
 
-def test_eyrie_wins_ties_it_is_in():
+def _near_p(x: float, q: float, n: int = 20_000) -> bool:
+    return abs(x - q) <= 5 * np.sqrt(max(q * (1 - q), 1e-12) / n) + 1e-12
+
+
+def test_attacking_eyrie_wins_a_tie():
+    # 2 v 3: a tie (6/16, see above) goes to the attacking Eyrie: it rules with P = 10/16.
     _, hists = estimate(battle({"warriors": 2, "faction": "eyrie"}, {"warriors": 3}))
     assert hists["control_after"][2] == 0
-    assert abs(hists["control_after"][0] - 10 / 16) < 5 * np.sqrt(10 / 16 * 6 / 16 / 20_000)
+    assert _near_p(hists["control_after"][0], 10 / 16)
 
 
-def test_lizard_garden_gives_the_lizards_control():
+def test_defending_eyrie_wins_a_tie():
+    # Marquise 2 attack Eyrie 3. Left: attacker 2 - L, defender 3 - min(H, 2). A tie when
+    # min(H,2) - L = 1: (H,L) in (1,0), (2,1), (3,1), P = 6/16; the defender is ahead when
+    # min(H,2) <= L: H = L or (3,2), P = 6/16; so the defending Eyrie rules with P = 12/16 and
+    # nobody never (a defender of no faction leaves the tie to nobody, as tested above).
+    marquise = {"warriors": 2, "faction": "marquise"}
+    _, hists = estimate(battle(marquise, {"warriors": 3, "faction": "eyrie"}))
+    assert hists["control_after"][2] == 0
+    assert _near_p(hists["control_after"][1], 12 / 16)
+    assert _near_p(hists["control_after"][0], 4 / 16)
+
+
+def test_eyrie_does_not_rule_an_empty_clearing():
+    # Both sides wiped out: a 0-0 tie is nobody's, Eyrie or not. 1 v 1 with an extra hit each:
+    # both warriors always go.
+    eyrie = {"warriors": 1, "faction": "eyrie", "extra_hits": 1}
+    _, hists = estimate(battle({"warriors": 1, "extra_hits": 1}, eyrie))
+    np.testing.assert_array_equal(hists["control_after"], [0, 0, 1])
+
+
+def test_attacking_lizards_garden_gives_them_control():
+    # Lizards (1 warrior + a garden) attack 5 Marquise warriors. The defender's hits are the low
+    # die: the garden goes only when L >= 2 (P = 4/16). While it stands the Lizards rule,
+    # though 4+ Marquise warriors are left; without the garden they never would.
+    lizards = {"warriors": 1, "buildings": 1, "faction": "lizards"}
+    _, hists = estimate(battle(lizards, MARQUISE5, lizard_garden=True))
+    assert _near_p(hists["control_after"][0], 12 / 16)
+    assert hists["control_after"][2] == 0
+    _, hists = estimate(battle(lizards, MARQUISE5))
+    assert hists["control_after"][0] == 0
+
+
+def test_defending_lizards_garden_gives_them_control():
     lizards = {"warriors": 1, "buildings": 1, "faction": "lizards"}
     _, hists = estimate(battle(MARQUISE5, lizards, lizard_garden=True))
     # The garden stands unless the high die is 2 or more (P = 4/16).
     assert abs(hists["control_after"][1] - 4 / 16) < 5 * np.sqrt(4 / 16 * 12 / 16 / 20_000)
     _, hists = estimate(battle(MARQUISE5, lizards))
     assert hists["control_after"][1] == 0
+
+
+def test_attacking_lizards_garden_beats_the_defending_eyrie():
+    # Lizards 3 + garden attack Eyrie 6: left 4 - L against 6 - min(H, 3), so the Eyrie is
+    # ahead or tied (then it would win the tie: (H, L) = (2, 0) gives 4 v 4) unless H = 3 and
+    # L = 0. The garden is never hit (at most 3 hits, on the 3 Lizard warriors first), so the
+    # Lizards always rule; without it they would rule only with P = 2/16.
+    lizards = {"warriors": 3, "buildings": 1, "faction": "lizards"}
+    eyrie = {"warriors": 6, "faction": "eyrie"}
+    _, hists = estimate(battle(lizards, eyrie, lizard_garden=True))
+    np.testing.assert_array_equal(hists["control_after"], [1, 0, 0])
+    _, hists = estimate(battle(lizards, eyrie))
+    assert _near_p(hists["control_after"][0], 2 / 16)
 
 
 def test_lizard_garden_beats_the_eyrie_tie():
@@ -296,6 +485,25 @@ def test_negative_warriors_are_rejected():
     assert _loc(battle({"warriors": -1}, {"warriors": 2})) == ("attacker", "warriors")
 
 
+@pytest.mark.parametrize(
+    "attacker",
+    [
+        {"faction": "vagabond", "vagabond_swords": 2, "vagabond_exhausted_swords": 2},
+        {"faction": "vagabond", "vagabond_swords": 2, "mercenaries": 1},
+        {"warriors": 2, "allied_warriors": 1},
+        {"warriors": 2, "vagabond_exhausted_swords": 1},
+        {"warriors": 2, "faction": "riverfolk", "mercenaries": 1},
+    ],
+)
+def test_swords_allies_and_mercenaries_only_where_the_rules_allow(attacker):
+    assert _loc(battle(attacker, {"warriors": 2}))[0] == "attacker"
+
+
+def test_mercenaries_do_not_battle_the_riverfolk():
+    raw = battle({"warriors": 1, "mercenaries": 2}, {"warriors": 2, "faction": "riverfolk"})
+    assert _loc(raw) == ("defender",)
+
+
 def test_garden_needs_the_lizards():
     assert _loc(battle(MARQUISE5, {"warriors": 2}, lizard_garden=True)) == ("lizard_garden",)
 
@@ -323,8 +531,26 @@ TWIN_CASES = [
     ),
     battle(
         {"warriors": 3, "faction": "eyrie"},
-        {"warriors": 1, "tokens": 2, "faction": "corvids", "corvid_plot_face_down": True},
+        {"warriors": 1, "tokens": 1, "faction": "corvids", "corvid_plot_face_down": True},
         battles=2,
+    ),
+    battle(
+        {"warriors": 2, "buildings": 1, "mercenaries": 3, "counter_ambush": 1},
+        {"warriors": 4, "faction": "eyrie", "ambush": 2, "extra_hits": 1},
+        battles=3,
+    ),
+    battle(
+        {
+            "faction": "vagabond",
+            "vagabond_swords": 3,
+            "vagabond_exhausted_swords": 1,
+            "vagabond_items": 1,
+            "allied_warriors": 3,
+            "hostile": True,
+        },
+        {"warriors": 3, "buildings": 1, "extra_hits": 1, "ambush": 1},
+        battles=3,
+        stop_when_cleared=False,
     ),
 ]
 

@@ -1,7 +1,7 @@
 """Root hirelings module: a game of influence spending over hirelings (RULES.md §2.1).
 
-Each round, each seat in turn (the Veteran's holder first: it takes the first-player card before
-the first player's turn) scores its round's points (drawn from its score-gain distribution),
+Each round, each seat in turn from the holder of the first-player card, clockwise, scores its
+round's points (drawn from its score-gain distribution),
 then, at the end of its Evening, rolls the influence dice (2 players: sum of two dice, 3 players:
 better of two, 4+: one die; a face ``N+`` counts only at least ``N`` behind the leader) and spends
 the influence at once (never saved). Each purchase is one of:
@@ -11,25 +11,30 @@ the influence at once (never saved). Each purchase is one of:
 - protect one of its own hirelings (1; not the Veteran or a Diplomat);
 - unprotect one of another player's hirelings (1).
 
-The Veteran is in every 2-player game; two Diplomats in every game of 3+ players: controlling
-one gives the other to an enemy of the taker's choice; each flips to exhausted at the end of its
-holder's Evening, and both return to the supply when both are exhausted.
+The Veteran is in every 2-player game: it cannot be taken while controlled; before the first
+player's turn its holder takes the first-player card and the Veteran returns to the supply
+(uncontrolled). Two Diplomats are in every game of 3+ players: they cannot be taken while
+controlled; controlling one gives the other to an enemy of the taker's choice; each flips to
+exhausted at the end of its holder's Evening, and both return to the supply when both are exhausted.
 
-Decisions where the seed is silent (parameters or documented): Diplomats are taken from the supply
-only (they travel as a pair); a taken hireling arrives unprotected; the ``greedy`` policy takes the
+Decisions where the seed is silent (parameters or documented): seat 1 holds the first-player card
+at the start; a taken hireling arrives unprotected; the ``greedy`` policy takes the
 cheapest hireling it can (from the score leader first, then the supply), else protects its own, else
 unprotects the leader's hireling when it could then take it; it gives the second Diplomat to the
 lowest-scoring enemy. ``random`` picks uniformly among the legal purchases until none is left.
+Players are named by ``policies`` (one agent for all seats or one per seat); ``rollout`` and
+``mcts`` are refused until the search agents are wired to this game.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any
 
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.agents.spec import AGENT_CODES, Policies, as_spec, seat_agents
 from simulator.jit import inline, kernel
 from simulator.procedures.base import Metric, Params, Procedure
 from simulator.procedures.root.influence import DEFAULT_FACES, MAX_FACES, Face
@@ -40,6 +45,9 @@ MAX_GAINS = 8
 MAX_ROUNDS = 30
 MAX_HIRELINGS = 6  # three hirelings + the Veteran or the two Diplomats
 NORMAL, VETERAN, DIPLOMAT = 0, 1, 2
+#: The agent rungs this game plays (kernel codes from simulator.agents.spec).
+PLAYED_AGENTS = ("random", "greedy")
+GREEDY = AGENT_CODES["greedy"]
 
 
 class Hireling(Params):
@@ -71,8 +79,10 @@ DEFAULT_GAIN = (
 class HirelingsParams(Params):
     players: int = Field(default=3, ge=2, le=MAX_SEATS, description="players in the game (2-6)")
     rounds: int = Field(default=10, ge=1, le=MAX_ROUNDS, description="rounds played")
-    policy: Literal["random", "greedy"] = Field(
-        default="greedy", description="how every player spends its influence"
+    policies: Policies = Field(
+        default="greedy",
+        description="how the players spend influence: one agent for every seat or one per seat "
+        "(random or greedy; rollout and mcts are not wired to this game yet)",
     )
     hirelings: list[Hireling] = Field(
         default_factory=lambda: list(DEFAULT_HIRELINGS),
@@ -95,6 +105,26 @@ class HirelingsParams(Params):
         description="each seat's points per round as a distribution; one entry applies to "
         "every seat (default invented: 1-4, mean 2.5)",
     )
+
+    @field_validator("policies")
+    @classmethod
+    def _agents_this_game_plays(cls, v: Any, info: ValidationInfo) -> Any:
+        players = info.data.get("players")
+        if players is not None:
+            agents = seat_agents(v, players)
+        else:
+            agents = [as_spec(a) for a in (v if isinstance(v, list) else [v])]
+        for a in agents:
+            if a.agent not in PLAYED_AGENTS:
+                raise ValueError(
+                    f"root.hirelings plays only {' and '.join(PLAYED_AGENTS)} agents for now "
+                    f"({a.agent} is not wired to this game yet)"
+                )
+        return v
+
+    def seat_kinds(self) -> list[str]:
+        """The agent rung of every seat."""
+        return [a.agent for a in seat_agents(self.policies, self.players)]
 
     @field_validator("score_gain")
     @classmethod
@@ -160,14 +190,14 @@ def metrics(p: HirelingsParams) -> list[Metric]:
 H0 = 8
 F0 = H0 + 2 * MAX_HIRELINGS + 1
 G0 = F0 + 2 * MAX_FACES + 1
-ROW = G0 + MAX_SEATS * (2 * MAX_GAINS + 2)
+A0 = G0 + MAX_SEATS * (2 * MAX_GAINS + 2)  # each seat's agent rung (AGENT_CODES)
+ROW = A0 + MAX_SEATS
 
 
 def pack(p: HirelingsParams) -> np.ndarray:
     row = np.zeros(ROW, dtype=np.float64)
     row[0] = p.players
     row[1] = p.rounds
-    row[2] = 1 if p.policy == "greedy" else 0
     hires = [(h.cost, int(h.protectable), NORMAL) for h in p.hirelings]
     if p.players == 2:
         hires.append((p.veteran_cost, 0, VETERAN))
@@ -191,6 +221,8 @@ def pack(p: HirelingsParams) -> np.ndarray:
             row[base + 2 + k] = g.points
             row[base + 2 + MAX_GAINS + k] = total
         row[base + 1] = total
+    for seat, rung in enumerate(p.seat_kinds()):
+        row[A0 + seat] = AGENT_CODES[rung]
     return row
 
 
@@ -221,7 +253,6 @@ def hirelings_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
     holder = np.zeros(MAX_HIRELINGS, dtype=np.int64)
     protected = np.zeros(MAX_HIRELINGS, dtype=np.int64)
     exhausted = np.zeros(MAX_HIRELINGS, dtype=np.int64)
-    order = np.zeros(MAX_SEATS, dtype=np.int64)
     legal = np.zeros(3 * MAX_HIRELINGS, dtype=np.int64)
     out = np.zeros(n_metrics, dtype=np.int64)
     end = first_trial + n_trials
@@ -231,7 +262,6 @@ def hirelings_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
             row = packed[v]
             players = np.int64(row[0])
             rounds = np.int64(row[1])
-            greedy = row[2] > 0.5
             n_hire = np.int64(row[H0 - 1])
             n_faces = np.int64(row[F0 - 1])
             # Metric offsets, in metrics() order.
@@ -251,22 +281,17 @@ def hirelings_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
                     holder[h] = -1
                     protected[h] = 0
                     exhausted[h] = 0
+                first = 0  # seat 1 holds the first-player card at the start
                 for _round in range(rounds):
-                    # The Veteran's holder takes the first-player card before the first turn.
-                    first = -1
+                    # Before the first player's turn, the Veteran's holder takes the first-player
+                    # card and the Veteran returns to the supply (uncontrolled).
                     for h in range(n_hire):
-                        if np.int64(row[H0 + MAX_HIRELINGS + h]) // 2 == VETERAN:
+                        if np.int64(row[H0 + MAX_HIRELINGS + h]) // 2 == VETERAN and holder[h] >= 0:
                             first = holder[h]
-                    n_order = 0
-                    if first >= 0:
-                        order[0] = first
-                        n_order = 1
-                    for s in range(players):
-                        if s != first:
-                            order[n_order] = s
-                            n_order += 1
+                            holder[h] = -1
                     for turn in range(players):
-                        s = order[turn]
+                        s = (first + turn) % players
+                        greedy = np.int64(row[A0 + s]) == GREEDY
                         # The seat's points this round.
                         g = G0 + s * (2 * MAX_GAINS + 2)
                         u = _uniform(state, np.int64(row[g + 1]))
@@ -301,8 +326,9 @@ def hirelings_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
                                 protectable = np.int64(row[H0 + MAX_HIRELINGS + h]) % 2 == 1
                                 mine = holder[h] == s
                                 free = holder[h] < 0
+                                # The Veteran and the Diplomats cannot be taken while controlled.
                                 takeable = (free or (not mine and protected[h] == 0)) and (
-                                    kind != DIPLOMAT or free
+                                    kind == NORMAL or free
                                 )
                                 if takeable and not mine and cost <= influence:
                                     legal[n_legal] = 3 * h
@@ -435,8 +461,9 @@ PROCEDURE = Procedure(
     example={"players": 3, "rounds": 10},
     notes=(
         "assumption: influence dice faces [0, 1, 1, 1+:1, 3+:2, 5+:3] (faces)",
-        "assumption: Diplomats are taken from the supply only; a taken hireling arrives "
-        "unprotected",
+        "assumption: a taken hireling arrives unprotected; seat 1 holds the first-player card "
+        "at the start and keeps it until a Veteran holder takes it",
+        "players: policies (random, greedy); rollout and mcts are refused until wired",
         "score gains per round are scenario data (default invented: 1-4 points, mean 2.5)",
         "catch_up: the player last in score (lowest seat on ties) holds at least as many "
         "hirelings as anyone else, and at least one",

@@ -4,8 +4,16 @@ Setup cards dealt = players + 1: one red card to the pool first, then the rest o
 shuffled with the whites (2 players: the whites are removed), one per player. If the last card dealt
 is white it is locked until a red faction has been chosen. Picks go from the last player
 counter-clockwise, each taking one card of the pool (at random, or the first available on a
-preference list). Three hirelings are dealt at random, never the minor faction of a chosen faction;
-minor factions demoted: 3 players → 1 at random, 4 → 2, 5+ → all 3 (2 players: none).
+preference list). Three hirelings are dealt at random from the hireling pool, never the minor
+faction tied to a chosen faction; minor factions demoted: 3 players → 1 at random, 4 → 2, 5+ → all
+3 (2 players: none).
+
+The pool (seed 001): four minor factions tied to the four base-game factions (Marquise, Eyrie,
+Alliance, Vagabond) and two tied to no faction. The seed does not name the two unaffiliated ones
+(named ``unaffiliated_1`` and ``unaffiliated_2`` here); other pools are scenario data. When the
+chosen factions leave fewer than three hirelings in the pool (four players who chose the four base
+factions leave only the two unaffiliated ones) the seed is silent: every remaining one is dealt and
+the draft is counted in ``gap_short_pool``.
 """
 
 from __future__ import annotations
@@ -27,23 +35,38 @@ HIRELINGS_DEALT = 3
 class FactionCard(Params):
     name: str = Field(min_length=1, max_length=40, description="the faction's name")
     colour: Literal["red", "white"] = Field(description="colour of its setup card")
-    minor: str = Field(
+
+
+class Hireling(Params):
+    name: str = Field(min_length=1, max_length=40, description="the hireling's name")
+    faction: str = Field(
         default="",
         max_length=40,
-        description="its minor faction (hireling); never dealt when the faction is chosen",
+        description="the faction it is the minor faction of (never dealt when that faction is "
+        "chosen); empty: tied to no faction",
     )
 
 
 DEFAULT_FACTIONS = (
-    FactionCard(name="marquise", colour="red", minor="forest_patrol"),
-    FactionCard(name="eyrie", colour="red", minor="last_dynasty"),
-    FactionCard(name="duchy", colour="red", minor="sunward_expedition"),
-    FactionCard(name="alliance", colour="white", minor="spring_uprising"),
-    FactionCard(name="vagabond", colour="white", minor="vagrant_band"),
-    FactionCard(name="lizards", colour="white", minor="warm_sun_prophets"),
-    FactionCard(name="riverfolk", colour="white", minor="riverfolk_flotilla"),
-    FactionCard(name="corvids", colour="white", minor="corvid_spies"),
+    FactionCard(name="marquise", colour="red"),
+    FactionCard(name="eyrie", colour="red"),
+    FactionCard(name="duchy", colour="red"),
+    FactionCard(name="alliance", colour="white"),
+    FactionCard(name="vagabond", colour="white"),
+    FactionCard(name="lizards", colour="white"),
+    FactionCard(name="riverfolk", colour="white"),
+    FactionCard(name="corvids", colour="white"),
 )
+#: The seed's pool: four tied to the base-game factions, two tied to none (names not in the seed).
+DEFAULT_HIRELINGS = (
+    Hireling(name="forest_patrol", faction="marquise"),
+    Hireling(name="last_dynasty", faction="eyrie"),
+    Hireling(name="spring_uprising", faction="alliance"),
+    Hireling(name="vagrant_band", faction="vagabond"),
+    Hireling(name="unaffiliated_1"),
+    Hireling(name="unaffiliated_2"),
+)
+MAX_HIRELINGS = 16
 
 
 class SetupParams(Params):
@@ -52,7 +75,14 @@ class SetupParams(Params):
         default_factory=lambda: list(DEFAULT_FACTIONS),
         min_length=3,
         max_length=MAX_FACTIONS,
-        description="the faction setup cards (name, colour, minor hireling)",
+        description="the faction setup cards (name, colour)",
+    )
+    hirelings: list[Hireling] = Field(
+        default_factory=lambda: list(DEFAULT_HIRELINGS),
+        min_length=HIRELINGS_DEALT,
+        max_length=MAX_HIRELINGS,
+        description="the hireling pool (name, the faction it is tied to or none); default the "
+        "seed's: four tied to the base-game factions, two tied to none",
     )
     policy: Literal["random", "preference"] = Field(
         default="random", description="how a player picks from the pool"
@@ -73,10 +103,6 @@ class SetupParams(Params):
                 raise ValueError(
                     f"faction {name!r} is listed twice (entry {k}): names must be unique"
                 )
-        minors = [f.minor for f in v if f.minor]
-        for name in minors:
-            if minors.count(name) > 1:
-                raise ValueError(f"hireling {name!r} is the minor of two factions: make it unique")
         players = info.data.get("players")
         if players is None:
             return v
@@ -89,11 +115,25 @@ class SetupParams(Params):
                 f"{players} players need {players + 1} setup cards "
                 f"({'red only, ' if players == 2 else ''}got {usable})"
             )
-        if len(minors) < players + HIRELINGS_DEALT:
-            raise ValueError(
-                f"{players} players need at least {players + HIRELINGS_DEALT} "
-                f"factions with a minor hireling (got {len(minors)})"
-            )
+        return v
+
+    @field_validator("hirelings")
+    @classmethod
+    def _pool_names_factions(cls, v: list[Hireling], info: ValidationInfo) -> list[Hireling]:
+        names = [h.name for h in v]
+        for k, name in enumerate(names):
+            if name in names[:k]:
+                raise ValueError(f"hireling {name!r} is listed twice (entry {k}): make it unique")
+        factions = info.data.get("factions")
+        if factions is None:
+            return v
+        known = [f.name for f in factions]
+        for h in v:
+            if h.faction and h.faction not in known:
+                raise ValueError(
+                    f"hireling {h.name!r} is tied to {h.faction!r}, not a faction of the "
+                    f"draft: choose from {known} or leave it empty (tied to none)"
+                )
         return v
 
     @field_validator("preferences")
@@ -121,27 +161,43 @@ def metrics(p: SetupParams) -> list[Metric]:
     ]
     out += [
         Metric(
-            f"hireling.{f.minor}", "proportion", f"{f.minor} is dealt as a hireling", headline=False
+            f"hireling.{h.name}", "proportion", f"{h.name} is dealt as a hireling", headline=False
         )
-        for f in p.factions
-        if f.minor
+        for h in p.hirelings
+    ]
+    out += [
+        Metric(
+            "gap_short_pool",
+            "proportion",
+            "rule gap: the chosen factions left fewer than three hirelings to deal (all that "
+            "were left are dealt)",
+        )
     ]
     return out
+
+
+# Packed row: players, factions, preference policy, demoted; then per faction its colour (red 1),
+# (unused), preference rank; then the pool size and each hireling's tied faction (-1: none).
+HR0 = 4 + 3 * MAX_FACTIONS
+ROW = HR0 + 1 + MAX_HIRELINGS
 
 
 def pack(p: SetupParams) -> np.ndarray:
     n = len(p.factions)
     rank = {name: k for k, name in enumerate(p.preferences)}
     order = sorted(range(n), key=lambda k: (rank.get(p.factions[k].name, len(rank)), k))
-    row = np.zeros(4 + 4 * MAX_FACTIONS, dtype=np.float64)
+    row = np.zeros(ROW, dtype=np.float64)
     row[0] = p.players
     row[1] = n
     row[2] = 1 if p.policy == "preference" else 0
     row[3] = demoted_count(p.players)
     for k, f in enumerate(p.factions):
         row[4 + k] = 1 if f.colour == "red" else 0
-        row[4 + MAX_FACTIONS + k] = 1 if f.minor else 0
         row[4 + 2 * MAX_FACTIONS + k] = order.index(k)  # preference rank, 0 = most wanted
+    names = [f.name for f in p.factions]
+    row[HR0] = len(p.hirelings)
+    for k, h in enumerate(p.hirelings):
+        row[HR0 + 1 + k] = names.index(h.faction) if h.faction else -1
     return row
 
 
@@ -161,7 +217,8 @@ def setup_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_sl
     deck = np.zeros(MAX_FACTIONS, dtype=np.int64)
     pool = np.zeros(MAX_FACTIONS, dtype=np.int64)
     chosen = np.zeros(MAX_FACTIONS, dtype=np.int64)
-    hire = np.zeros(MAX_FACTIONS, dtype=np.int64)
+    hire = np.zeros(MAX_HIRELINGS, dtype=np.int64)
+    pool_deck = np.zeros(MAX_HIRELINGS, dtype=np.int64)
     taken = np.zeros(MAX_FACTIONS + 1, dtype=np.bool_)
     end = first_trial + n_trials
     for start in range(first_trial, end, BLOCK):
@@ -171,6 +228,7 @@ def setup_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_sl
             n = np.int64(packed[v, 1])
             by_preference = packed[v, 2] > 0.5
             demoted = np.int64(packed[v, 3])
+            n_hire = np.int64(packed[v, HR0])
             for i in range(m):
                 state[0] = trial_state(key, start + i)
                 # One red card to the pool first.
@@ -226,38 +284,51 @@ def setup_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_sl
                     taken[best] = True
                     chosen[pool[best]] = 1
                     red_chosen = red_chosen or packed[v, 4 + pool[best]] > 0.5
-                # Three hirelings at random, never the minor faction of a chosen faction.
+                # Three hirelings at random from the pool, never the minor faction of a chosen
+                # faction (all that are left when fewer: a rule gap).
                 size = 0
-                for k in range(n):
+                for k in range(n_hire):
                     hire[k] = 0
-                    if packed[v, 4 + MAX_FACTIONS + k] > 0.5 and chosen[k] == 0:
-                        deck[size] = k
+                    tied = np.int64(packed[v, HR0 + 1 + k])
+                    if tied < 0 or chosen[tied] == 0:
+                        pool_deck[size] = k
                         size += 1
-                for d in range(HIRELINGS_DEALT):
+                for d in range(min(HIRELINGS_DEALT, size)):
                     j = d + _uniform(state, size - d)
-                    deck[d], deck[j] = deck[j], deck[d]
-                    hire[deck[d]] = 1
+                    pool_deck[d], pool_deck[j] = pool_deck[j], pool_deck[d]
+                    hire[pool_deck[d]] = 1
                 for k in range(n):
                     values[v, k, i] = chosen[k]
                 values[v, n, i] = locked
-                values[v, n + 1, i] = demoted
-                h = n + 2
-                for k in range(n):
-                    if packed[v, 4 + MAX_FACTIONS + k] > 0.5:
-                        values[v, h, i] = hire[k]
-                        h += 1
+                values[v, n + 1, i] = min(demoted, size)
+                for k in range(n_hire):
+                    values[v, n + 2 + k, i] = hire[k]
+                values[v, n + 2 + n_hire, i] = size < HIRELINGS_DEALT
         accumulate_block(stats, values, m, hist_offset, hist_max)
     return stats
 
 
 def exact(p: SetupParams) -> dict[str, float]:
-    """Exact values that have a closed form: the lock and the demotions."""
+    """Exact values that have a closed form: the lock, and the demotions when every draft
+    leaves three hirelings."""
     reds = sum(f.colour == "red" for f in p.factions)
     whites = 0 if p.players == 2 else len(p.factions) - reds
-    return {
-        "last_card_locked": whites / (reds - 1 + whites),
-        "demoted": float(demoted_count(p.players)),
-    }
+    out = {"last_card_locked": whites / (reds - 1 + whites)}
+    if not short_pool_possible(p):
+        out["demoted"] = float(demoted_count(p.players))
+        out["gap_short_pool"] = 0.0
+    return out
+
+
+def short_pool_possible(p: SetupParams) -> bool:
+    """Whether some draft can leave fewer than three hirelings (the most hirelings ``players``
+    chosen factions can exclude, against the pool)."""
+    tied: dict[str, int] = {}
+    for h in p.hirelings:
+        if h.faction:
+            tied[h.faction] = tied.get(h.faction, 0) + 1
+    worst = sum(sorted(tied.values(), reverse=True)[: p.players])
+    return len(p.hirelings) - worst < HIRELINGS_DEALT
 
 
 PROCEDURE = Procedure(
@@ -271,8 +342,12 @@ PROCEDURE = Procedure(
     exact=exact,
     example={"players": 4},
     notes=(
-        "faction cards (colour, minor hireling) are scenario data; the defaults follow the "
-        "Root base game and its expansions",
+        "faction cards are scenario data; the defaults follow the Root base game and its "
+        "expansions",
+        "hireling pool: the seed's four tied to the base-game factions and two tied to none "
+        "(default; their names are not in the seed); other pools are scenario data",
+        "rule gap: fewer than three hirelings left after the draft (four players choosing the "
+        "four base factions) deals all that are left, counted in gap_short_pool",
         "which minor factions are demoted is random; only the count is reported",
     ),
 )
