@@ -3,7 +3,8 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 SCENARIO ?= scenarios/his/field_battle.yaml
-# The balance gate: every scenario, rerun with GATE_TRIALS trials per variant (and sweep point).
+# The balance gate: every scenario, rerun with GATE_TRIALS trials per variant (and sweep point),
+# unless its `check:` section sets `trials` or `detect` (docs/gate.md).
 GATE_SCENARIOS ?= $(sort $(wildcard scenarios/*/*.yaml))
 GATE_TRIALS ?= 20000
 

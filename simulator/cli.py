@@ -501,23 +501,15 @@ def baseline(
     threads: Annotated[int | None, typer.Option(min=1, max=1024, help="worker threads")] = None,
     force: Force = False,
 ) -> None:
-    """Run scenarios and store every metric's counts as the baseline for `sim check`."""
-    from simulator import baseline as gate
+    """Run scenarios and store every metric's counts, and the per-trial outcomes of gated
+    metrics, as the baseline for `sim check` (docs/gate.md)."""
+    from simulator.gate.commands import baseline_command
     from simulator.output import check_file_target
 
     check_file_target(output, "--out")
-    loaded = _load_all(scenarios, force)
-    try:
-        stored = gate.make(loaded, trials=trials, threads=threads)
-    except gate.BaselineError as e:
-        err.print(f"sim baseline: {e}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(EXIT_INVALID) from e
-    gate.write(stored, output)
-    n = sum(len(s.entries) for s in stored.scenarios.values())
-    out.print(
-        f"baseline of {n:,} metrics in {len(stored.scenarios)} scenario(s) written to {output}",
-        highlight=False,
-    )
+    code = baseline_command(_load_all(scenarios, force), output, trials, threads, out, err)
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command()
@@ -535,7 +527,7 @@ def check(
     alpha: Annotated[
         float,
         typer.Option(
-            min=1e-300, max=0.5, help="family-wise significance level (Holm, all metrics)"
+            min=1e-300, max=0.5, help="family-wise significance level (Holm, gated metrics)"
         ),
     ] = 1e-4,
     junit: Annotated[
@@ -547,72 +539,18 @@ def check(
     threads: Annotated[int | None, typer.Option(min=1, max=1024, help="worker threads")] = None,
     force: Force = False,
 ) -> None:
-    """Rerun scenarios against a baseline; exit 3 if a metric moved significantly or beyond
-    its tolerance."""
-    from simulator import baseline as gate
+    """Rerun scenarios against a baseline, paired trial by trial where it can; exit 3 if a gated
+    metric drifted (docs/gate.md)."""
+    from simulator.gate.commands import check_command
     from simulator.output import check_file_target
 
     for path, option in ((junit, "--junit"), (markdown, "--markdown")):
         if path is not None:
             check_file_target(path, option)
     loaded = _load_all(scenarios, force)
-    try:
-        result = gate.check(loaded, baseline_file, trials=trials, alpha=alpha, threads=threads)
-    except gate.BaselineError as e:
-        err.print(f"sim check: {e}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(EXIT_INVALID) from e
-    from simulator.report import atomic_write
-
-    if junit is not None:
-        text = gate.junit_xml(result)
-        atomic_write(junit, lambda f: f.write(text))
-    summary = gate.markdown(result)
-    if markdown is not None:
-        atomic_write(markdown, lambda f: f.write(summary))
-    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    if step_summary:
-        with open(step_summary, "a", encoding="utf-8") as f:
-            f.write(summary)
-    if os.environ.get("GITHUB_ACTIONS"):
-        for line in gate.github_annotations(result):
-            print(line, flush=True)
-    for note in result.notes:
-        err.print(f"note: {note}", highlight=False)
-    n = len(result.table)
-    n_scen = len(loaded)
-    if result.ok:
-        out.print(
-            f"no drift: {n:,} metrics in {n_scen} scenario(s) match {baseline_file} "
-            f"(Holm, family-wise alpha {alpha:g})",
-            highlight=False,
-        )
-        return
-    from rich.table import Table
-
-    table = Table(
-        title=f"Drift against {baseline_file}: {len(result.drifted)} of {n:,} metrics moved "
-        f"(Holm, family-wise alpha {alpha:g})",
-        title_justify="left",
-    )
-    for col in ("scenario", "variant · point", "metric", "before", "after", "difference"):
-        table.add_column(
-            col, justify="right" if col in ("before", "after", "difference") else "left"
-        )
-    table.add_column("p (Holm)", justify="right")
-    table.add_column("why")
-    for r in result.drifted.to_dict(orient="records"):
-        table.add_row(
-            str(r["scenario"]),
-            gate.point_label(r),
-            str(r["metric"]),
-            gate.fmt_value(r["before"]),
-            gate.fmt_value(r["after"]),
-            gate.fmt_value(r["difference"]),
-            gate.fmt_p(r["p_holm"]),
-            gate.reasons(r),
-        )
-    out.print(table)
-    raise typer.Exit(EXIT_REGRESSION)
+    code = check_command(loaded, baseline_file, trials, alpha, threads, junit, markdown, out, err)
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command()

@@ -22,6 +22,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, field_validator
 
 from simulator import procedures
+from simulator.gate.settings import CheckSpec, metric_names
 from simulator.limits import MAX_BYTES, MAX_TRIALS
 from simulator.procedures.base import Params, Procedure
 from simulator.yaml_loader import Loc, Problem, ScenarioError, compose, read_text, to_python
@@ -80,9 +81,9 @@ class ScenarioFile(BaseModel):
         description="parameter paths (dotted, like attacker.units) to a list of values or a "
         "range {from, to, step}; the grid of all combinations runs under every variant",
     )
-    check: dict[str, Annotated[float, Field(ge=0, allow_inf_nan=False)]] = Field(
+    check: CheckSpec = Field(
         default_factory=dict,
-        description="`sim check`: absolute tolerance per metric; a change beyond it is drift",
+        description="`sim check`: trials; per metric a tolerance, detect or gate (docs/gate.md)",
     )
     tune: dict[str, Any] | None = Field(
         default=None,
@@ -143,8 +144,8 @@ class Scenario:
     #: Swept paths in file order, each with its values; empty without a sweep.
     sweep: dict[str, list[Any]] = field(default_factory=dict)
     points: list[SweepPoint] = field(default_factory=list)
-    #: ``check:`` tolerances per metric for the regression gate.
-    check: dict[str, float] = field(default_factory=dict)
+    #: ``check:`` section for the regression gate (:mod:`simulator.gate.settings`).
+    check: dict[str, Any] = field(default_factory=dict)
     #: Where each key and value of the file stands (for errors found after loading, e.g. in
     #: the ``tune:`` section, which :mod:`simulator.tune.spec` checks).
     positions: Any = field(default=None, repr=False, compare=False)
@@ -625,10 +626,10 @@ def _with_point_counts(
 
 
 def _check_problems(
-    check: Mapping[str, float], metrics: list[str], pos: _Positions, file: str
+    check: Mapping[str, Any], metrics: list[str], pos: _Positions, file: str
 ) -> list[Problem]:
     out = []
-    for metric in check:
+    for metric in metric_names(check):
         if metric not in metrics:
             line, col = pos.keys.get(("check", metric), (1, 1))
             close = difflib.get_close_matches(metric, metrics, n=1)
