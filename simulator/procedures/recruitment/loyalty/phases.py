@@ -53,6 +53,7 @@ from simulator.procedures.recruitment.loyalty.params import (
     P_TOKENS,
     P_WIN,
 )
+from simulator.procedures.recruitment.loyalty.projection import reproject, retally
 from simulator.procedures.recruitment.loyalty.state import (
     H_BANK_REFILL,
     H_DEBUG,
@@ -214,6 +215,7 @@ def start_round(s):
         s[S_OUT + e] = 0
     s[H_GOLD_ISSUED] += income * players
     refill_zone(s)
+    retally(s)
     first = s[H_ROUND] % players if s[H_ROTATE] != 0 else 0
     s[H_FIRST] = first
     s[H_TURN] = first
@@ -286,6 +288,7 @@ def apply_move(s, move, rng):
         s[S_TOKENS + move * MAX_PLAYERS + e] += 1
         s[S_SUPPLY + e] -= 1
         s[S_PLACED + e] += 1
+        reproject(s, move)
         if s[H_PASS_FINAL] == 0:
             s[H_PASSES] = 0
     s[H_TURN] = (e + 1) % players
