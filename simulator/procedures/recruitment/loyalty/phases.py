@@ -275,10 +275,12 @@ def legal_moves(s, out):
     return n + 1
 
 
-@kernel
-def apply_move(s, move, rng):
+@inline
+def play_move(s, move, rng):
     """Play ``move`` for the seat to move, then everything up to the next decision: forced
-    passes, the end of the placement, zone resolution, maintenance, the next round's start."""
+    passes, the end of the placement, zone resolution, maintenance, the next round's start.
+    (Inlined into the kernel's play loop; ``apply_move`` is the same, compiled on its own for the
+    game interface.)"""
     e = s[H_TURN]
     players = s[H_PLAYERS]
     if move == PASS:
@@ -293,6 +295,12 @@ def apply_move(s, move, rng):
             s[H_PASSES] = 0
     s[H_TURN] = (e + 1) % players
     advance(s, rng)
+
+
+@kernel
+def apply_move(s, move, rng):
+    """The game interface's ``apply_move``: :func:`play_move`."""
+    play_move(s, move, rng)
 
 
 @inline
