@@ -153,6 +153,9 @@ class RunResult:
                 "comparisons": _records(self.comparisons),
             }
         )
+        from simulator.tournament.report import summary_entry
+
+        doc.update(summary_entry(self))
         if self.is_sweep:
             doc["points_run"] = len(self.points)
             doc["points_planned"] = len(self.scenario.points)
