@@ -200,3 +200,27 @@ def test_packed_agents_of_a_seating_reach_the_game():
     np.testing.assert_array_equal(
         row[nim.HEAD :].reshape(2, -1), pack_agents([t.specs[3], t.specs[0]])
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Dask
+
+
+def _toy_fingerprint(procedure: str) -> dict[str, str]:
+    """The workers' code is this checkout's (the toy game is not in the registry)."""
+    return {"code": "toy"}
+
+
+@pytest.mark.dask
+def test_a_tournament_on_dask_gives_the_local_result(monkeypatch):
+    pytest.importorskip("distributed", reason="the dask extra is not installed")
+    from simulator import dask_backend
+
+    monkeypatch.setattr(dask_backend, "fingerprint", _toy_fingerprint)
+    sc = _scenario()
+    local = run_scenario(sc, trials=40, threads=2)
+    with dask_backend.connect(workers=2) as backend:
+        backend.client.wait_for_workers(2, timeout=120)
+        on_dask = run_scenario(sc, trials=40, chunk_size=8, backend=backend)
+    assert on_dask.outcome.backend == "dask"
+    assert _document(on_dask) == _document(local)
