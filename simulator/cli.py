@@ -275,6 +275,16 @@ def validate(
             for p in e.problems:
                 err.print(str(p), markup=False, highlight=False, soft_wrap=True)
             continue
+        if s.raw.get("tune") is not None:
+            from simulator.tune import parse_tune
+
+            try:
+                parse_tune(s)
+            except ScenarioError as e:
+                bad = True
+                for p in e.problems:
+                    err.print(str(p), markup=False, highlight=False, soft_wrap=True)
+                continue
         points = f", {len(s.points):,} sweep points" if s.sweep else ""
         out.print(
             f"ok {path}: {s.procedure.name}, {len(s.variants)} variant(s){points}, "
@@ -401,6 +411,118 @@ def check(
         )
     out.print(table)
     raise typer.Exit(EXIT_REGRESSION)
+
+
+@app.command()
+def tune(
+    scenario: ScenarioPath,
+    trials: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="trials of the finalists and the confirmation (overrides the file)"
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(min=0, max=2**64 - 1, help="seed (overrides the file)")
+    ] = None,
+    budget: Annotated[
+        int | None, typer.Option(min=1, max=10_000, help="candidates at most (overrides the file)")
+    ] = None,
+    threads: Annotated[
+        int | None, typer.Option(min=1, max=1024, help="worker threads [default: all cores]")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="print the tuning document as JSON on stdout")
+    ] = False,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", help="report folder [default: reports/out/<scenario name>]"),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress line")] = False,
+    backend: Annotated[
+        BackendName | None,
+        typer.Option(
+            help="where candidates run: threads here, or a Dask cluster", show_default=False
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, max=1024, help="--backend dask: local worker processes")
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(metavar="tcp://HOST:PORT", help="--backend dask: an existing cluster"),
+    ] = None,
+) -> None:
+    """Search the scenario's tune: section for the rule values that best meet its target."""
+    from simulator.backends import BackendOptionError, BackendUnavailable, open_backend
+    from simulator.scenario import ScenarioError
+    from simulator.tune import parse_tune, run_tune
+    from simulator.tune.report import document, print_result, write_reports
+
+    loaded = _load(scenario)
+    try:
+        parse_tune(loaded)
+    except ScenarioError as e:
+        _fail_invalid(e.problems)
+    status = _TuneStatus(not quiet and sys.stderr.isatty())
+    try:
+        with open_backend(
+            backend.value if backend else None,
+            workers=workers,
+            scheduler=scheduler,
+            threads=threads,
+        ) as runs_on:
+            result = run_tune(
+                loaded,
+                trials=trials,
+                seed=seed,
+                budget=budget,
+                threads=threads,
+                backend=runs_on,
+                on_progress=status,
+            )
+    except (BackendOptionError, BackendUnavailable) as e:
+        err.print(f"sim tune: {e}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_INVALID) from e
+    finally:
+        status.close()
+    target = out_dir or Path("reports") / "out" / loaded.name
+    written = write_reports(result, target)
+    if as_json:
+        sys.stdout.write(json.dumps(document(result), indent=2, default=str) + "\n")
+    else:
+        print_result(result, out)
+        out.print(
+            f"reports written to {target}/ ({', '.join(p.name for p in written)})",
+            highlight=False,
+        )
+    if not result.complete:
+        err.print("interrupted: the best so far is written, marked incomplete")
+        raise typer.Exit(EXIT_INTERRUPTED)
+
+
+class _TuneStatus:
+    """One line on stderr: the stage, candidates done and the best so far."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.status: Any = None
+        self.enabled = enabled
+
+    def __call__(self, stage: str, done: int, total: int, best: str) -> None:
+        if not self.enabled:
+            return
+        text = f"sim tune · {stage}: {done}/{total} candidates" + (
+            f" · best so far {best}" if best else ""
+        )
+        if self.status is None:
+            self.status = err.status(text)
+            self.status.start()
+        else:
+            self.status.update(text)
+
+    def close(self) -> None:
+        if self.status is not None:
+            self.status.stop()
 
 
 @app.command("list")

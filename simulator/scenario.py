@@ -115,6 +115,11 @@ class ScenarioFile(BaseModel):
         default_factory=dict,
         description="`sim check`: absolute tolerance per metric; a change beyond it is drift",
     )
+    tune: dict[str, Any] | None = Field(
+        default=None,
+        description="`sim tune`: search (paths to values), target/minimize/maximize, budget; "
+        "checked by `sim tune` and `sim validate` (simulator.tune.spec)",
+    )
     tournament: TournamentSpec | None = Field(
         default=None,
         description="play the game's agents against each other: entrants, each in every seat "
@@ -174,6 +179,9 @@ class Scenario:
     points: list[SweepPoint] = field(default_factory=list)
     #: ``check:`` tolerances per metric for the regression gate.
     check: dict[str, float] = field(default_factory=dict)
+    #: Where each key and value of the file stands (for errors found after loading, e.g. in
+    #: the ``tune:`` section, which :mod:`simulator.tune.spec` checks).
+    positions: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.points:
@@ -541,6 +549,7 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
         sweep=axes,
         points=points,
         check=dict(top.check),
+        positions=pos,
     )
 
 
