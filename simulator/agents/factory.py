@@ -51,6 +51,22 @@ def make_agents(game: GameFunctions) -> Any:
     return choose
 
 
+def make_search_agents(game: GameFunctions) -> Any:
+    """``search(s, agent_row, rng) -> move`` playing only the search rungs (rollout, and mcts for
+    any other code): for a game that plays random and greedy with its own faster code and wants
+    the generic search agents without compiling the generic random and greedy too."""
+    rollout_move = make_rollout(game)
+    mcts_move = make_mcts(game)
+
+    @closure
+    def search(s, agent_row, rng):  # pragma: no cover - compiled
+        if int(agent_row[AGENT_KIND]) == _ROLLOUT:
+            return rollout_move(s, agent_row, rng)
+        return mcts_move(s, agent_row, rng)
+
+    return search
+
+
 def make_player(game: GameFunctions, choose: Any) -> Any:
     """``play(s, agents, trial_seed, rng, first_decision) -> decisions``: play ``s`` in place to
     its end, the seat to move choosing by ``agents[seat]`` on decision sub-stream

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -75,9 +76,12 @@ def bradley_terry(wins: np.ndarray) -> np.ndarray:
     # A perfect record has no finite maximum-likelihood strength: shrink every pair's share by
     # half a game towards 1/2 (the usual continuity correction) so the fit always exists.
     ya = (np.asarray(y) * np.asarray(w) + 0.5) / (np.asarray(w) + 1.0)
-    fit = sm.GLM(
-        ya, np.asarray(rows), family=sm.families.Binomial(), var_weights=np.asarray(w) + 1.0
-    ).fit()
+    with warnings.catch_warnings():
+        # Separation (one entrant taking every shared win) is what the correction above is for.
+        warnings.simplefilter("ignore")
+        fit = sm.GLM(
+            ya, np.asarray(rows), family=sm.families.Binomial(), var_weights=np.asarray(w) + 1.0
+        ).fit()
     return np.concatenate([[0.0], np.asarray(fit.params)])
 
 

@@ -164,7 +164,8 @@ class Tournament:
             out.append(
                 Metric(
                     m.name,
-                    "proportion" if m.kind == "proportion" else "mean",
+                    # A mean over seatings is no 0/1 proportion: a normal interval per deal.
+                    "mean",
                     f"{m.description} (mean over the seatings)",
                     scale=m.scale * len(table),
                     headline=False,
