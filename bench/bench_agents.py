@@ -1,9 +1,10 @@
 """The skill ladder's cost: microseconds per decision and games per second for each rung, side by
 side in one run, and the projected time of a 500-deal ladder tournament on two threads.
 
-Games: ``recruitment.loyalty`` when it exposes the game interface (its ``game.GAME``), and the
-hand-hidden Nim test game (tests/toy_game.py) always. Decisions are timed on positions reached by
-random play from fresh deals (CPU time of this thread, so busy neighbours count less).
+Games: ``recruitment.loyalty`` (the game of scenarios/recruitment/ladder.yaml, through its decision
+hook ``policy.choose_move``) and the hand-hidden Nim test game (tests/toy_game.py). Decisions are
+timed on positions reached by random play from fresh deals (CPU time of this thread, so busy
+neighbours count less).
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ if ROOT not in sys.path:
 LADDER = {
     "random": {"agent": "random"},
     "greedy": {"agent": "greedy"},
-    "rollout": {"agent": "rollout", "playouts": 4, "horizon": 1},
-    "mcts": {"agent": "mcts", "iterations": 64, "horizon": 1},
+    "rollout": {"agent": "rollout", "playouts": 8, "horizon": 0},
+    "mcts": {"agent": "mcts", "iterations": 300, "horizon": 0},
 }
 DEALS = 500
 BUDGET_SECONDS = 600.0
@@ -153,17 +154,35 @@ def _toy() -> tuple[Any, ...]:
     return "hand-hidden Nim", nim.PROCEDURE, nim.GAME, nim.choose, start, params, 2
 
 
+def _recruitment() -> tuple[Any, ...]:
+    import yaml
+
+    from simulator import procedures
+    from simulator.procedures.recruitment.loyalty.game import GAME
+    from simulator.procedures.recruitment.loyalty.params import pack
+    from simulator.procedures.recruitment.loyalty.phases import start_game
+    from simulator.procedures.recruitment.loyalty.policy import choose_move
+    from simulator.procedures.recruitment.loyalty.state import STATE_SIZE
+
+    proc = procedures.get("recruitment.loyalty")
+    with open(Path(ROOT) / "scenarios/recruitment/ladder.yaml") as f:
+        params = yaml.safe_load(f)["params"]
+    row = pack(proc.params_model.model_validate(params))
+
+    def start(rng: np.ndarray) -> np.ndarray:
+        s = np.zeros(STATE_SIZE, dtype=np.int64)
+        start_game(s, row, rng)
+        return s
+
+    return "recruitment 4x10", proc, GAME, choose_move, start, params, 4
+
+
 def games() -> list[tuple[Any, ...]]:
-    out = [_toy()]
-    try:
-        bench_game = importlib.import_module("simulator.procedures.recruitment.loyalty.bench_game")
-    except ImportError:
-        return out
-    return [bench_game.bench_setup(), *out]
+    return [_recruitment(), _toy()]
 
 
 def rows(quick: bool) -> list[Row]:
     out = []
     for setup in games():
-        out += _game_rows(*setup, quick=quick)
+        out += _game_rows(*setup, quick)
     return out
