@@ -1,19 +1,21 @@
 """Plain-Python twin of ``recruitment.loyalty`` (RULES.md §1): one whole game as a person plays it.
 
 Cards are objects, piles are lists, seats are 0-based inside and 1-based in metric names. The
-game reads the same stream as the kernel in the same order: deck generation, deck shuffle, then
-per round the random policies' tokens, the reshuffle position of each unclaimed zone card, and one
-loyalty die per checked character. Rule steps are methods so tests can run them on hand-built
-positions with scripted dice.
+game reads the same streams as the kernel: the trial's stream for chance (deck generation, deck
+shuffle, then per round the reshuffle position of each unclaimed zone card left without tokens and
+one loyalty die per checked character), and one stream per decision for the agents. Rule steps
+are methods so tests can run them on hand-built positions with scripted dice. Nothing here is
+imported from the kernel's package except nothing: the layout of metrics and the heuristic's
+formula are written out again from the documentation.
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Protocol
 
-from tests.naive import Stream
+from tests.naive import GAMMA, MASK, Stream, mix64
 
 REVISIONS = ("1.0", "1.1", "1.2")
 COUNTERS = (
@@ -23,10 +25,14 @@ COUNTERS = (
     "removed_multi_tie",
     "gap_multi_tie",
     "gap_zero_tie",
-    "tokens_returned",
+    "gap_equipped",
+    "tokens_lost",
     "equipment_discarded",
 )
 WIN_SCALE = 60
+UNDEFINED = -(2**62)
+DECISION_SALT = 0xD1B54A32D192ED03
+PASS = "pass"
 
 
 class Words(Protocol):
@@ -47,6 +53,17 @@ class Script:
         return self.words[self.used - 1]
 
 
+class Raw:
+    """A SplitMix64 stream from a raw state (a decision's stream)."""
+
+    def __init__(self, state: int) -> None:
+        self.state = state
+
+    def next(self) -> int:
+        self.state = (self.state + GAMMA) & MASK
+        return mix64(self.state)
+
+
 def word_for_face(face: int, sides: int = 6) -> int:
     """A word whose low half rolls ``face`` on a die of ``sides`` (the kernel's multiply-shift)."""
     return -(-(face - 1) * 2**32 // sides)
@@ -55,6 +72,10 @@ def word_for_face(face: int, sides: int = 6) -> int:
 def below(words: Words, n: int) -> int:
     """A uniform integer 0..n-1 from the next word: the kernel's multiply-shift on the low half."""
     return ((words.next() & 0xFFFFFFFF) * n) >> 32
+
+
+def decision_stream(trial_key: int, k: int) -> Raw:
+    return Raw(mix64(trial_key ^ mix64((DECISION_SALT + k) & MASK)))
 
 
 @dataclass
@@ -75,6 +96,7 @@ class Game:
         self.p = p
         self.players: int = p["players"]
         self.revision: str = p["revision"]
+        self.die: int = p["loyalty_die"]
         self.words = words
         self.cards = cards
         for card in cards:
@@ -83,17 +105,28 @@ class Game:
         self.deck: list[int] = []  # card numbers, top card last
         self.zone: list[int] = []
         self.supply = [p["tokens_per_empire"]] * self.players
+        self.bank = [0] * self.players
         self.gold = [p["starting_gold"]] * self.players
+        self.placed = [0] * self.players
+        self.out = [False] * self.players
+        self.passes = 0
+        self.turn = 0
+        self.round = 0
+        self.over = False
         self.count = {name: [0] * self.players for name in COUNTERS}
         self.gold_issued = p["starting_gold"] * self.players
         self.gold_paid = 0
         self.violations = 0
+        self.leader = -1  # last sole leader at a round's end
+        self.leader_now = -1  # sole leader at the last round's end (-1: a tie)
+        self.streak_start = 0
+        self.lead_changes = 0
 
     # ---- helpers ---------------------------------------------------------------------------
 
-    def loyalty(self, card: Card, empire: int) -> int:
+    def loyalty(self, card: Card, empire: int, tokens: int | None = None) -> int:
         """Tokens, plus the printed base loyalty once the home empire has a token on the card."""
-        t = card.tokens[empire]
+        t = card.tokens[empire] if tokens is None else tokens
         if t >= 1 and card.home == empire:
             return t + card.base
         return t
@@ -101,65 +134,78 @@ class Game:
     def owned_by(self, empire: int) -> list[int]:
         return [i for i, c in enumerate(self.cards) if c.place == "owned" and c.owner == empire]
 
+    def give_back(self, empire: int, n: int) -> None:
+        """Tokens leaving a card: to the bank (seed) or the supply (knob)."""
+        if self.p["returned_tokens"] == "bank":
+            self.bank[empire] += n
+        else:
+            self.supply[empire] += n
+        self.count["tokens_lost"][empire] += n
+
     def lose_loyalty(self, card: Card, empire: int) -> None:
         if card.tokens[empire] > 0:
             card.tokens[empire] -= 1
-            self.supply[empire] += 1
-            self.count["tokens_returned"][empire] += 1
-
-    def place(self, card: Card, empire: int, n: int = 1) -> None:
-        card.tokens[empire] += n
-        self.supply[empire] -= n
+            self.give_back(empire, 1)
 
     # ---- recruitment phase -----------------------------------------------------------------
 
-    def refill(self) -> None:
+    def start_round(self) -> None:
+        for e in range(self.players):
+            self.gold[e] += self.p["income"]
+            back = min(self.p["bank_refill"], self.bank[e])
+            self.bank[e] -= back
+            self.supply[e] += back
+        self.gold_issued += self.p["income"] * self.players
+        self.placed = [0] * self.players
+        self.out = [False] * self.players
         while len(self.zone) < self.players + 1 and self.deck:
             i = self.deck.pop()
             self.cards[i].place = "zone"
             self.zone.append(i)
+        rotate = self.p["first_player"] == "rotate"
+        self.turn = self.round % self.players if rotate else 0
+        self.passes = 0
 
-    def place_random(self, empire: int, budget: int) -> None:
-        targets = list(self.zone) + self.owned_by(empire)
-        if not targets:
-            return
-        for _ in range(budget):
-            self.place(self.cards[targets[below(self.words, len(targets))]], empire)
+    def can_place(self, e: int) -> bool:
+        if self.placed[e] >= self.p["tokens_per_round"] or self.supply[e] <= 0:
+            return False
+        return bool(self.zone) or bool(self.owned_by(e))
 
-    def place_greedy(self, empire: int, budget: int) -> None:
-        margin = self.p["greedy_defend_margin"]
-        left = budget
-        while left > 0:
-            candidates = []
-            for i in self.owned_by(empire):
-                card = self.cards[i]
-                own = self.loyalty(card, empire)
-                rival = max(self.loyalty(card, f) for f in range(self.players) if f != empire)
-                candidates.append((own - rival, own, i))
-            if not candidates:
-                break
-            lead, _, i = min(candidates)
-            if lead > margin:
-                break
-            self.place(self.cards[i], empire)
-            left -= 1
-        while left > 0:
-            offers = []
-            for pos, i in enumerate(self.zone):
-                card = self.cards[i]
-                mine = card.tokens[empire]
-                rival = max(card.tokens[f] for f in range(self.players) if f != empire)
-                cost = rival - mine + 1  # tokens to become the sole leader
-                if cost <= 0 or cost > left:
-                    continue
-                value = mine + cost + (card.base if card.home == empire else 0)
-                # Most loyalty per token, then the cheaper, then earlier in the zone.
-                offers.append((-Fraction(value, cost), cost, pos, i))
-            if not offers:
-                break
-            _, cost, _, i = min(offers)
-            self.place(self.cards[i], empire, cost)
-            left -= cost
+    def legal_moves(self) -> list:
+        """Zone cards in zone order, own characters by card number, then the pass."""
+        return [*self.zone, *self.owned_by(self.turn), PASS]
+
+    def apply(self, move: int | str) -> None:
+        e = self.turn
+        if move == PASS:
+            self.passes += 1
+            self.out[e] = True
+        else:
+            assert move in self.legal_moves()
+            self.cards[move].tokens[e] += 1  # type: ignore[index]
+            self.supply[e] -= 1
+            self.placed[e] += 1
+            if self.p["passing"] == "until_all_pass":
+                self.passes = 0
+        self.turn = (e + 1) % self.players
+        self.advance()
+
+    def advance(self) -> None:
+        """Forced passes until a seat can decide; the end of the placement starts the rest."""
+        final = self.p["passing"] == "final"
+        while not self.over:
+            if self.passes >= self.players:
+                self.end_round()
+                continue
+            e = self.turn
+            if final and self.out[e]:
+                self.turn = (e + 1) % self.players
+                continue
+            if self.can_place(e):
+                return
+            self.passes += 1
+            self.out[e] = True
+            self.turn = (e + 1) % self.players
 
     def resolve(self) -> None:
         stay = []
@@ -180,13 +226,12 @@ class Game:
     # ---- maintenance phase -----------------------------------------------------------------
 
     def loyalty_check(self) -> None:
-        die = self.p["loyalty_die"]
         for empire in range(self.players):
             mine = self.owned_by(empire)
-            if len(mine) == 1:
+            if len(mine) < 2:
                 continue  # an empire with a single character skips the check
             for i in mine:
-                roll = below(self.words, die) + 1
+                roll = below(self.words, self.die) + 1
                 if roll > self.loyalty(self.cards[i], empire):
                     self.lose_loyalty(self.cards[i], empire)
 
@@ -210,6 +255,8 @@ class Game:
         self.count[cause][owner] += 1
         if self.revision == "1.2":
             self.count["equipment_discarded"][owner] += card.equipped
+        elif card.equipped:
+            self.count["gap_equipped"][owner] += 1
         card.place, card.owner = "removed", None
 
     def ownership_check(self) -> None:
@@ -219,8 +266,7 @@ class Game:
             owner = card.owner
             assert owner is not None
             if sum(card.tokens) == 0:
-                if self.revision == "1.0":
-                    self.count["gap_zero_tie"][owner] += 1
+                self.count["gap_zero_tie"][owner] += 1
                 self.remove(card, "removed_no_tokens")
                 continue
             own = self.loyalty(card, owner)
@@ -236,15 +282,19 @@ class Game:
                 self.count["gap_multi_tie"][owner] += 1
             else:
                 for f in range(self.players):
-                    self.supply[f] += card.tokens[f]
-                    self.count["tokens_returned"][f] += card.tokens[f]
-                    card.tokens[f] = 0
+                    if card.tokens[f]:
+                        self.give_back(f, card.tokens[f])
+                        card.tokens[f] = 0
                 self.remove(card, "removed_multi_tie")
 
     def check_conservation(self) -> None:
         for e in range(self.players):
             on_cards = sum(c.tokens[e] for c in self.cards)
-            if self.supply[e] < 0 or on_cards + self.supply[e] != self.p["tokens_per_empire"]:
+            if (
+                self.supply[e] < 0
+                or self.bank[e] < 0
+                or on_cards + self.supply[e] + self.bank[e] != self.p["tokens_per_empire"]
+            ):
                 self.violations += 1
             if self.gold[e] < 0:
                 self.violations += 1
@@ -255,26 +305,119 @@ class Game:
         ) != len(self.zone):
             self.violations += 1
 
-    # ---- a whole game ----------------------------------------------------------------------
+    # ---- standing and the end of a round ---------------------------------------------------
 
-    def play_round(self) -> None:
-        for e in range(self.players):
-            self.gold[e] += self.p["income"]
-        self.gold_issued += self.p["income"] * self.players
-        self.refill()
-        policies = seat_policies(self.p)
-        for e in range(self.players):
-            budget = min(self.p["tokens_per_round"], self.supply[e])
-            if policies[e] == "greedy":
-                self.place_greedy(e, budget)
-            else:
-                self.place_random(e, budget)
+    def standing(self, e: int) -> tuple[int, int]:
+        mine = self.owned_by(e)
+        if self.p["win"] == "most_characters_then_loyalty":
+            return len(mine), sum(self.loyalty(self.cards[i], e) for i in mine)
+        return len(mine), 0
+
+    def winners(self) -> list[int]:
+        scores = [self.standing(e) for e in range(self.players)]
+        return [e for e in range(self.players) if scores[e] == max(scores)]
+
+    def end_round(self) -> None:
         self.resolve()
         self.loyalty_check()
         self.pay_wages()
         self.ownership_check()
         if self.p["debug"]:
             self.check_conservation()
+        top = self.winners()
+        leader = top[0] if len(top) == 1 else -1
+        if leader >= 0:
+            if leader != self.leader_now:
+                self.streak_start = self.round
+            if self.leader >= 0 and leader != self.leader:
+                self.lead_changes += 1
+            self.leader = leader
+        self.leader_now = leader
+        self.round += 1
+        if self.round >= self.p["rounds"]:
+            self.over = True
+        else:
+            self.start_round()
+
+    # ---- the heuristic and the agents ------------------------------------------------------
+
+    def project(self, card: Card) -> tuple[int, int]:
+        """(holder, weight in 1/die) of a card: resolve and check ownership now (heuristic)."""
+        if card.place == "owned":
+            h = card.owner
+        elif card.place == "zone":
+            top = max(card.tokens)
+            leaders = [f for f in range(self.players) if card.tokens[f] == top]
+            if top == 0 or len(leaders) > 1:
+                return -1, 0
+            h = leaders[0]
+        else:
+            return -1, 0
+        assert h is not None
+        if sum(card.tokens) == 0:
+            return -1, 0
+        rivals = [self.loyalty(card, f) for f in range(self.players) if f != h]
+        best = max(rivals)
+        own = self.loyalty(card, h)
+        if own < best:
+            top = [f for f in range(self.players) if f != h and self.loyalty(card, f) == best]
+            if len(top) == 1:
+                return top[0], self.die
+            return (-1, 0) if self.revision != "1.0" else (h, self.die)
+        after = self.loyalty(card, h, card.tokens[h] - 1)
+        if (sum(card.tokens) == 1 or after < best) and own < self.die:
+            return h, own
+        return h, self.die
+
+    def heuristic(self, e: int) -> float:
+        count = [0] * self.players
+        weight = [0] * self.players
+        for card in self.cards:
+            h, w = self.project(card)
+            if h >= 0:
+                count[h] += 1
+                weight[h] += w
+        top = max(count)
+        share = 1.0 / count.count(top) if count[e] == top else 0.0
+        rival = max(weight[f] for f in range(self.players) if f != e)
+        return 0.5 * share + 0.5 * (weight[e] + self.die) / (weight[e] + rival + 2 * self.die)
+
+    def value_after(self, move: int | str) -> float:
+        """The mover's heuristic right after ``move``, before any chance event."""
+        e = self.turn
+        if move == PASS:
+            return self.heuristic(e)
+        card = self.cards[move]  # type: ignore[index]
+        card.tokens[e] += 1
+        v = self.heuristic(e)
+        card.tokens[e] -= 1
+        return v
+
+    def choose(self, agent: str, words: Words) -> int | str:
+        moves = self.legal_moves()
+        if agent == "random":
+            return moves[below(words, len(moves))]
+        assert agent == "greedy"
+        best, ties, pick = -1.0, 0, moves[-1]
+        for m in moves:
+            v = self.value_after(m)
+            if v > best:
+                best, ties, pick = v, 1, m
+            elif v == best:
+                ties += 1
+                if below(words, ties) == 0:
+                    pick = m
+        return pick
+
+    # ---- a whole game ----------------------------------------------------------------------
+
+    def returns(self) -> list[float]:
+        top = self.winners()
+        n = len(self.cards)
+        return [
+            (1 / len(top) if e in top else 0.0) + 1e-3 * len(self.owned_by(e)) / (n + 1)
+            for e in range(self.players)
+        ]
 
     def metric_values(self) -> list[int]:
         owned = [len(self.owned_by(e)) for e in range(self.players)]
@@ -283,19 +426,30 @@ class Game:
         for name in COUNTERS:
             out.append(sum(self.count[name]))
             out.extend(self.count[name])
-        most = max(owned)
-        winners = [e for e in range(self.players) if owned[e] == most]
-        out.extend(WIN_SCALE // len(winners) if e in winners else 0 for e in range(self.players))
-        out.append(int(sum(self.count["gap_multi_tie"]) > 0))
-        out.append(int(sum(self.count["gap_zero_tie"]) > 0))
-        out.append(sum(c.place != "removed" for c in self.cards))
-        out.append(self.violations)
+        top = self.winners()
+        out.extend(WIN_SCALE // len(top) if e in top else 0 for e in range(self.players))
+        decided = UNDEFINED
+        if len(top) == 1 and self.leader_now == top[0]:
+            decided = self.streak_start + 1
+        out += [
+            int(len(top) > 1),
+            self.round,
+            self.lead_changes,
+            decided,
+            int(sum(self.count["gap_multi_tie"]) > 0),
+            int(sum(self.count["gap_zero_tie"]) > 0),
+            int(sum(self.count["gap_equipped"]) > 0),
+            sum(c.place != "removed" for c in self.cards),
+            sum(self.bank),
+            self.violations,
+        ]
         return out
 
 
-def seat_policies(p: dict) -> list[str]:
-    pol = p["policy"]
-    return [pol] * p["players"] if isinstance(pol, str) else list(pol)
+def seat_agents(p: dict) -> list[str]:
+    pol = p["policies"]
+    pol = pol if isinstance(pol, list) else [pol] * p["players"]
+    return [a if isinstance(a, str) else a["agent"] for a in pol]
 
 
 def deal_deck(p: dict, words: Words) -> tuple[list[Card], list[int]]:
@@ -325,12 +479,29 @@ def deal_deck(p: dict, words: Words) -> tuple[list[Card], list[int]]:
     return cards, order
 
 
-def play(p: dict, key: int, trial: int) -> list[int]:
-    """One whole game of trial ``trial``: the metric values in ``metrics()`` order."""
+def new_game(p: dict, key: int, trial: int) -> tuple[Game, int]:
+    """A game of trial ``trial`` set up to its first decision, and the trial's key."""
     words = Stream(key, trial)
+    trial_key = words.state
     cards, order = deal_deck(p, words)
     game = Game(p, words, cards)
     game.deck = order
-    for _ in range(p["rounds"]):
-        game.play_round()
+    game.start_round()
+    game.advance()
+    return game, trial_key
+
+
+def play(p: dict, key: int, trial: int) -> list[int]:
+    """One whole game of trial ``trial``: the metric values in ``metrics()`` order."""
+    game, trial_key = new_game(p, key, trial)
+    agents = seat_agents(p)
+    k = 0
+    while not game.over:
+        move = game.choose(agents[game.turn], decision_stream(trial_key, k))
+        k += 1
+        game.apply(move)
     return game.metric_values()
+
+
+def clone(game: Game) -> Game:
+    return copy.deepcopy(game)

@@ -36,117 +36,22 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.jit import inline, kernel
-from simulator.procedures.recruitment.loyalty.ownership import REVISION_1_0, loyalty_of
 from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS
 from simulator.procedures.recruitment.loyalty.phases import LOYALTY_SCALE, standing
+from simulator.procedures.recruitment.loyalty.projection import (
+    tally,
+    value_of,
+)
 from simulator.procedures.recruitment.loyalty.state import (
     H_DIE,
     H_N_CARDS,
     H_PHASE,
     H_PLAYERS,
-    H_REVISION,
-    IN_ZONE,
     OVER,
-    S_BASE,
-    S_HOME,
-    S_STATUS,
-    S_TOKENS,
 )
 
 #: Weight of the tie-break term of ``returns``.
 TIE_BREAK = 1e-3
-
-
-@inline
-def project_card(s, c):
-    """``(holder, weight)`` of card ``c`` in the projection (holder -1: nobody; weight in units
-    of 1/die, ``die`` for a safe hold)."""
-    status = s[S_STATUS + c]
-    players = s[H_PLAYERS]
-    first = S_TOKENS + c * MAX_PLAYERS
-    if status >= 0:
-        h = status
-    elif status == IN_ZONE:
-        top = 0
-        n_top = 0
-        h = -1
-        for f in range(players):
-            t = s[first + f]
-            if t > top:
-                top = t
-                n_top = 1
-                h = f
-            elif t == top:
-                n_top += 1
-        if top == 0 or n_top > 1:
-            return -1, 0
-    else:
-        return -1, 0
-    die = s[H_DIE]
-    home = s[S_HOME + c]
-    base = s[S_BASE + c]
-    total = 0
-    best = 0
-    n_best = 0
-    who = -1
-    for f in range(players):
-        t = s[first + f]
-        total += t
-        if f == h:
-            continue
-        loyalty = loyalty_of(t, home, base, f)
-        if loyalty > best:
-            best = loyalty
-            n_best = 1
-            who = f
-        elif loyalty == best:
-            n_best += 1
-    if total == 0:
-        return -1, 0
-    mine = s[first + h]
-    own = loyalty_of(mine, home, base, h)
-    if own < best:
-        if n_best == 1:
-            return who, die
-        if s[H_REVISION] != REVISION_1_0:
-            return -1, 0
-        return h, die
-    after = loyalty_of(mine - 1, home, base, h)
-    if (total == 1 or after < best) and own < die:
-        return h, own
-    return h, die
-
-
-@inline
-def tally(s, count, weight):
-    """Projected characters ``count[e]`` and their weights ``weight[e]`` (units of 1/die)."""
-    for e in range(s[H_PLAYERS]):
-        count[e] = 0
-        weight[e] = 0
-    for c in range(s[H_N_CARDS]):
-        h, w = project_card(s, c)
-        if h >= 0:
-            count[h] += 1
-            weight[h] += w
-
-
-@inline
-def value_of(count, weight, e, players, die):
-    """Seat ``e``'s heuristic from the projected counts and weights (module docstring)."""
-    top = -1
-    k = 0
-    rival = 0
-    for f in range(players):
-        if count[f] > top:
-            top = count[f]
-            k = 1
-        elif count[f] == top:
-            k += 1
-        if f != e and weight[f] > rival:
-            rival = weight[f]
-    share = 1.0 / k if count[e] == top else 0.0
-    mine = weight[e]
-    return 0.5 * share + 0.5 * (mine + die) / (mine + rival + 2 * die)
 
 
 @inline
@@ -185,9 +90,8 @@ def heuristic(s, out):
         win_shares(s, out)
         return
     players = s[H_PLAYERS]
-    count = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    weight = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    tally(s, count, weight)
+    a = np.zeros(2 * MAX_PLAYERS, dtype=np.int64)
+    tally(s, a, 0)
     die = s[H_DIE]
     for e in range(players):
-        out[e] = value_of(count, weight, e, players, die)
+        out[e] = value_of(a, 0, e, players, die)

@@ -20,7 +20,7 @@ from simulator.procedures.recruitment.loyalty.metrics import TAIL, WIN_SCALE
 from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS, P_AGENTS, P_PLAYERS
 from simulator.procedures.recruitment.loyalty.phases import (
     LOYALTY_SCALE,
-    apply_move,
+    play_move,
     standing,
     start_game,
 )
@@ -76,7 +76,7 @@ def play_game(s, row, agents, rng, decision):
         decision[0] = decision_seed(trial_key, k)
         k += 1
         move = choose_move(s, agents[seat], decision)
-        apply_move(s, move, rng)
+        play_move(s, move, rng)
 
 
 @inline

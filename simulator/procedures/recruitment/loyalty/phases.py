@@ -53,6 +53,7 @@ from simulator.procedures.recruitment.loyalty.params import (
     P_TOKENS,
     P_WIN,
 )
+from simulator.procedures.recruitment.loyalty.projection import reproject, retally
 from simulator.procedures.recruitment.loyalty.state import (
     H_BANK_REFILL,
     H_DEBUG,
@@ -214,6 +215,7 @@ def start_round(s):
         s[S_OUT + e] = 0
     s[H_GOLD_ISSUED] += income * players
     refill_zone(s)
+    retally(s)
     first = s[H_ROUND] % players if s[H_ROTATE] != 0 else 0
     s[H_FIRST] = first
     s[H_TURN] = first
@@ -273,10 +275,12 @@ def legal_moves(s, out):
     return n + 1
 
 
-@kernel
-def apply_move(s, move, rng):
+@inline
+def play_move(s, move, rng):
     """Play ``move`` for the seat to move, then everything up to the next decision: forced
-    passes, the end of the placement, zone resolution, maintenance, the next round's start."""
+    passes, the end of the placement, zone resolution, maintenance, the next round's start.
+    (Inlined into the kernel's play loop; ``apply_move`` is the same, compiled on its own for the
+    game interface.)"""
     e = s[H_TURN]
     players = s[H_PLAYERS]
     if move == PASS:
@@ -286,10 +290,17 @@ def apply_move(s, move, rng):
         s[S_TOKENS + move * MAX_PLAYERS + e] += 1
         s[S_SUPPLY + e] -= 1
         s[S_PLACED + e] += 1
+        reproject(s, move)
         if s[H_PASS_FINAL] == 0:
             s[H_PASSES] = 0
     s[H_TURN] = (e + 1) % players
     advance(s, rng)
+
+
+@kernel
+def apply_move(s, move, rng):
+    """The game interface's ``apply_move``: :func:`play_move`."""
+    play_move(s, move, rng)
 
 
 @inline

@@ -16,7 +16,8 @@ Layout (``S_*`` offsets; ``MAX_PLAYERS`` slots per seat, ``MAX_CARDS`` per card)
 - per card: wage, base loyalty, home seat (-1 for none), equipped cards, status (owner seat >= 0,
   or ``IN_ZONE``, ``IN_DECK``, ``REMOVED``);
 - tokens[card, seat]; the deck (top card last); the zone (in the order cards were dealt);
-  scratch space for the wage order.
+  scratch space for the wage order; the heuristic's projection per card and per seat, which
+  the rules keep current so that the greedy agent does not recompute it for every decision.
 
 Lead tracking (for ``lead_changes`` and ``decided_at``): ``H_LEADER`` is the last seat that led
 alone at the end of a round, ``H_LEADER_NOW`` the seat leading alone at the end of the last round
@@ -102,7 +103,12 @@ S_TOKENS = S_STATUS + MAX_CARDS  # tokens of seat e on card c: S_TOKENS + c * MA
 S_DECK = S_TOKENS + MAX_CARDS * MAX_PLAYERS
 S_ZONE = S_DECK + MAX_CARDS
 S_SCRATCH = S_ZONE + MAX_PLAYERS + 1  # MAX_CARDS slots of working space (the wage order)
-STATE_SIZE = S_SCRATCH + MAX_CARDS
+#: The heuristic's projection, kept up to date by the rules (projection.py): each card's projected
+#: holder (-1: nobody) and weight, and per seat the projected count and summed weight.
+S_PROJ_HOLDER = S_SCRATCH + MAX_CARDS
+S_PROJ_WEIGHT = S_PROJ_HOLDER + MAX_CARDS
+S_TALLY = S_PROJ_WEIGHT + MAX_CARDS  # count of seat e at S_TALLY + e, weight at + MAX_PLAYERS
+STATE_SIZE = S_TALLY + 2 * MAX_PLAYERS
 
 #: Card status other than an owner seat.
 IN_ZONE = -1
