@@ -102,3 +102,21 @@ def test_the_ladder_tournament_is_the_same_on_one_and_two_threads():
     assert {m for m in one.estimates["metric"] if m.startswith("agent_wins.")} == {
         f"agent_wins.{e}" for e in cheap
     }
+
+
+def test_search_finds_the_deliberate_tie_under_1_1_that_greedy_misses():
+    # tests/recruitment_positions.py: seat 2's token on X ties seat 1 above X's owner, so under
+    # 1.1 X leaves the game after two rounds of unpaid wages and seats 1 and 2 share the win;
+    # any other move hands X, and the win, to seat 1. Greedy sees one step, not two rounds.
+    from tests.recruitment_positions import TIE_X, deliberate_tie_position
+
+    s = deliberate_tie_position("1.1")
+    greedy = pack_agents([AgentSpec(agent="greedy")])[0]
+    rngs = [np.array([twin.decision_seed(3, k)], dtype=np.uint64) for k in range(8)]
+    assert all(choose_move(s, greedy, r.copy()) != TIE_X for r in rngs)
+    for spec in (
+        AgentSpec(agent="rollout", playouts=16, horizon=0),
+        AgentSpec(agent="mcts", iterations=200, horizon=0),
+    ):
+        row = pack_agents([spec])[0]
+        assert {choose_move(s, row, r.copy()) for r in rngs} == {TIE_X}, spec.agent
