@@ -32,10 +32,8 @@ MAX_ROUNDS = 100
 
 REVISIONS = ("1.0", "1.1", "1.2")
 
-#: The rungs of the skill ladder this game's kernel plays. Rollout and mcts come with the generic
-#: agents (simulator/agents/, issue 13); until they are wired in, a scenario naming them is
-#: refused rather than silently played by another agent.
-SUPPORTED_AGENTS = ("random", "greedy")
+#: The rungs of the skill ladder this game's kernel plays (rollout and mcts: simulator/agents/).
+SUPPORTED_AGENTS = ("random", "greedy", "rollout", "mcts")
 
 RETURNED_TOKENS = ("bank", "supply")
 FIRST_PLAYER = ("rotate", "fixed")
@@ -185,8 +183,8 @@ class LoyaltyParams(Params):
     )
     policies: Policies = Field(
         default="random",
-        description="the agent of every seat, or one per seat: random | greedy (rollout and "
-        "mcts come with the agents of issue 13)",
+        description="the agent of every seat, or one per seat: random | greedy | rollout | mcts "
+        "(docs/agents.md)",
     )
     debug: bool = Field(
         default=False,

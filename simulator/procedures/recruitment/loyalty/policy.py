@@ -2,9 +2,8 @@
 
 ``choose_move(s, agent_row, rng) -> move`` is the ONE place a decision is made: the kernel asks
 ``to_move``, passes that seat's packed agent row (simulator.agents.spec.pack_agents) and the
-decision's own stream, and applies the move. The generic agents of issue 13 plug in here (rollout
-and mcts through ``simulator.agents``); until then this module plays the two rungs the game's
-params accept.
+decision's own stream, and applies the move. Rollout and mcts are the generic agents of
+``simulator.agents`` (``make_search_agents(GAME)``); this module plays random and greedy itself.
 
 Both agents are the generic definitions (GAME_INTERFACE.md), computed faster for this game:
 
@@ -25,8 +24,10 @@ Both agents are the generic definitions (GAME_INTERFACE.md), computed faster for
 
 from __future__ import annotations
 
+from simulator.agents.factory import make_search_agents
 from simulator.agents.spec import AGENT_KIND
 from simulator.jit import inline, kernel
+from simulator.procedures.recruitment.loyalty.game import GAME
 from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS
 from simulator.procedures.recruitment.loyalty.phases import (
     PASS,
@@ -165,9 +166,16 @@ def greedy_move(s, rng):
     return pick
 
 
+#: The generic search rungs (rollout, mcts) of simulator.agents, compiled for this game.
+search_move = make_search_agents(GAME)
+
+
 @inline
 def choose_move(s, agent_row, rng):
     """The move of the seat to move, by its agent (``agent_row``: a packed agent row)."""
-    if agent_row[AGENT_KIND] == GREEDY:
+    kind = agent_row[AGENT_KIND]
+    if kind == GREEDY:
         return greedy_move(s, rng)
-    return random_move(s, rng)
+    if kind == RANDOM:
+        return random_move(s, rng)
+    return search_move(s, agent_row, rng)
