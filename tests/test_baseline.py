@@ -245,7 +245,7 @@ def test_a_changed_rule_in_code_is_flagged_with_exit_3_and_what_moved(gate, chan
     assert errors and all("title=balance drift%3A gate-" in e for e in errors)
     assert any(f"file={battle}".replace(",", "%2C").replace(":", "%3A") in e for e in errors)
     suites = ET.parse(junit).getroot()
-    assert int(suites.get("tests")) == 14 + 28
+    assert int(suites.get("tests")) == 16 + 32
     failures = suites.findall(".//failure")
     assert 0 < len(failures) == int(suites.get("failures"))
     assert all("attacker_wins moved" in f.get("message") for f in failures)
@@ -371,7 +371,7 @@ def test_holm_runs_across_the_gated_metrics_only(gate):
     battle, table, base = gate
     result = check([load(battle), load(table)], base, trials=30000, alpha=0.05)
     t = result.table
-    assert len(t) == 42 and t["gated"].sum() == 6
+    assert len(t) == 48 and t["gated"].sum() == 6
     g = result.gated
     assert t.loc[~t["gated"], "p_holm"].isna().all() and not t.loc[~t["gated"], "drifted"].any()
     smallest = g["p_value"].min()
@@ -452,7 +452,7 @@ def _text_edit(old, new):
             lambda d: d["scenarios"]["gate-battle"]["entries"].append(
                 d["scenarios"]["gate-battle"]["entries"][1]
             ),
-            "entries[14]: duplicate entry for base {} attacker_hits",
+            "entries[16]: duplicate entry for base {} attacker_hits",
         ),
         (lambda d: d["scenarios"]["gate-battle"].update(seed=2**64), "gate-battle.seed: Input"),
         (lambda d: d["scenarios"]["gate-battle"].update(seed=-1), "gate-battle.seed: Input"),
