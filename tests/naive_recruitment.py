@@ -106,7 +106,8 @@ class Game:
         self.zone: list[int] = []
         self.supply = [p["tokens_per_empire"]] * self.players
         self.bank = [0] * self.players
-        self.gold = [p["starting_gold"]] * self.players
+        extra = p.get("seat_gold") or [0] * self.players
+        self.gold = [p["starting_gold"] + extra[e] for e in range(self.players)]
         self.placed = [0] * self.players
         self.out = [False] * self.players
         self.passes = 0
@@ -114,7 +115,7 @@ class Game:
         self.round = 0
         self.over = False
         self.count = {name: [0] * self.players for name in COUNTERS}
-        self.gold_issued = p["starting_gold"] * self.players
+        self.gold_issued = sum(self.gold)
         self.gold_paid = 0
         self.violations = 0
         self.leader = -1  # last sole leader at a round's end

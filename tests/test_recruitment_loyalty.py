@@ -130,6 +130,7 @@ LISTED_DECK = [
                 "loyalty_die": 4,
                 "returned_tokens": "supply",
                 "first_player": "fixed",
+                "seat_gold": [0, 1, 2, 3, 4, 5],
                 "deck": {
                     "count": 20,
                     "wage": {"low": 0, "high": 3},
@@ -571,6 +572,12 @@ def test_rollout_and_mcts_are_refused_until_the_agents_are_wired_in():
     assert err["loc"] == ("policies",)
     assert "seat 2" in err["msg"] and "'mcts'" in err["msg"]
     assert "rollout" in error_of(policies="rollout")["msg"]
+
+
+def test_seat_gold_gives_one_entry_per_seat_or_none():
+    err = error_of(players=3, seat_gold=[1, 2])
+    assert err["loc"] == ("seat_gold",) and "one entry per seat (3)" in err["msg"]
+    assert error_of(players=2, seat_gold=[1, -1])["loc"] == ("seat_gold", 1)
 
 
 def test_one_agent_per_seat():

@@ -144,6 +144,12 @@ class LoyaltyParams(Params):
         description="assumption: most tokens an empire may place in one recruitment phase",
     )
     starting_gold: int = Field(default=3, ge=0, le=10_000, description="gold of each empire")
+    seat_gold: list[Annotated[int, Field(ge=0, le=10_000)]] = Field(
+        default_factory=list,
+        max_length=MAX_PLAYERS,
+        description="house rule for balancing: extra starting gold per seat, seat 1 first "
+        "(empty: none; else one entry per seat) — what `sim tune` can search to balance seats",
+    )
     income: int = Field(
         default=2,
         ge=0,
@@ -253,6 +259,14 @@ class LoyaltyParams(Params):
                 )
         return v
 
+    @field_validator("seat_gold")
+    @classmethod
+    def _one_gold_per_seat(cls, v: list[int], info: ValidationInfo) -> list[int]:
+        players = info.data.get("players")
+        if v and players is not None and len(v) != players:
+            raise ValueError(f"give one entry per seat ({players}) or none (got {len(v)})")
+        return v
+
     @field_validator("policies")
     @classmethod
     def _agents_this_game_plays(cls, v: Any, info: ValidationInfo) -> Any:
@@ -301,7 +315,8 @@ P_AGENTS = 20  # MAX_PLAYERS rows of AGENT_ROW columns (simulator.agents.spec.pa
 P_GEN = P_AGENTS + MAX_PLAYERS * AGENT_ROW  # (low, high) of wage, base_loyalty, home, equipped
 P_DECK = P_GEN + 8  # MAX_CARDS rows of (wage, base_loyalty, home, equipped)
 CARD_FIELDS = 4
-PACKED_WIDTH = P_DECK + CARD_FIELDS * MAX_CARDS
+P_SEAT_GOLD = P_DECK + CARD_FIELDS * MAX_CARDS  # MAX_PLAYERS extra starting gold, seat 1 first
+PACKED_WIDTH = P_SEAT_GOLD + MAX_PLAYERS
 
 
 def pack(p: LoyaltyParams) -> np.ndarray:
@@ -313,6 +328,8 @@ def pack(p: LoyaltyParams) -> np.ndarray:
     row[P_TOKENS] = p.tokens_per_empire
     row[P_PER_ROUND] = p.tokens_per_round
     row[P_GOLD] = p.starting_gold
+    for e, extra in enumerate(p.seat_gold):
+        row[P_SEAT_GOLD + e] = extra
     row[P_INCOME] = p.income
     row[P_DIE] = p.loyalty_die
     row[P_DEBUG] = 1.0 if p.debug else 0.0

@@ -48,6 +48,7 @@ from simulator.procedures.recruitment.loyalty.params import (
     P_REVISION,
     P_ROTATE,
     P_ROUNDS,
+    P_SEAT_GOLD,
     P_SHUFFLE,
     P_TO_BANK,
     P_TOKENS,
@@ -186,10 +187,11 @@ def start_game(s, row, rng):
     deal_deck(s, row, rng)
     s[H_DECK_LEN] = s[H_N_CARDS]
     gold = np.int64(row[P_GOLD])
+    s[H_GOLD_ISSUED] = 0
     for e in range(players):
         s[S_SUPPLY + e] = s[H_TOKENS_PER_EMPIRE]
-        s[S_GOLD + e] = gold
-    s[H_GOLD_ISSUED] = gold * players
+        s[S_GOLD + e] = gold + np.int64(row[P_SEAT_GOLD + e])
+        s[H_GOLD_ISSUED] += s[S_GOLD + e]
     start_round(s)
     advance(s, rng)
 
