@@ -249,7 +249,12 @@ def test_a_side_with_zero_dice_rolls_one_die_and_the_gap_is_counted():
     # in the named zone, which the acting Protestant wins.
     t = [names.index(f"success.target{k}") for k in (1, 2, 3)]
     assert [out.stats[1, 4 * i + 1] for i in t] == [0, 5_000, 5_000]
-    assert 0 < out.stats[0, 4 * t[0] + 1] < 5_000
+    # With roll_one, target 1 is one die against one, a tie won by the acting Protestant: 21/36.
+    assert PROC.exact(model(**raw))["success.target1"] == pytest.approx(21 / 36, abs=1e-15)
+    assert_within_standard_errors(plan, out.stats, PROC.exact(model(**raw)), variant=0)
+    assert_within_standard_errors(
+        plan, out.stats, PROC.exact(model(**raw, zero_dice="no_roll")), variant=1
+    )
 
 
 def test_chain_success_adds_a_die_to_the_next_target_only():
