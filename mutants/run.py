@@ -2,6 +2,7 @@
 that guard that rule, and report which mutants the tests kill.
 
 Usage: python -m mutants.run [--only ID_OR_PROCEDURE ...] [--jobs N] [--timeout S] [--list]
+       [--tests "PYTEST ARGS"]
 
 Each entry of ``mutants/catalogue.yaml`` is one plausible misreading of a rule: a ``find`` text
 that must stand exactly once in ``file``, the ``replace`` text, the ``procedure``, ``why`` (the
@@ -22,8 +23,10 @@ never touched.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -145,11 +148,19 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 2))
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per mutant")
     ap.add_argument("--list", action="store_true", help="list the catalogue and stop")
+    ap.add_argument(
+        "--tests",
+        default="",
+        help="pytest arguments replacing every entry's tests, as one string (e.g. "
+        "'tests/test_x.py -k name': does that test alone kill the mutant?)",
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "reports" / "out" / "mutants.json")
     args = ap.parse_args()
     mutants = load_catalogue()
     if args.only:
         mutants = [m for m in mutants if m.id in args.only or m.procedure in args.only]
+    if args.tests:
+        mutants = [dataclasses.replace(m, tests=tuple(shlex.split(args.tests))) for m in mutants]
     if args.list:
         for m in mutants:
             print(f"{m.id:45} {m.procedure:22} {m.why}")
