@@ -9,7 +9,7 @@ GATE_SCENARIOS ?= $(sort $(wildcard scenarios/*/*.yaml))
 GATE_TRIALS ?= 20000
 
 .DEFAULT_GOAL := check
-.PHONY: check run test lint format typecheck unit bench schema baseline gate clean
+.PHONY: check run test lint format typecheck unit bench mutants schema baseline gate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,13 +34,13 @@ test: $(VENV)/.dev-installed lint unit
 check: test
 
 lint: $(VENV)/.dev-installed
-	$(BIN)/ruff check simulator tests bench
-	$(BIN)/ruff format --check simulator tests bench
+	$(BIN)/ruff check simulator tests bench mutants
+	$(BIN)/ruff format --check simulator tests bench mutants
 	$(BIN)/mypy simulator
 
 format: $(VENV)/.dev-installed
-	$(BIN)/ruff format simulator tests bench
-	$(BIN)/ruff check --fix simulator tests bench
+	$(BIN)/ruff format simulator tests bench mutants
+	$(BIN)/ruff check --fix simulator tests bench mutants
 
 unit: $(VENV)/.dev-installed
 	$(BIN)/python -m pytest -q
@@ -48,6 +48,11 @@ unit: $(VENV)/.dev-installed
 ## bench: speed figures, each beside its baseline measured in the same run
 bench: $(VENV)/.dev-installed
 	$(BIN)/python -m bench.run
+
+## mutants: plant each rule mutant of mutants/catalogue.yaml and check the tests kill it (long;
+## on demand, not in CI: MUTANTS="ID or procedure ..." picks some)
+mutants: $(VENV)/.dev-installed
+	$(BIN)/python -m mutants.run $(if $(MUTANTS),--only $(MUTANTS))
 
 ## schema: regenerate the committed JSON Schema of scenario files
 schema: $(VENV)/.installed

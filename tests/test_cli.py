@@ -54,7 +54,7 @@ def test_run_json_prints_the_documented_document(tmp_path):
     assert {"numpy", "numba", "simulator", "python"} <= set(doc["versions"])
 
 
-def test_run_writes_reports_atomically_and_marks_them_complete(tmp_path):
+def test_run_writes_every_report_and_no_temporary_file_and_marks_them_complete(tmp_path):
     result = invoke(
         "run",
         "scenarios/his/defender_bonus.yaml",

@@ -127,13 +127,33 @@ def test_ctrl_c_cancels_outstanding_jobs_and_keeps_exactly_the_first_trials(back
     assert _scheduler_tasks(backend) == 0, "outstanding jobs were cancelled"
 
 
+def _compiled_on_workers(backend, name: str) -> dict[str, bool]:
+    """Whether each worker process holds a compiled (or cache-loaded) kernel of ``name``."""
+
+    def compiled(name: str = name) -> bool:
+        from simulator.procedures import get
+
+        return bool(get(name).kernel.signatures)
+
+    return backend.client.run(compiled)
+
+
 def test_workers_run_the_kernel_warm_after_prepare(backend):
-    plan = _plan()
+    # A procedure no other test of this module runs, so its kernel starts cold on every worker.
+    from simulator.engine import make_plan
+    from simulator.procedures import get
+
+    proc = get("his.interception")
+    plan = make_plan(proc, {"base": proc.params_model.model_validate({})}, seed=1)
+    cold = _compiled_on_workers(backend, proc.name)
+    assert len(cold) == 2 and not any(cold.values()), "already warm: the test cannot tell"
     backend.prepare(plan)
+    warm = _compiled_on_workers(backend, proc.name)
+    assert set(warm) == set(cold) and all(warm.values()), warm
     plugins = backend.client.run_on_scheduler(
         lambda dask_scheduler: sorted(dask_scheduler.worker_plugins)
     )
-    assert "sim-warm-up-his.field_battle" in plugins
+    assert f"sim-warm-up-{proc.name}" in plugins  # workers that join later warm up too
 
 
 def test_a_worker_with_different_kernel_code_is_refused():

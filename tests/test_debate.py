@@ -245,3 +245,79 @@ def test_the_caller_draws_the_defender_from_the_pool_it_chooses():
     out = simulate(plan, 40_000, threads=1)
     hand = {"caller_wins": by_hand, "chosen.Carlstadt": 1.0}
     assert_within_standard_errors(plan, out.stats, hand, partial=True)
+
+
+# Rule branches on the KERNEL: one debater a side (so both rounds use the same pair, the defender
+# committed in the second), against an icepool oracle written from the rule text.
+
+HIT = icepool.d6 >= 5
+
+
+def _lone_pair_oracle(a: int, d: int, committed: bool) -> dict[str, Fraction]:
+    """Attacker (rating a) rolls a + 3 dice, the defender (rating d) d + 2, or d + 1 once
+    committed; more hits wins; X = the hit difference; X > the loser's rating removes it; a first
+    tie is debated again at once (the defender now committed), a second tie ends it."""
+
+    def round_law(defender_dice: int) -> dict[int, Fraction]:
+        diff = (a + 3) @ HIT - defender_dice @ HIT
+        return {k: Fraction(diff.probability("==", k)) for k in diff.outcomes()}
+
+    first = round_law(d + (1 if committed else 2))
+    second = round_law(d + 1)
+    out = dict.fromkeys(
+        ["caller_wins", "opponent_wins", "no_result", "removed_attacker", "removed_defender"],
+        Fraction(0),
+    )
+    for law, weight in ((first, Fraction(1)), (second, first.get(0, Fraction(0)))):
+        for x, q in law.items():
+            out["caller_wins"] += weight * q * (x > 0)
+            out["opponent_wins"] += weight * q * (x < 0)
+            out["removed_defender"] += weight * q * (x > d)
+            out["removed_attacker"] += weight * q * (-x > a)
+    out["no_result"] = first.get(0, Fraction(0)) * second.get(0, Fraction(0))
+    out["went_to_second_round"] = first.get(0, Fraction(0))
+    return out
+
+
+def _lone_pair_kernel(a: int, d: int, committed: bool, trials: int = 40_000):
+    p = model(
+        caller="protestant",
+        zone="german",
+        protestant_debaters=[prot("Luther", a)],
+        papal_debaters=[pap("Eck", d, committed=committed)],
+    )
+    plan = make_plan(PROC, {"base": p}, seed=23)
+    out = simulate(plan, trials, threads=1)
+    names = [m.name for m in plan.metrics]
+    return {n: out.stats[0, 4 * k + 1] / out.stats[0, 4 * k] for k, n in enumerate(names)}
+
+
+def _assert_near(got: float, want: Fraction, trials: int = 40_000) -> None:
+    q = float(want)
+    assert abs(got - q) <= 5 * np.sqrt(max(q * (1 - q), 1e-12) / trials) + 1e-12, (got, q)
+
+
+@pytest.mark.parametrize(("a", "d"), [(1, 1), (2, 1), (1, 2)])
+def test_kernel_removes_the_loser_only_when_x_exceeds_its_rating(a, d):
+    want = _lone_pair_oracle(a, d, committed=False)
+    got = _lone_pair_kernel(a, d, committed=False)
+    _assert_near(got["removed.Eck"], want["removed_defender"])
+    _assert_near(got["removed.Luther"], want["removed_attacker"])
+    # The winner gains the removed loser's rating in VP.
+    assert got["protestant_vp"] == pytest.approx(d * got["removed.Eck"], abs=1e-12)
+    assert got["papal_vp"] == pytest.approx(a * got["removed.Luther"], abs=1e-12)
+
+
+def test_kernel_debates_a_first_tie_again_and_a_second_tie_ends_it():
+    want = _lone_pair_oracle(2, 2, committed=False)
+    got = _lone_pair_kernel(2, 2, committed=False)
+    for name in ("caller_wins", "opponent_wins", "no_result", "went_to_second_round"):
+        _assert_near(got[name], want[name])
+
+
+@pytest.mark.parametrize("committed", [False, True])
+def test_kernel_attacker_rolls_rating_plus_three_against_rating_plus_two_or_one(committed):
+    want = _lone_pair_oracle(3, 3, committed)
+    got = _lone_pair_kernel(3, 3, committed)
+    _assert_near(got["caller_wins"], want["caller_wins"])
+    _assert_near(got["went_to_second_round"], want["went_to_second_round"])

@@ -97,16 +97,69 @@ def test_cp_thresholds_are_exact_integers():
     assert thirds.thresholds() == [2**32 // 3, 2 * 2**32 // 3, 2**32]
 
 
+def kernel_means(trials: int = 20_000, seed: int = 1521, **raw) -> dict[str, tuple[float, int]]:
+    """Each metric's kernel mean and the trial count, for the cards in ``raw``."""
+    plan = make_plan(PROC, {"base": model(**raw)}, seed=seed)
+    out = simulate(plan, trials, threads=1, chunk_size=trials)
+    return {
+        m.name: (out.stats[0, 4 * k + 1] / out.stats[0, 4 * k], int(out.stats[0, 4 * k]))
+        for k, m in enumerate(plan.metrics)
+    }
+
+
+def icepool_diet(papal_dice: int, protestant_dice: int) -> dict[str, Fraction]:
+    """The rule text through icepool: hits on 5-6; the winner flips the difference; a tie
+    does nothing."""
+    hit = icepool.d6 >= 5
+    diff = (protestant_dice @ hit) - (papal_dice @ hit)
+    law = {k: Fraction(diff.probability("==", k)) for k in diff.outcomes()}
+    return {
+        "protestant_wins": sum(q for k, q in law.items() if k > 0),
+        "papacy_wins": sum(q for k, q in law.items() if k < 0),
+        "tie": law.get(0, Fraction(0)),
+        "protestant_flips": sum(k * q for k, q in law.items() if k > 0),
+        "papal_flips": sum(-k * q for k, q in law.items() if k < 0),
+    }
+
+
+def assert_kernel_matches(means, want: dict[str, Fraction], sd: float = 3.0) -> None:
+    """Within 5 standard errors (``sd`` bounds a flip count's standard deviation)."""
+    for name, q in want.items():
+        got, n = means[name]
+        spread = np.sqrt(float(q) * (1 - float(q))) if name in ("tie",) or "wins" in name else sd
+        assert abs(got - float(q)) <= 5 * spread / np.sqrt(n) + 1e-12, (name, got, float(q))
+
+
 def test_a_tie_flips_nothing():
-    p = model(habsburg_cp=1, papal_cp=1, protestant_cp=0, protestant_bonus_dice=2)
-    plan = make_plan(PROC, {"base": p}, seed=3)
-    out = simulate(plan, 10_000, threads=1)
-    exact = PROC.exact(p)
-    # Same dice on both sides: symmetric, and flips only come from wins.
-    assert exact["protestant_wins"] == pytest.approx(exact["papacy_wins"], abs=1e-15)
-    s = out.stats[0]
-    assert s[4 * 3 + 1] >= s[4 * 0 + 1] and s[4 * 4 + 1] >= s[4 * 1 + 1]
-    assert s[4 * 2 + 1] > 0
+    # No dice on either side: every Diet is a 0-0 tie, and nothing is flipped by either side.
+    means = kernel_means(habsburg_cp=0, papal_cp=0, protestant_cp=0, protestant_bonus_dice=0)
+    assert means["tie"][0] == 1.0
+    assert means["protestant_flips"][0] == means["papal_flips"][0] == 0.0
+    assert PROC.exact(
+        model(habsburg_cp=0, papal_cp=0, protestant_cp=0, protestant_bonus_dice=0)
+    ) == {"protestant_wins": 0, "papacy_wins": 0, "tie": 1, "protestant_flips": 0, "papal_flips": 0}
+    # Equal dice, ties common (about 0.26): the flips are the hit differences of wins only.
+    raw = {"habsburg_cp": 1, "papal_cp": 1, "protestant_cp": 0, "protestant_bonus_dice": 2}
+    assert_kernel_matches(kernel_means(**raw), icepool_diet(2, 2))
+
+
+def test_the_papacy_rolls_the_habsburg_and_the_papal_cards_cp():
+    raw = {"habsburg_cp": 3, "papal_cp": 1, "protestant_cp": 0, "protestant_bonus_dice": 0}
+    assert_kernel_matches(kernel_means(**raw), icepool_diet(4, 0))
+
+
+def test_the_protestant_rolls_its_cards_cp_plus_four_dice():
+    raw = {"habsburg_cp": 0, "papal_cp": 0, "protestant_cp": 1}
+    assert_kernel_matches(kernel_means(**raw), icepool_diet(0, 5))
+
+
+def test_the_winner_flips_the_hit_difference():
+    raw = {"habsburg_cp": 3, "papal_cp": 3, "protestant_cp": 2}
+    want = icepool_diet(6, 6)
+    assert_kernel_matches(kernel_means(**raw), want)
+    exact = PROC.exact(model(**raw))
+    for name, q in want.items():
+        assert exact[name] == pytest.approx(float(q), abs=1e-15)
 
 
 def test_weights_must_match_values_naming_the_field():

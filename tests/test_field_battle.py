@@ -260,3 +260,44 @@ def test_a_sweep_marks_its_illegal_cells_and_shows_them_as_illegal():
     assert [("illegal" in p) for p in doc["points"]] == [False] * 4 + [True] * 2
     frame = sweep.frame(result)
     assert set(frame[frame["attacker.units"] == 5]["illegal"]) == {scenario.points[-1].illegal}
+
+
+# The rule branches on the KERNEL against values worked out by hand from the rule text (the tests
+# above check some of them on exact() or the twin only).
+
+
+def _kernel_near(raw: dict, want: dict, trials: int = 40_000, seed: int = 29) -> None:
+    p = PROC.params_model.model_validate(raw)
+    plan = make_plan(PROC, {"base": p}, seed=seed)
+    out = simulate(plan, trials, threads=1)
+    assert_within_standard_errors(plan, out.stats, want, partial=True)
+
+
+ONE_V_ONE = {"attacker": {"units": 1}, "defender": {"units": 1}, "defender_extra_dice": 0}
+
+
+def test_kernel_gives_a_tie_to_the_defender():
+    # One die each: the attacker wins only by hitting while the defender misses: 1/3 * 2/3.
+    _kernel_near(ONE_V_ONE, {"attacker_wins": 2 / 9})
+
+
+def test_kernel_gives_a_tie_to_the_attacker_when_the_knob_says_so():
+    _kernel_near({**ONE_V_ONE, "ties_to": "attacker"}, {"attacker_wins": 2 / 9 + 5 / 9})
+
+
+def test_kernel_hits_on_five_or_six():
+    # 4 attacker dice, 3 + 1 defender dice: a third of them hit.
+    raw = {"attacker": {"units": 4}, "defender": {"units": 3}}
+    _kernel_near(raw, {"attacker_hits": 4 / 3, "defender_hits": 4 / 3})
+
+
+def test_kernel_gives_the_defender_its_extra_die():
+    raw = {"attacker": {"units": 1}, "defender": {"units": 1}}
+    _kernel_near(raw, {"defender_hits": 2 / 3})
+
+
+def test_kernel_keeps_one_unit_for_the_winner_when_both_sides_are_wiped_out():
+    # One unit each, both hit (1/9): a tie, which the defender wins, so the defender keeps one.
+    # The attacker keeps its unit only when the defender misses (2/3); the defender keeps its
+    # unit when the attacker misses (2/3) and after the double wipe-out (1/9).
+    _kernel_near(ONE_V_ONE, {"attacker_units_left": 2 / 3, "defender_units_left": 7 / 9})

@@ -50,16 +50,67 @@ def test_exact_success_agrees_with_icepool(leader, with_cavalry, against_cavalry
     assert PROC.exact(p)["success"] == pytest.approx(oracle, abs=1e-15)
 
 
+def kernel_success(p, trials: int = 40_000, seed: int = 1517) -> tuple[float, float]:
+    """The kernel's success rate for ``p`` and a standard error floor of one trial."""
+    plan = make_plan(PROC, {"base": p}, seed=seed)
+    out = simulate(plan, trials, threads=1)
+    n, s = int(out.stats[0, 0]), int(out.stats[0, 1])
+    return s / n, 1 / n
+
+
+def assert_kernel_near(p, want: float, trials: int = 40_000) -> None:
+    got, floor = kernel_success(p, trials)
+    se = max(np.sqrt(want * (1 - want) / trials), floor)
+    assert abs(got - want) <= 5 * se, (got, want)
+
+
 @pytest.mark.parametrize("leader", [0, 2, 4, 6])
 @pytest.mark.parametrize("kind", ["intercept", "avoid"])
-def test_estimates_within_five_standard_errors_of_exact(leader, kind):
-    p = params(kind=kind, leader=leader)
-    plan = make_plan(PROC, {"base": p}, seed=1517)
-    out = simulate(plan, 40_000, threads=1)
-    n, s = int(out.stats[0, 0]), int(out.stats[0, 1])
-    exact = PROC.exact(p)["success"]
-    se = max(np.sqrt(exact * (1 - exact) / n), 1 / n)
-    assert abs(s / n - exact) <= 5 * se
+@pytest.mark.parametrize(
+    ("with_cavalry", "against_cavalry"), [(False, False), (True, False), (False, True)]
+)
+def test_estimates_within_five_standard_errors_of_exact(
+    leader, kind, with_cavalry, against_cavalry
+):
+    # exact() recomputes the modifier from the rule text, independently of the kernel's packing.
+    p = params(kind=kind, leader=leader, with_cavalry=with_cavalry, against_cavalry=against_cavalry)
+    assert_kernel_near(p, PROC.exact(p)["success"])
+
+
+# Rule branches, each on the kernel against a value counted by hand from the rule text
+# (2d6 reaches 8 in 15 of 36 rolls, 9 in 10, 10 in 6, 11 in 3).
+
+
+def test_kernel_needs_nine_on_two_dice_without_a_leader():
+    assert_kernel_near(params(), 10 / 36)
+
+
+def test_kernel_adds_the_leaders_battle_rating():
+    assert_kernel_near(params(leader=2), 21 / 36)  # 2d6 >= 7
+
+
+def test_reaching_the_target_exactly_succeeds():
+    # A leader of 6 needs 3 on two dice: only a double one fails ("9 or more", not "more than 9").
+    assert_kernel_near(params(leader=6), 35 / 36)
+    assert_kernel_near(params(leader=0, target=12), 1 / 36)
+
+
+@pytest.mark.parametrize("kind", ["intercept", "avoid"])
+def test_cavalry_in_the_rolling_formation_adds_one(kind):
+    assert_kernel_near(params(kind=kind, with_cavalry=True), 15 / 36)  # 2d6 >= 8
+
+
+@pytest.mark.parametrize("kind", ["intercept", "avoid"])
+def test_enemy_cavalry_subtracts_one_from_the_roll(kind):
+    assert_kernel_near(params(kind=kind, against_cavalry=True), 6 / 36)  # 2d6 >= 10
+
+
+def test_kernel_cavalry_on_both_sides_cancel():
+    assert_kernel_near(params(leader=1, with_cavalry=True, against_cavalry=True), 15 / 36)
+
+
+def test_a_formation_that_did_not_lose_a_battle_rolls_to_avoid():
+    assert_kernel_near(params(kind="avoid", lost_battle_this_impulse=False), 10 / 36)
 
 
 def test_a_leaderless_formation_needs_nine_on_two_dice():

@@ -32,6 +32,16 @@ def model(**kw):
     return PROC.params_model.model_validate(kw)
 
 
+def assert_kernel_near(p, name: str, want, trials: int = 40_000, seed: int = 1517) -> None:
+    """The kernel's proportion ``name`` lies within 5 standard errors of ``want``."""
+    plan = make_plan(PROC, {"base": p}, seed=seed)
+    out = simulate(plan, trials, threads=1, chunk_size=trials)
+    k = [m.name for m in plan.metrics].index(name)
+    got = out.stats[0, 4 * k + 1] / out.stats[0, 4 * k]
+    q = float(want)
+    assert abs(got - q) <= 5 * np.sqrt(max(q * (1 - q), 1e-12) / trials) + 1e-12, (got, q)
+
+
 BIBLE = {
     "side": "protestant",
     "named_zone": "german",
@@ -151,12 +161,45 @@ def test_highest_die_against_highest_die_matches_icepool(n, m, bible):
     assert got == _icepool_win(n, m, True, False, bible)
 
 
+# Every dice source of the rule, counted here from the rule text: (side, field, value, dice).
+SOURCES = [
+    ("protestant", "adjacent_spaces", 3, 3),
+    ("protestant", "adjacent_units", 2, 2),
+    ("protestant", "units_in_target", True, 2),
+    ("protestant", "adjacent_reformers", 3, 3),
+    ("protestant", "reformer_in_target", True, 2),
+    ("papal", "adjacent_spaces", 3, 3),
+    ("papal", "adjacent_units", 2, 2),
+    ("papal", "units_in_target", True, 2),
+]
+
+
+@pytest.mark.parametrize(("side", "field", "value", "dice"), SOURCES)
+def test_each_dice_source_counts_as_the_rule_says(side, field, value, dice):
+    # One source alone against one die on the other side, out of the zone (ties to the
+    # Papacy): the exact value and the kernel both match icepool with the dice counted by hand.
+    sources = {"protestant": {}, "papal": {}, side: {field: value}}
+    p = model(targets=[{**sources, "in_named_zone": False}])
+    prot, pap = (dice, 1) if side == "protestant" else (1, dice)
+    want = _icepool_win(prot, pap, True, False, 0)
+    assert attempt_probability(p, 0)[0] == want
+    assert_kernel_near(p, "success.target1", want)
+
+
+def test_a_reformer_in_the_target_adds_two_dice():
+    p = model(targets=[{"protestant": {"reformer_in_target": True}, "in_named_zone": False}])
+    want = _icepool_win(2, 1, True, False, 0)  # 2 dice against the Papacy's one (zero: one)
+    assert attempt_probability(p, 0)[0] == want
+    assert_kernel_near(p, "success.target1", want)
+
+
 def test_protestant_acting_in_the_named_zone_wins_ties():
     inside = attempt_probability(model(targets=[target(2, 2, True)]), 0)[0]
     outside = attempt_probability(model(targets=[target(2, 2, False)]), 0)[0]
     tie = (icepool.d6.highest(2, 1) == icepool.d6.highest(2, 1)).probability(True)
     assert inside == _icepool_win(2, 2, True, True, 0)
     assert inside - outside == Fraction(tie)
+    assert_kernel_near(model(targets=[target(2, 2, True)]), "success.target1", inside)
 
 
 def test_papacy_wins_ties_in_the_named_zone_only_under_paul_iii():
@@ -168,17 +211,26 @@ def test_papacy_wins_ties_in_the_named_zone_only_under_paul_iii():
     assert win(False, True) == _icepool_win(1, 3, False, False, 0)
     assert win(True, False) == win(False, False) == win(False, True)
     assert win(True, True) > win(False, True)
+    for paul, zone in [(True, True), (False, True), (True, False)]:
+        p = model(side="papacy", paul_iii=paul, targets=[target(1, 3, zone)])
+        assert_kernel_near(p, "success.target1", _icepool_win(1, 3, False, paul and zone, 0))
 
 
 def test_the_defender_wins_ties_outside_the_named_zone():
     p = model(targets=[target(1, 1, in_zone=False)])
     assert attempt_probability(p, 0)[0] == Fraction(15, 36)
+    assert_kernel_near(p, "success.target1", Fraction(15, 36))
+    # The Papacy acting outside the zone, Paul III or not: the Protestant defender wins ties.
+    pap = model(side="papacy", paul_iii=True, targets=[target(1, 1, in_zone=False)])
+    assert_kernel_near(pap, "success.target1", Fraction(15, 36))
 
 
 def test_bible_translation_makes_the_protestant_die_range_two_to_seven():
     # 1 die against 1 die, out of zone (ties to the Papacy): P(d6 + 1 > d6) = 21/36.
     p = model(targets=[target(1, 1, in_zone=False)], bible_bonus=True)
     assert attempt_probability(p, 0)[0] == Fraction(21, 36)
+    # The +1 is the Protestant's alone (the Papacy's die keeps 1-6).
+    assert_kernel_near(p, "success.target1", Fraction(21, 36))
 
 
 def test_a_side_with_zero_dice_rolls_one_die_and_the_gap_is_counted():
@@ -197,7 +249,12 @@ def test_a_side_with_zero_dice_rolls_one_die_and_the_gap_is_counted():
     # in the named zone, which the acting Protestant wins.
     t = [names.index(f"success.target{k}") for k in (1, 2, 3)]
     assert [out.stats[1, 4 * i + 1] for i in t] == [0, 5_000, 5_000]
-    assert 0 < out.stats[0, 4 * t[0] + 1] < 5_000
+    # With roll_one, target 1 is one die against one, a tie won by the acting Protestant: 21/36.
+    assert PROC.exact(model(**raw))["success.target1"] == pytest.approx(21 / 36, abs=1e-15)
+    assert_within_standard_errors(plan, out.stats, PROC.exact(model(**raw)), variant=0)
+    assert_within_standard_errors(
+        plan, out.stats, PROC.exact(model(**raw, zero_dice="no_roll")), variant=1
+    )
 
 
 def test_chain_success_adds_a_die_to_the_next_target_only():
@@ -211,6 +268,9 @@ def test_chain_success_adds_a_die_to_the_next_target_only():
     exact = PROC.exact(p)
     assert exact["success.target2"] == pytest.approx(float(second), abs=1e-15)
     assert exact["success.target3"] == pytest.approx(float(third), abs=1e-15)
+    # On the kernel, and with the die going to the acting side only (not to the defender).
+    assert_kernel_near(p, "success.target2", second)
+    assert_kernel_near(p, "success.target3", third)
 
 
 def test_bible_bonus_on_a_counter_reformation_is_rejected_naming_the_field():

@@ -230,11 +230,20 @@ def _hits_pmf(n: int) -> list[Fraction]:
 
 
 def exact(p: DietParams) -> dict[str, float]:
-    """Exact values over the three cards' CP laws and both sides' binomial hits."""
+    """Exact values over the three cards' CP laws and both sides' binomial hits.
+
+    Each card's law is read from its values and weights here, not through the thresholds that
+    pack the kernel's inputs.
+    """
+
+    def law(spec: CPDistribution) -> list[tuple[int, Fraction]]:
+        total = sum(Fraction(w) for w in spec.weights)
+        return [(v, Fraction(w) / total) for v, w in zip(spec.values, spec.weights, strict=True)]
+
     out = dict.fromkeys([m.name for m in metrics(p)], Fraction(0))
-    for h, qh in card_table(p.habsburg_cp):
-        for c, qc in card_table(p.papal_cp):
-            for r, qr in card_table(p.protestant_cp):
+    for h, qh in law(p.habsburg_cp):
+        for c, qc in law(p.papal_cp):
+            for r, qr in law(p.protestant_cp):
                 q = qh * qc * qr
                 pap = _hits_pmf(h + c)
                 prot = _hits_pmf(r + p.protestant_bonus_dice)

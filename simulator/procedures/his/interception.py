@@ -96,11 +96,22 @@ def interception_kernel(packed, key, first_trial, n_trials, hist_offset, hist_ma
 
 
 def exact(p: InterceptionParams) -> dict[str, float]:
-    """Exact value: count the 36 rolls of two dice."""
-    if automatic(p):
+    """Exact value: count the 36 rolls of two dice.
+
+    Recomputed from the rule text, not through :func:`modifier` / :func:`automatic` (which pack
+    the kernel's inputs), so a misread modifier shows up as a kernel estimate away from this value.
+    """
+    if p.kind == "avoid" and p.lost_battle_this_impulse:
         return {"success": 1.0}
-    need = p.target - modifier(p)
-    hits = sum(1 for a in range(1, 7) for b in range(1, 7) if a + b >= need)
+    hits = 0
+    for a in range(1, 7):
+        for b in range(1, 7):
+            total = a + b + p.leader
+            if p.with_cavalry:
+                total += 1  # cavalry in the rolling formation: +1 to its own roll
+            if p.against_cavalry:
+                total -= 1  # cavalry in the enemy formation: -1 to rolls against it
+            hits += total >= p.target
     return {"success": hits / 36}
 
 

@@ -449,17 +449,26 @@ def attempt_probability(p: ReformationParams, k: int, extra: int = 0) -> tuple[F
     whether a side had zero dice (0, 1 or 2 sides)."""
     t = p.targets[k]
     protestant_acts = p.side == "protestant"
-    prot_n = t.protestant.dice() + (extra if protestant_acts else 0)
-    pap_n = t.papal.dice() + (0 if protestant_acts else extra)
+    # Dice counted again from the rule text, not through ProtestantDice.dice() / PapalDice.dice()
+    # (which pack the kernel's inputs), so a misread count there moves the kernel away from here.
+    prot, pap = t.protestant, t.papal
+    prot_n = prot.adjacent_spaces + prot.adjacent_units + prot.adjacent_reformers
+    prot_n += 2 if prot.units_in_target else 0
+    prot_n += 2 if prot.reformer_in_target else 0
+    pap_n = pap.adjacent_spaces + pap.adjacent_units + (2 if pap.units_in_target else 0)
+    if protestant_acts:
+        prot_n += extra
+    else:
+        pap_n += extra
     zero = int(prot_n == 0) + int(pap_n == 0)
     if p.zero_dice == "roll_one":
         prot_n, pap_n = max(prot_n, 1), max(pap_n, 1)
-    prot = _highest_pmf(prot_n, int(p.bible_bonus) if prot_n else 0)
-    pap = _highest_pmf(pap_n)
+    prot_law = _highest_pmf(prot_n, int(p.bible_bonus) if prot_n else 0)
+    pap_law = _highest_pmf(pap_n)
     tie_to_actor = t.in_named_zone and (protestant_acts or p.paul_iii)
     win = Fraction(0)
-    for a, pa in prot.items():
-        for b, pb in pap.items():
+    for a, pa in prot_law.items():
+        for b, pb in pap_law.items():
             actor, other = (a, b) if protestant_acts else (b, a)
             if actor > other or (actor == other and tie_to_actor):
                 win += pa * pb

@@ -1,0 +1,50 @@
+"""Reports are written atomically: a write that fails midway leaves the previous file whole and
+no temporary file behind (``simulator.report.atomic_write``, used for every report ``sim run``
+writes)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from simulator import report
+from simulator.cli import app
+from simulator.report import atomic_write
+
+
+def test_a_write_that_fails_midway_leaves_the_old_file_whole(tmp_path):
+    path = tmp_path / "summary.json"
+    atomic_write(path, lambda f: f.write("old, complete"))
+
+    def half_then_fail(f):
+        f.write("new, half")
+        f.flush()
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        atomic_write(path, half_then_fail)
+    assert path.read_text() == "old, complete"
+    assert [p.name for p in tmp_path.iterdir()] == ["summary.json"]
+
+
+def test_a_run_whose_summary_write_fails_keeps_the_previous_summary(tmp_path, monkeypatch):
+    args = ["run", "scenarios/his/defender_bonus.yaml", "--trials", "2000", "-q"]
+    first = CliRunner().invoke(app, [*args, "--out", str(tmp_path)])
+    assert first.exit_code == 0, first.output
+    before = (tmp_path / "summary.json").read_text()
+    assert json.loads(before)["complete"] is True
+
+    real_dump = json.dump
+
+    def dump_half_then_fail(obj, f, **kw):
+        real_dump({"half": True}, f)  # a partial document reaches the temporary file
+        f.flush()
+        raise OSError("disk full")
+
+    monkeypatch.setattr(report.json, "dump", dump_half_then_fail)
+    second = CliRunner().invoke(app, [*args, "--trials", "3000", "--out", str(tmp_path)])
+    assert second.exit_code != 0
+    assert (tmp_path / "summary.json").read_text() == before
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
