@@ -401,6 +401,9 @@ def render(result: RunResult, plots: Sequence[Path] = ()) -> str:
             _comparisons_section(result.comparisons, result.plan.independent, "Variant differences")
         )
         body.append(_distributions_section(result))
+        from simulator.tournament.report import html_section
+
+        body.append(html_section(result))
     body.append(_figures([p for p in plots if Path(p).name not in summary_report.SUMMARY_PLOTS]))
     body.append(
         "<h2>Versions</h2>"

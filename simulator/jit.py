@@ -17,3 +17,10 @@ kernel = njit(cache=True, nogil=True, fastmath=False, error_model="numpy")
 
 #: Flags for small helpers inlined into kernels (random words, dice, accumulation).
 inline = njit(cache=True, nogil=True, inline="always", error_model="numpy")
+
+#: Flags for functions built by closure over other compiled functions (the agents of a game,
+#: :mod:`simulator.agents`). Not cached on disk: Numba keys a closure's cache entry by its pickled
+#: free variables, and a dispatcher pickles differently in every process, so ``cache=True`` never
+#: hits and writes one more cache file per process. The kernels that call them are cached, and a
+#: cached kernel carries the code of every function it calls.
+closure = njit(cache=False, nogil=True, error_model="numpy")

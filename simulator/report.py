@@ -106,6 +106,9 @@ def print_tables(
     cmp = comparison_table(result)
     if cmp is not None:
         console.print(cmp)
+    from simulator.tournament.report import print_tournament
+
+    print_tournament(result, console)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -206,7 +209,10 @@ def write_reports(result: RunResult, out_dir: Path) -> list[Path]:
     json_path = out_dir / "summary.json"
     atomic_write(json_path, lambda f: json.dump(result.summary(), f, indent=2, default=str))
     written.append(json_path)
-    plots = write_plots(result, out_dir)
+    from simulator.tournament import report as tournament
+
+    written += tournament.write_files(result, out_dir)
+    plots = write_plots(result, out_dir) + tournament.write_plots(result, out_dir)
     written += plots
     from simulator.htmlreport import render
 

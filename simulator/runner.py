@@ -154,8 +154,10 @@ class RunResult:
             }
         )
         from simulator.summary import summary_document
+        from simulator.tournament.report import summary_entry
 
         doc.update(summary_document(self))
+        doc.update(summary_entry(self))
         if self.is_sweep:
             doc["points_run"] = len(self.points)
             doc["points_planned"] = len(self.scenario.points)

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSche
 
 from simulator import procedures
 from simulator.procedures.base import Params, Procedure
+from simulator.tournament.spec import TournamentSpec
 
 MAX_BYTES = 1 << 20
 BASE_VARIANT = "base"
@@ -118,6 +119,11 @@ class ScenarioFile(BaseModel):
         default=None,
         description="`sim tune`: search (paths to values), target/minimize/maximize, budget; "
         "checked by `sim tune` and `sim validate` (simulator.tune.spec)",
+    )
+    tournament: TournamentSpec | None = Field(
+        default=None,
+        description="play the game's agents against each other: entrants, each in every seat "
+        "equally often on the same deals (docs/agents.md); trials count deals",
     )
 
     @field_validator("trials", mode="before")
@@ -446,6 +452,10 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
         raise ScenarioError(
             [Problem(file, line, col, "procedure", message, top.procedure, True)]
         ) from e
+    if top.tournament is not None:
+        from simulator.tournament.procedure import tournament_procedure
+
+        proc = tournament_procedure(proc, top.tournament)
 
     axes, ranged, problems = _sweep_axes(top.sweep, proc.params_model, pos, file, force)
     for name, override in top.variants.items():
@@ -496,6 +506,14 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
         points.append(SweepPoint(point, variants))
     if found:
         raise ScenarioError(_with_point_counts(found, len(grid), axes))
+    if top.tournament is not None:
+        from simulator.tournament.procedure import tournament_of
+
+        for pt in points:
+            for params in pt.variants.values():
+                if why := tournament_of(proc).check(params):  # type: ignore[union-attr]
+                    line, col = pos.nearest(("tournament",), prefer_key=True)
+                    raise ScenarioError([Problem(file, line, col, "tournament", why)])
     for pt in points:
         first = proc.metric_names(pt.variants[BASE_VARIANT])
         for k, params in pt.variants.items():

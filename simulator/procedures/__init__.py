@@ -1,7 +1,8 @@
 """The registry of procedures: ``"his.field_battle"`` → :class:`Procedure`.
 
 A procedure named ``<game>.<rule>`` lives in the module ``simulator.procedures.<game>.<rule>``
-and defines ``PROCEDURE``; adding a rule is adding that module (and a scenario). Modules are
+(a module, or a package for a whole game split by concern) and defines ``PROCEDURE``; adding a rule
+is adding that module (and a scenario). Modules are
 found by walking this package without importing them, so running one scenario imports one rule.
 """
 
@@ -24,7 +25,7 @@ def names() -> list[str]:
             continue
         package = import_module(f"{__name__}.{game.name}")
         for rule in pkgutil.iter_modules(package.__path__):
-            if not rule.ispkg and not rule.name.startswith("_"):
+            if not rule.name.startswith("_"):
                 found.append(f"{game.name}.{rule.name}")
     return sorted(found)
 

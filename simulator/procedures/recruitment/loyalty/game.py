@@ -1,0 +1,58 @@
+"""The game interface of ``recruitment.loyalty`` (GAME_INTERFACE.md): ``GAME`` for the agents.
+
+Hidden information: only the order of the character deck (every token, card in play, supply,
+bank and gold is public). ``determinize`` reshuffles the undealt deck.
+"""
+
+from __future__ import annotations
+
+from simulator.agents.game import GameFunctions
+from simulator.jit import kernel
+from simulator.procedures.recruitment.loyalty.heuristic import heuristic, returns
+from simulator.procedures.recruitment.loyalty.phases import (
+    MAX_MOVES,
+    apply_move,
+    legal_moves,
+    uniform_below,
+)
+from simulator.procedures.recruitment.loyalty.state import (
+    H_DECK_LEN,
+    S_DECK,
+    copy_state,
+    is_over,
+    n_seats,
+    round_of,
+    to_move,
+)
+from simulator.rng import GAMMA, mix64
+
+
+@kernel
+def determinize(s, seat, rng):
+    """A copy of ``s`` with the undealt deck reshuffled (Fisher-Yates, one word per swap): the
+    only thing no seat sees. ``seat`` is unused, as every seat sees the same."""
+    t = copy_state(s)
+    for i in range(t[H_DECK_LEN] - 1, 0, -1):
+        rng[0] += GAMMA
+        j = uniform_below(mix64(rng[0]), i + 1)
+        a = t[S_DECK + i]
+        t[S_DECK + i] = t[S_DECK + j]
+        t[S_DECK + j] = a
+    return t
+
+
+GAME = GameFunctions(
+    copy_state=copy_state,
+    to_move=to_move,
+    legal_moves=legal_moves,
+    apply_move=apply_move,
+    is_over=is_over,
+    returns=returns,
+    heuristic=heuristic,
+    determinize=determinize,
+    round_of=round_of,
+    n_seats=n_seats,
+    max_moves=MAX_MOVES,
+)
+
+__all__ = ["GAME", "MAX_MOVES", "determinize"]

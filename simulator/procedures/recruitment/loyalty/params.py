@@ -1,0 +1,348 @@
+"""Parameters of ``recruitment.loyalty`` and their packing into the kernel's float64 row.
+
+Every reading of the seed that is not certain is a knob here with the seed's reading as its
+default (RULES.md §1; the procedure's ``notes`` list them): where lost tokens go
+(``returned_tokens``), how they come back (``bank_refill``, an assumption), who places first
+(``first_player``), whether a pass is final (``passing``) and who wins (``win``, an assumption:
+the seed is a fragment without a win condition).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import numpy as np
+from pydantic import (
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+from simulator.agents.spec import AGENT_ROW, Policies, pack_agents, seat_agents
+from simulator.procedures.base import Params
+
+MAX_PLAYERS = 6
+MAX_CARDS = 64
+MAX_ROUNDS = 100
+
+REVISIONS = ("1.0", "1.1", "1.2")
+
+#: The rungs of the skill ladder this game's kernel plays (rollout and mcts: simulator/agents/).
+SUPPORTED_AGENTS = ("random", "greedy", "rollout", "mcts")
+
+RETURNED_TOKENS = ("bank", "supply")
+FIRST_PLAYER = ("rotate", "fixed")
+PASSING = ("until_all_pass", "final")
+WIN_RULES = ("most_characters", "most_characters_then_loyalty")
+
+
+class Character(Params):
+    name: str = Field(default="", max_length=80, description="the character's name (reports only)")
+    wage: int = Field(default=1, ge=0, le=100, description="gold paid to it every maintenance")
+    base_loyalty: int = Field(
+        default=0,
+        ge=0,
+        le=20,
+        description="printed base loyalty, added to its home empire's tokens once it has one",
+    )
+    home: int = Field(
+        default=0, ge=0, le=MAX_PLAYERS, description="seat of its home empire, 0 for none"
+    )
+    equipped: int = Field(
+        default=0, ge=0, le=20, description="equipped cards on it (discarded on removal in 1.2)"
+    )
+
+
+class Span(Params):
+    low: int = Field(ge=0, le=100, description="smallest value")
+    high: int = Field(ge=0, le=100, description="largest value (uniform between low and high)")
+
+    @field_validator("high")
+    @classmethod
+    def _high_not_below_low(cls, v: int, info: ValidationInfo) -> int:
+        low = info.data.get("low")
+        if low is not None and v < low:
+            raise ValueError(f"must be at least low ({low})")
+        return v
+
+
+def _dist_kind(v: Any) -> str:
+    return "span" if isinstance(v, dict | Span) else "fixed"
+
+
+#: Tags of the unions below and of ``Policies``: pydantic puts them in error locations, where they
+#: would not match the YAML path, so LoyaltyParams drops them.
+UNION_TAGS = ("fixed", "span", "cards", "generator", "one", "per_seat", "name", "spec")
+
+Dist = Annotated[
+    Annotated[int, Tag("fixed")] | Annotated[Span, Tag("span")],
+    Discriminator(_dist_kind),
+    Field(description="a fixed value, or {low, high} for a uniform integer per card"),
+]
+
+
+def span_of(d: int | Span) -> tuple[int, int]:
+    return (d, d) if isinstance(d, int) else (d.low, d.high)
+
+
+class DeckGenerator(Params):
+    count: int = Field(ge=1, le=MAX_CARDS, description="characters in the deck")
+    wage: Dist = Field(default=1, description="wage of each character")
+    base_loyalty: Dist = Field(default=0, description="printed base loyalty of each character")
+    home: Dist = Field(default=0, description="home seat of each character (0 for none)")
+    equipped: Dist = Field(default=0, description="equipped cards on each character")
+
+    @field_validator("wage", "base_loyalty", "home", "equipped")
+    @classmethod
+    def _non_negative(cls, v: int | Span) -> int | Span:
+        if isinstance(v, int) and v < 0:
+            raise ValueError("must be at least 0")
+        return v
+
+
+def _deck_kind(v: Any) -> str:
+    return "cards" if isinstance(v, list | tuple) else "generator"
+
+
+Deck = Annotated[
+    Annotated[list[Character], Tag("cards")] | Annotated[DeckGenerator, Tag("generator")],
+    Discriminator(_deck_kind),
+]
+
+
+def _entry_error(loc: tuple[str | int, ...], message: str, value: Any) -> ValidationError:
+    """A validation error located at ``loc`` inside the field being validated."""
+    return ValidationError.from_exception_data(
+        "LoyaltyParams",
+        [InitErrorDetails(type=PydanticCustomError("value_error", message), loc=loc, input=value)],
+    )
+
+
+class LoyaltyParams(Params):
+    players: int = Field(default=4, ge=2, le=MAX_PLAYERS, description="empires in the game")
+    rounds: int = Field(default=10, ge=1, le=MAX_ROUNDS, description="rounds played")
+    revision: Literal["1.0", "1.1", "1.2"] = Field(
+        default="1.0", description="rule revision of the maintenance ownership check"
+    )
+    deck: Deck = Field(
+        default=DeckGenerator(count=30, wage=Span(low=0, high=2), equipped=Span(low=0, high=2)),
+        description="the character deck: a list of characters, or a generator {count, ...}",
+    )
+    shuffle_deck: bool = Field(default=True, description="shuffle the deck before the first deal")
+    tokens_per_empire: int = Field(
+        default=20, ge=0, le=500, description="influence tokens in each empire's finite supply"
+    )
+    tokens_per_round: int = Field(
+        default=3,
+        ge=0,
+        le=100,
+        description="assumption: most tokens an empire may place in one recruitment phase",
+    )
+    starting_gold: int = Field(default=3, ge=0, le=10_000, description="gold of each empire")
+    income: int = Field(
+        default=2,
+        ge=0,
+        le=1_000,
+        description="assumption: gold each empire receives at the start of a round",
+    )
+    loyalty_die: int = Field(
+        default=6, ge=2, le=100, description="assumption: sides of the black loyalty-check die"
+    )
+    returned_tokens: Literal["bank", "supply"] = Field(
+        default="bank",
+        description="where lost and removed tokens go: the bank (seed), or straight back to "
+        "their empire's supply (the old reading)",
+    )
+    bank_refill: int = Field(
+        default=0,
+        ge=0,
+        le=100,
+        description="assumption: tokens of its own an empire takes back from the bank at the "
+        "start of each round (the fragment does not say how; default none)",
+    )
+    first_player: Literal["rotate", "fixed"] = Field(
+        default="rotate",
+        description="who places first: rotates each round (seat 1 in round 1, seat 2 in round "
+        "2, ...), or seat 1 every round (a house rule)",
+    )
+    passing: Literal["until_all_pass", "final"] = Field(
+        default="until_all_pass",
+        description="placement goes round one token a turn until every empire passes in "
+        "succession (seed: 'only once no player needs to place more'), or a pass is final for "
+        "the round",
+    )
+    win: Literal["most_characters", "most_characters_then_loyalty"] = Field(
+        default="most_characters",
+        description="assumption (the seed has no win condition): most characters after "
+        "`rounds`, ties share the win; or ties broken by total loyalty of their characters",
+    )
+    policies: Policies = Field(
+        default="random",
+        description="the agent of every seat, or one per seat: random | greedy | rollout | mcts "
+        "(docs/agents.md)",
+    )
+    debug: bool = Field(
+        default=False,
+        description="check token, gold and card conservation every round (invariant_violations)",
+    )
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _locate_deck_errors(cls, data: Any, handler: Any) -> Any:
+        # Drop union tags from error locations so that `deck.3.wage` names the YAML entry.
+        try:
+            return handler(data)
+        except ValidationError as e:
+            errors: list[InitErrorDetails] = []
+            for err in e.errors():
+                loc = tuple(x for x in err["loc"] if x not in UNION_TAGS)
+                errors.append(
+                    InitErrorDetails(
+                        type=PydanticCustomError(
+                            err["type"], err["msg"].replace("{", "(").replace("}", ")")
+                        ),
+                        loc=loc,
+                        input=err["input"],
+                    )
+                )
+            raise ValidationError.from_exception_data(e.title, errors) from None
+
+    @field_validator("deck")
+    @classmethod
+    def _deck_fits_players(
+        cls, v: list[Character] | DeckGenerator, info: ValidationInfo
+    ) -> list[Character] | DeckGenerator:
+        players = info.data.get("players")
+        if players is None:
+            return v
+        need = players + 1
+        if isinstance(v, list):
+            if len(v) > MAX_CARDS:
+                raise ValueError(f"must hold at most {MAX_CARDS} characters (got {len(v)})")
+            if len(v) < need:
+                raise ValueError(
+                    f"must hold at least players + 1 ({need}) characters to fill the "
+                    f"recruitment zone (got {len(v)}); add characters or lower players"
+                )
+            for i, c in enumerate(v):
+                if c.home > players:
+                    label = f" ({c.name})" if c.name else ""
+                    raise _entry_error(
+                        (i, "home"),
+                        f"character {i}{label}: home empire {c.home} is beyond the {players} "
+                        f"players; use a seat 1..{players} or 0 for none",
+                        c.home,
+                    )
+        else:
+            if v.count < need:
+                raise _entry_error(
+                    ("count",),
+                    f"must be at least players + 1 ({need}) to fill the recruitment zone",
+                    v.count,
+                )
+            if span_of(v.home)[1] > players:
+                raise _entry_error(
+                    ("home",),
+                    f"home seats must be at most players ({players}); 0 means no home",
+                    v.home,
+                )
+        return v
+
+    @field_validator("policies")
+    @classmethod
+    def _agents_this_game_plays(cls, v: Any, info: ValidationInfo) -> Any:
+        players = info.data.get("players")
+        if players is None:
+            return v
+        for seat, spec in enumerate(seat_agents(v, players), start=1):
+            if spec.agent not in SUPPORTED_AGENTS:
+                where = f"seat {seat}: " if isinstance(v, list | tuple) else ""
+                raise ValueError(
+                    f"{where}agent {spec.agent!r} is not available for recruitment.loyalty yet "
+                    f"(it plays {' and '.join(SUPPORTED_AGENTS)}; rollout and mcts arrive with "
+                    "the agents of issue 13)"
+                )
+        return v
+
+    def seat_agent_names(self) -> list[str]:
+        """The rung of each seat's agent, seat 1 first."""
+        return [a.agent for a in seat_agents(self.policies, self.players)]
+
+
+# --------------------------------------------------------------------------------------------
+# Packing: one float64 row per variant
+# --------------------------------------------------------------------------------------------
+
+(
+    P_PLAYERS,
+    P_ROUNDS,
+    P_REVISION,
+    P_TOKENS,
+    P_PER_ROUND,
+    P_GOLD,
+    P_INCOME,
+    P_DIE,
+    P_DEBUG,
+    P_SHUFFLE,
+    P_GENERATED,
+    P_CARDS,
+    P_TO_BANK,
+    P_BANK_REFILL,
+    P_ROTATE,
+    P_PASS_FINAL,
+    P_WIN,
+) = range(17)
+P_AGENTS = 20  # MAX_PLAYERS rows of AGENT_ROW columns (simulator.agents.spec.pack_agents)
+P_GEN = P_AGENTS + MAX_PLAYERS * AGENT_ROW  # (low, high) of wage, base_loyalty, home, equipped
+P_DECK = P_GEN + 8  # MAX_CARDS rows of (wage, base_loyalty, home, equipped)
+CARD_FIELDS = 4
+PACKED_WIDTH = P_DECK + CARD_FIELDS * MAX_CARDS
+
+
+def pack(p: LoyaltyParams) -> np.ndarray:
+    """The kernel's row of ``p`` (layout: the ``P_*`` offsets of this module)."""
+    row = np.zeros(PACKED_WIDTH, dtype=np.float64)
+    row[P_PLAYERS] = p.players
+    row[P_ROUNDS] = p.rounds
+    row[P_REVISION] = REVISIONS.index(p.revision)
+    row[P_TOKENS] = p.tokens_per_empire
+    row[P_PER_ROUND] = p.tokens_per_round
+    row[P_GOLD] = p.starting_gold
+    row[P_INCOME] = p.income
+    row[P_DIE] = p.loyalty_die
+    row[P_DEBUG] = 1.0 if p.debug else 0.0
+    row[P_SHUFFLE] = 1.0 if p.shuffle_deck else 0.0
+    row[P_TO_BANK] = 1.0 if p.returned_tokens == "bank" else 0.0
+    row[P_BANK_REFILL] = p.bank_refill
+    row[P_ROTATE] = 1.0 if p.first_player == "rotate" else 0.0
+    row[P_PASS_FINAL] = 1.0 if p.passing == "final" else 0.0
+    row[P_WIN] = WIN_RULES.index(p.win)
+    agents = pack_agents(seat_agents(p.policies, p.players))
+    row[P_AGENTS : P_AGENTS + agents.size] = agents.reshape(-1)
+    if isinstance(p.deck, DeckGenerator):
+        row[P_GENERATED] = 1.0
+        row[P_CARDS] = p.deck.count
+        spans = [
+            span_of(p.deck.wage),
+            span_of(p.deck.base_loyalty),
+            span_of(p.deck.home),
+            span_of(p.deck.equipped),
+        ]
+        for f, (lo, hi) in enumerate(spans):
+            row[P_GEN + 2 * f] = lo
+            row[P_GEN + 2 * f + 1] = hi
+    else:
+        row[P_CARDS] = len(p.deck)
+        for i, c in enumerate(p.deck):
+            row[P_DECK + CARD_FIELDS * i : P_DECK + CARD_FIELDS * (i + 1)] = (
+                c.wage,
+                c.base_loyalty,
+                c.home,
+                c.equipped,
+            )
+    return row
