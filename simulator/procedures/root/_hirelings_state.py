@@ -217,30 +217,36 @@ def end_round(s):
     """Who holds what; the INVENTED hireling scoring (``hireling_points`` per hireling held);
     the sole leader's streak."""
     players = s[H_PLAYERS]
-    held = np.zeros(MAX_SEATS, dtype=np.int64)
-    for h in range(s[H_NHIRE]):
-        if s[S_HOLDER + h] >= 0:
-            held[s[S_HOLDER + h]] += 1
     last = 0
     for o in range(players):
-        s[S_HELD + o] += held[o]
-        s[S_HELD_RANK + rank_of(s, o) - 1] += held[o]
+        held = held_by(s, o)
+        s[S_HELD + o] += held
+        s[S_HELD_RANK + rank_of(s, o) - 1] += held
         if s[S_SCORE + o] < s[S_SCORE + last]:
             last = o
-    most = True
+    most = held_by(s, last)
     for o in range(players):
-        if held[o] > held[last]:
-            most = False
-    if most and held[last] > 0:
+        if held_by(s, o) > most:
+            most = -1
+    if most > 0:
         s[H_CATCH_UP] += 1
-    for o in range(players):
-        s[S_SCORE + o] += s[H_POINTS] * held[o]
+    for o in range(players):  # holders are unchanged: counting came first
+        s[S_SCORE + o] += s[H_POINTS] * held_by(s, o)
     leader = sole_leader(s)
     if leader != s[H_LEADER]:
         if leader >= 0 and s[H_LEADER] >= 0:
             s[H_LEAD_CHANGES] += 1
         s[H_STREAK] = s[H_ROUND]
         s[H_LEADER] = leader
+
+
+@inline
+def held_by(s, seat):
+    """Hirelings ``seat`` controls now."""
+    n = 0
+    for h in range(s[H_NHIRE]):
+        n += s[S_HOLDER + h] == seat
+    return n
 
 
 @inline

@@ -302,9 +302,14 @@ def play_game(s, row, agents, rng, decision):
     start_game(s, row, rng)
     k = 0
     while not is_over(s):
-        start_decision(decision, trial_key, k)
         k += 1
-        move = choose_move(s, agents[s[H_SEAT]], rng, decision)
+        seat = s[H_SEAT]
+        kind = np.int64(agents[seat, AGENT_KIND])
+        if kind <= GREEDY:  # no row view: a view costs a reference count per decision
+            move = legacy_move(s, kind, rng)
+        else:
+            start_decision(decision, trial_key, k - 1)
+            move = _search(s, agents[seat], decision)
         apply_move(s, move, rng)
 
 
