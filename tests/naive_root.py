@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from tests.naive import halves, word
 
+UNDEFINED = -(2**62)
+
 
 def root_die(u32: int) -> int:
     """A Root battle die (faces 0,0,0,1,1,1,2,2,2,3,3,3): uniform on 0..3."""
@@ -321,6 +323,8 @@ def root_hirelings(p: dict, key: int, trial: int) -> list[int]:
     spent = [0] * players
     spent_rank = [0] * players
     changes = protections = catch_up = 0
+    points = p.get("hireling_points", 0)  # INVENTED: points per hireling held at a round's end
+    leader, streak, lead_changes = None, 0, 0
 
     def rank(s: int) -> int:
         return 1 + sum(
@@ -328,7 +332,7 @@ def root_hirelings(p: dict, key: int, trial: int) -> list[int]:
         )
 
     first = 0  # seat 1 starts with the first-player card
-    for _ in range(rounds):
+    for rnd in range(rounds):
         # Before the first player's turn the Veteran's holder takes the first-player card, and
         # the Veteran goes back to the supply.
         for h in hires:
@@ -428,4 +432,17 @@ def root_hirelings(p: dict, key: int, trial: int) -> list[int]:
         last = min(range(players), key=lambda o: (score[o], o))
         if held[last] > 0 and all(held[last] >= x for x in held):
             catch_up += 1
-    return [*controlled, *controlled_rank, changes, *spent, *spent_rank, protections, catch_up]
+        for o in range(players):
+            score[o] += points * held[o]
+        top = [o for o in range(players) if score[o] == max(score)]
+        now = top[0] if len(top) == 1 else None
+        if now != leader:
+            lead_changes += now is not None and leader is not None
+            leader, streak = now, rnd
+    top = [o for o in range(players) if score[o] == max(score)]
+    wins = [60 // len(top) if o in top else 0 for o in range(players)]
+    decided_at = streak + 1 if len(top) == 1 else UNDEFINED
+    return [
+        *[*controlled, *controlled_rank, changes, *spent, *spent_rank, protections, catch_up],
+        *[*wins, int(len(top) > 1), rounds, lead_changes, decided_at],
+    ]

@@ -187,6 +187,7 @@ def test_kernel_equals_plain_python_twin(players):
             {"name": "b", "cost": 2, "protectable": False},
             {"name": "c", "cost": 1},
         ],
+        "hireling_points": 2,
     }
     variants = {"base": validate(raw), "other": validate(other)}
     plan = make_plan(PROC, variants, seed=21)
@@ -214,11 +215,11 @@ def test_policies_name_one_agent_or_one_per_seat():
 
 
 @pytest.mark.parametrize("agent", ["mcts", {"agent": "rollout", "playouts": 4}])
-def test_search_agents_are_refused_until_wired(agent):
-    with pytest.raises(ValidationError) as info:
-        validate({"players": 3, "policies": ["greedy", agent, "random"]})
-    assert info.value.errors()[0]["loc"] == ("policies",)
-    assert "not wired to this game yet" in str(info.value)
+def test_search_agents_are_accepted(agent):
+    assert validate({"players": 3, "policies": ["greedy", agent, "random"]}).seat_kinds()[1] in (
+        "mcts",
+        "rollout",
+    )
 
 
 def test_the_old_policy_key_is_gone():

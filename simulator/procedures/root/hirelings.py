@@ -22,8 +22,13 @@ at the start; a taken hireling arrives unprotected; the ``greedy`` policy takes 
 cheapest hireling it can (from the score leader first, then the supply), else protects its own, else
 unprotects the leader's hireling when it could then take it; it gives the second Diplomat to the
 lowest-scoring enemy. ``random`` picks uniformly among the legal purchases until none is left.
-Players are named by ``policies`` (one agent for all seats or one per seat); ``rollout`` and
-``mcts`` are refused until the search agents are wired to this game.
+Players are named by ``policies`` (one agent for all seats or one per seat): ``random`` and
+``greedy`` are the rules above (_hirelings_game.legacy_move), ``rollout`` and ``mcts`` the generic
+search agents of simulator.agents over the game interface (_hirelings_state, _hirelings_game).
+
+Scoring: the module scores nothing itself. ``hireling_points`` (an INVENTED assumption, default 0)
+scores that many points per controlled hireling at each round's end (the seed counts controlled
+hirelings as control points, 001 四.4); the winner is the highest score at the end (ties share).
 """
 
 from __future__ import annotations
@@ -33,21 +38,49 @@ from typing import Any
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
-from simulator.accumulate import BLOCK, accumulate_block, new_stats
-from simulator.agents.spec import AGENT_CODES, Policies, as_spec, seat_agents
+from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
+from simulator.agents.factory import make_search_agents
+from simulator.agents.spec import AGENT_KIND, AGENT_ROW, Policies, pack_agents, seat_agents
+from simulator.agents.streams import start_decision
 from simulator.jit import inline, kernel
 from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.root._hirelings_game import GAME, GREEDY, legacy_move
+from simulator.procedures.root._hirelings_state import (
+    A0,
+    DIPLOMAT,
+    F0,
+    G0,
+    GAIN_ROW,
+    H0,
+    H_CATCH_UP,
+    H_CHANGES,
+    H_LEAD_CHANGES,
+    H_LEADER,
+    H_PROTECTIONS,
+    H_ROUND,
+    H_SEAT,
+    H_STREAK,
+    MAX_GAINS,
+    MAX_HIRELINGS,
+    MAX_ROUNDS,
+    MAX_SEATS,
+    NORMAL,
+    S_HELD,
+    S_HELD_RANK,
+    S_SCORE,
+    S_SPENT,
+    S_SPENT_RANK,
+    STATE_SIZE,
+    VETERAN,
+    apply_move,
+    is_over,
+    start_game,
+)
 from simulator.procedures.root.influence import DEFAULT_FACES, MAX_FACES, Face
-from simulator.rng import die_of, high32, low32, next_word, trial_state
+from simulator.rng import trial_state
 
-MAX_SEATS = 6
-MAX_GAINS = 8
-MAX_ROUNDS = 30
-MAX_HIRELINGS = 6  # three hirelings + the Veteran or the two Diplomats
-NORMAL, VETERAN, DIPLOMAT = 0, 1, 2
-#: The agent rungs this game plays (kernel codes from simulator.agents.spec).
-PLAYED_AGENTS = ("random", "greedy")
-GREEDY = AGENT_CODES["greedy"]
+#: Win shares are integers of 1/WIN_SCALE (ties of 2..6 seats split exactly).
+WIN_SCALE = 60
 
 
 class Hireling(Params):
@@ -82,7 +115,15 @@ class HirelingsParams(Params):
     policies: Policies = Field(
         default="greedy",
         description="how the players spend influence: one agent for every seat or one per seat "
-        "(random or greedy; rollout and mcts are not wired to this game yet)",
+        "(random, greedy, rollout, mcts)",
+    )
+    hireling_points: int = Field(
+        default=0,
+        ge=0,
+        le=5,
+        description="INVENTED assumption: points each player scores at every round's end per "
+        "hireling it controls (the seed counts controlled hirelings as control points, 001 "
+        "四.4, without a number); 0 = hirelings never score, the module as written",
     )
     hirelings: list[Hireling] = Field(
         default_factory=lambda: list(DEFAULT_HIRELINGS),
@@ -108,18 +149,10 @@ class HirelingsParams(Params):
 
     @field_validator("policies")
     @classmethod
-    def _agents_this_game_plays(cls, v: Any, info: ValidationInfo) -> Any:
+    def _one_agent_or_one_per_seat(cls, v: Any, info: ValidationInfo) -> Any:
         players = info.data.get("players")
         if players is not None:
-            agents = seat_agents(v, players)
-        else:
-            agents = [as_spec(a) for a in (v if isinstance(v, list) else [v])]
-        for a in agents:
-            if a.agent not in PLAYED_AGENTS:
-                raise ValueError(
-                    f"root.hirelings plays only {' and '.join(PLAYED_AGENTS)} agents for now "
-                    f"({a.agent} is not wired to this game yet)"
-                )
+            seat_agents(v, players)  # raises on a list of the wrong length
         return v
 
     def seat_kinds(self) -> list[str]:
@@ -183,21 +216,44 @@ def metrics(p: HirelingsParams) -> list[Metric]:
             "least one, ties count); a count, so variants compare at equal rounds",
         ),
     ]
+    out += [
+        Metric(
+            f"wins.seat{s}",
+            "mean",
+            f"share of the win of seat {s} (highest score at the end; ties share)",
+            scale=WIN_SCALE,
+        )
+        for s in _seats(p)
+    ]
+    out += [
+        Metric("draws", "proportion", "games whose win is shared (a tie for the highest score)"),
+        Metric(
+            "length",
+            "distribution",
+            "rounds played (always `rounds`: the game has no early end)",
+            max_value=p.rounds,
+            headline=False,
+        ),
+        Metric(
+            "lead_changes",
+            "mean",
+            "times the sole score leader (at the end of a round) changed",
+        ),
+        Metric(
+            "decided_at",
+            "conditional_mean",
+            "round from which the eventual sole winner led alone for good (games with a sole "
+            "winner)",
+        ),
+    ]
     return out
 
 
-# Packed row layout.
-H0 = 8
-F0 = H0 + 2 * MAX_HIRELINGS + 1
-G0 = F0 + 2 * MAX_FACES + 1
-A0 = G0 + MAX_SEATS * (2 * MAX_GAINS + 2)  # each seat's agent rung (AGENT_CODES)
-ROW = A0 + MAX_SEATS
-
-
 def pack(p: HirelingsParams) -> np.ndarray:
-    row = np.zeros(ROW, dtype=np.float64)
+    row = np.zeros(A0 + MAX_SEATS * AGENT_ROW, dtype=np.float64)
     row[0] = p.players
     row[1] = p.rounds
+    row[2] = p.hireling_points
     hires = [(h.cost, int(h.protectable), NORMAL) for h in p.hirelings]
     if p.players == 2:
         hires.append((p.veteran_cost, 0, VETERAN))
@@ -213,7 +269,7 @@ def pack(p: HirelingsParams) -> np.ndarray:
         row[F0 + MAX_FACES + k] = f.behind
     for s in range(p.players):
         dist = p.score_gain[s if len(p.score_gain) > 1 else 0]
-        base = G0 + s * (2 * MAX_GAINS + 2)
+        base = G0 + s * GAIN_ROW
         row[base] = len(dist)
         total = 0
         for k, g in enumerate(dist):
@@ -221,24 +277,69 @@ def pack(p: HirelingsParams) -> np.ndarray:
             row[base + 2 + k] = g.points
             row[base + 2 + MAX_GAINS + k] = total
         row[base + 1] = total
-    for seat, rung in enumerate(p.seat_kinds()):
-        row[A0 + seat] = AGENT_CODES[rung]
+    agents = pack_agents(seat_agents(p.policies, p.players))
+    row[A0 : A0 + agents.size] = agents.reshape(-1)
     return row
 
 
-@inline
-def _uniform(state, n):
-    return die_of(low32(next_word(state)), n) - 1
+_search = make_search_agents(GAME)
 
 
 @inline
-def _rank(score, players, s):
-    """Score rank of seat s (1 = leader); ties go to the lower seat."""
-    r = 1
+def choose_move(s, agent_row, rng, decision):
+    """The decision hook: random and greedy play this game's own rules on the GAME stream
+    ``rng`` (as before the interface), rollout and mcts search on the decision stream."""
+    kind = np.int64(agent_row[AGENT_KIND])
+    if kind <= GREEDY:
+        return legacy_move(s, kind, rng)
+    return _search(s, agent_row, decision)
+
+
+@inline
+def play_game(s, row, agents, rng, decision):
+    """One whole game from the trial stream in ``rng``; ``s`` holds the final position."""
+    trial_key = rng[0]
+    start_game(s, row, rng)
+    k = 0
+    while not is_over(s):
+        k += 1
+        seat = s[H_SEAT]
+        kind = np.int64(agents[seat, AGENT_KIND])
+        if kind <= GREEDY:  # no row view: a view costs a reference count per decision
+            move = legacy_move(s, kind, rng)
+        else:
+            start_decision(decision, trial_key, k - 1)
+            move = _search(s, agents[seat], decision)
+        apply_move(s, move, rng)
+
+
+@inline
+def write_metrics(s, out, players):
+    """The final position's metric values in ``metrics()`` order."""
     for o in range(players):
-        if score[o] > score[s] or (score[o] == score[s] and o < s):
-            r += 1
-    return r
+        out[o] = s[S_HELD + o]
+        out[players + o] = s[S_HELD_RANK + o]
+        out[2 * players + 1 + o] = s[S_SPENT + o]
+        out[3 * players + 1 + o] = s[S_SPENT_RANK + o]
+    out[2 * players] = s[H_CHANGES]
+    out[4 * players + 1] = s[H_PROTECTIONS]
+    out[4 * players + 2] = s[H_CATCH_UP]
+    wins = 4 * players + 3
+    best = -1
+    n_top = 0
+    for o in range(players):
+        if s[S_SCORE + o] > best:
+            best = s[S_SCORE + o]
+            n_top = 1
+        elif s[S_SCORE + o] == best:
+            n_top += 1
+    for o in range(players):
+        out[wins + o] = WIN_SCALE // n_top if s[S_SCORE + o] == best else 0
+    tail = wins + players
+    out[tail] = 1 if n_top > 1 else 0
+    out[tail + 1] = s[H_ROUND]
+    out[tail + 2] = s[H_LEAD_CHANGES]
+    out[tail + 3] = s[H_STREAK] + 1 if n_top == 1 and s[H_LEADER] >= 0 else UNDEFINED
 
 
 @kernel
@@ -247,203 +348,26 @@ def hirelings_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
     n_metrics = hist_offset.shape[0]
     stats = new_stats(n_variants, n_slots)
     values = np.zeros((n_variants, n_metrics, BLOCK), dtype=np.int64)
-    state = np.zeros(1, dtype=np.uint64)
-    score = np.zeros(MAX_SEATS, dtype=np.int64)
-    held = np.zeros(MAX_SEATS, dtype=np.int64)
-    holder = np.zeros(MAX_HIRELINGS, dtype=np.int64)
-    protected = np.zeros(MAX_HIRELINGS, dtype=np.int64)
-    exhausted = np.zeros(MAX_HIRELINGS, dtype=np.int64)
-    legal = np.zeros(3 * MAX_HIRELINGS, dtype=np.int64)
+    s = np.zeros(STATE_SIZE, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.uint64)
+    decision = np.zeros(1, dtype=np.uint64)
     out = np.zeros(n_metrics, dtype=np.int64)
     end = first_trial + n_trials
     for start in range(first_trial, end, BLOCK):
         m = min(BLOCK, end - start)
         for v in range(n_variants):
-            row = packed[v]
+            # A private copy: reference counts on the shared packed array would bounce its
+            # cache line between threads.
+            row = packed[v].copy()
             players = np.int64(row[0])
-            rounds = np.int64(row[1])
-            n_hire = np.int64(row[H0 - 1])
-            n_faces = np.int64(row[F0 - 1])
-            # Metric offsets, in metrics() order.
-            m_rank = players
-            m_changes = 2 * players
-            m_spent = 2 * players + 1
-            m_spent_rank = 3 * players + 1
-            m_protections = 4 * players + 1
-            m_catch_up = 4 * players + 2
+            agents = np.zeros((MAX_SEATS, AGENT_ROW), dtype=np.float64)
+            for o in range(players):
+                for j in range(AGENT_ROW):
+                    agents[o, j] = row[A0 + o * AGENT_ROW + j]
             for i in range(m):
-                state[0] = trial_state(key, start + i)
-                for k in range(n_metrics):
-                    out[k] = 0
-                for s in range(players):
-                    score[s] = 0
-                for h in range(n_hire):
-                    holder[h] = -1
-                    protected[h] = 0
-                    exhausted[h] = 0
-                first = 0  # seat 1 holds the first-player card at the start
-                for _round in range(rounds):
-                    # Before the first player's turn, the Veteran's holder takes the first-player
-                    # card and the Veteran returns to the supply (uncontrolled).
-                    for h in range(n_hire):
-                        if np.int64(row[H0 + MAX_HIRELINGS + h]) // 2 == VETERAN and holder[h] >= 0:
-                            first = holder[h]
-                            holder[h] = -1
-                    for turn in range(players):
-                        s = (first + turn) % players
-                        greedy = np.int64(row[A0 + s]) == GREEDY
-                        # The seat's points this round.
-                        g = G0 + s * (2 * MAX_GAINS + 2)
-                        u = _uniform(state, np.int64(row[g + 1]))
-                        k = 0
-                        while u >= row[g + 2 + MAX_GAINS + k]:
-                            k += 1
-                        score[s] += np.int64(row[g + 2 + k])
-                        # End of its Evening: influence dice.
-                        leader = 0
-                        for o in range(players):
-                            leader = max(leader, score[o])
-                        behind = leader - score[s]
-                        x = next_word(state)
-                        f1 = die_of(low32(x), n_faces) - 1
-                        f2 = die_of(high32(x), n_faces) - 1
-                        a1 = np.int64(row[F0 + f1]) if behind >= row[F0 + MAX_FACES + f1] else 0
-                        a2 = np.int64(row[F0 + f2]) if behind >= row[F0 + MAX_FACES + f2] else 0
-                        if players == 2:
-                            influence = a1 + a2
-                        elif players == 3:
-                            influence = max(a1, a2)
-                        else:
-                            influence = a1
-                        rank = _rank(score, players, s)
-                        # Spend it at once: it is never saved.
-                        while True:
-                            # Legal purchases: 3*h take, 3*h+1 protect, 3*h+2 unprotect.
-                            n_legal = 0
-                            for h in range(n_hire):
-                                cost = np.int64(row[H0 + h])
-                                kind = np.int64(row[H0 + MAX_HIRELINGS + h]) // 2
-                                protectable = np.int64(row[H0 + MAX_HIRELINGS + h]) % 2 == 1
-                                mine = holder[h] == s
-                                free = holder[h] < 0
-                                # The Veteran and the Diplomats cannot be taken while controlled.
-                                takeable = (free or (not mine and protected[h] == 0)) and (
-                                    kind == NORMAL or free
-                                )
-                                if takeable and not mine and cost <= influence:
-                                    legal[n_legal] = 3 * h
-                                    n_legal += 1
-                                if mine and protectable and protected[h] == 0 and influence >= 1:
-                                    legal[n_legal] = 3 * h + 1
-                                    n_legal += 1
-                                if (
-                                    (not mine)
-                                    and (not free)
-                                    and protected[h] == 1
-                                    and (influence >= 1)
-                                ):
-                                    legal[n_legal] = 3 * h + 2
-                                    n_legal += 1
-                            if n_legal == 0:
-                                break
-                            choice = -1
-                            if greedy:
-                                # Take the cheapest, from the highest-scoring holder first
-                                # (the supply counts as the lowest).
-                                best_key = -1
-                                for c in range(n_legal):
-                                    a = legal[c]
-                                    if a % 3 == 0:
-                                        h = a // 3
-                                        owner = score[holder[h]] if holder[h] >= 0 else -1
-                                        key_ = (10 - np.int64(row[H0 + h])) * 1000 + owner + 1
-                                        if key_ > best_key:
-                                            best_key = key_
-                                            choice = a
-                                if choice < 0:
-                                    for c in range(n_legal):
-                                        if legal[c] % 3 == 1:
-                                            choice = legal[c]
-                                            break
-                                if choice < 0:
-                                    best_key = -1
-                                    for c in range(n_legal):
-                                        a = legal[c]
-                                        h = a // 3
-                                        if influence >= 1 + np.int64(row[H0 + h]) and (
-                                            score[holder[h]] > best_key
-                                        ):
-                                            best_key = score[holder[h]]
-                                            choice = a
-                                if choice < 0:
-                                    break
-                            else:
-                                choice = legal[_uniform(state, n_legal)]
-                            h = choice // 3
-                            what = choice % 3
-                            if what == 0:
-                                influence -= np.int64(row[H0 + h])
-                                out[m_spent + s] += np.int64(row[H0 + h])
-                                out[m_spent_rank + rank - 1] += np.int64(row[H0 + h])
-                                holder[h] = s
-                                protected[h] = 0
-                                out[m_changes] += 1
-                                if np.int64(row[H0 + MAX_HIRELINGS + h]) // 2 == DIPLOMAT:
-                                    # The other Diplomat goes to an enemy of the taker's choice.
-                                    gift = -1
-                                    if greedy:
-                                        for o in range(players):
-                                            if o != s and (gift < 0 or score[o] < score[gift]):
-                                                gift = o
-                                    else:
-                                        gift = _uniform(state, players - 1)
-                                        gift += np.int64(gift >= s)
-                                    for o in range(n_hire):
-                                        if o != h and (
-                                            np.int64(row[H0 + MAX_HIRELINGS + o]) // 2 == DIPLOMAT
-                                        ):
-                                            holder[o] = gift
-                                            out[m_changes] += 1
-                            else:
-                                influence -= 1
-                                out[m_spent + s] += 1
-                                out[m_spent_rank + rank - 1] += 1
-                                protected[h] = 1 if what == 1 else 0
-                                if what == 1:
-                                    out[m_protections] += 1
-                        # Diplomats flip to exhausted at the end of their holder's Evening; both
-                        # return to the supply once both are exhausted.
-                        n_dip = 0
-                        n_exhausted = 0
-                        for h in range(n_hire):
-                            if np.int64(row[H0 + MAX_HIRELINGS + h]) // 2 == DIPLOMAT:
-                                n_dip += 1
-                                if holder[h] == s:
-                                    exhausted[h] = 1
-                                n_exhausted += exhausted[h]
-                        if n_dip > 0 and n_exhausted == n_dip:
-                            for h in range(n_hire):
-                                if np.int64(row[H0 + MAX_HIRELINGS + h]) // 2 == DIPLOMAT:
-                                    holder[h] = -1
-                                    exhausted[h] = 0
-                    # End of the round: who holds what.
-                    for o in range(players):
-                        held[o] = 0
-                    for h in range(n_hire):
-                        if holder[h] >= 0:
-                            held[holder[h]] += 1
-                    last = 0
-                    for o in range(players):
-                        out[o] += held[o]
-                        out[m_rank + _rank(score, players, o) - 1] += held[o]
-                        if score[o] < score[last]:
-                            last = o
-                    most = True
-                    for o in range(players):
-                        if held[o] > held[last]:
-                            most = False
-                    if most and held[last] > 0:
-                        out[m_catch_up] += 1
+                rng[0] = trial_state(key, start + i)
+                play_game(s, row, agents, rng, decision)
+                write_metrics(s, out, players)
                 for k in range(n_metrics):
                     values[v, k, i] = out[k]
         accumulate_block(stats, values, m, hist_offset, hist_max)
@@ -463,7 +387,11 @@ PROCEDURE = Procedure(
         "assumption: influence dice faces [0, 1, 1, 1+:1, 3+:2, 5+:3] (faces)",
         "assumption: a taken hireling arrives unprotected; seat 1 holds the first-player card "
         "at the start and keeps it until a Veteran holder takes it",
-        "players: policies (random, greedy); rollout and mcts are refused until wired",
+        "players: policies (random, greedy: this module's hand-written spenders, which ignore "
+        "hireling_points; rollout, mcts: the generic search agents)",
+        "INVENTED assumption: hireling_points (default 0) scores that many points per "
+        "controlled hireling at each round's end (the seed counts hirelings as control points, "
+        "001 四.4); the winner is the highest score (ties share)",
         "score gains per round are scenario data (default invented: 1-4 points, mean 2.5)",
         "catch_up: the player last in score (lowest seat on ties) holds at least as many "
         "hirelings as anyone else, and at least one",
