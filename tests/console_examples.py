@@ -1,0 +1,59 @@
+"""Console examples in the docs are run, and their printed output compared, by Sybil.
+
+A fenced block in a docs page marked ``console`` holds one or more commands, each a line starting
+``$ sim ...``, each followed by the output it prints. The command runs through the Typer app (as
+``sim`` would, from the repository root), and its output must match, with ``...`` standing for any
+text (doctest's ELLIPSIS; runs of white space compare equal). An exit code other than 0 is written
+as a last line ``[exit N]``. Blocks marked ``text`` are shown, not run.
+"""
+
+from __future__ import annotations
+
+import doctest
+import os
+import shlex
+from pathlib import Path
+
+from sybil import Example
+
+ROOT = Path(__file__).resolve().parents[1]
+_CHECKER = doctest.OutputChecker()
+_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+
+def commands(source: str) -> list[tuple[str, str]]:
+    """(command line, expected output) pairs of one console block."""
+    out: list[tuple[str, list[str]]] = []
+    for line in source.splitlines():
+        if line.startswith("$ "):
+            out.append((line[2:], []))
+        elif out:
+            out[-1][1].append(line)
+        elif line.strip():
+            raise ValueError(f"console block must start with '$ sim ...', got {line!r}")
+    return [(cmd, "\n".join(lines).strip() + "\n") for cmd, lines in out]
+
+
+def run_console(example: Example) -> str | None:
+    """Sybil evaluator: None when every command prints what the block says, else the reason."""
+    from typer.testing import CliRunner
+
+    from simulator.cli import app
+
+    runner = CliRunner()
+    here = Path.cwd()
+    os.chdir(ROOT)
+    try:
+        for line, expected in commands(example.parsed):
+            argv = shlex.split(line)
+            if argv[0] != "sim":
+                return f"only sim commands run in docs examples: {line!r}"
+            result = runner.invoke(app, argv[1:])
+            got = result.output.strip() + "\n"
+            if result.exit_code != 0:
+                got += f"[exit {result.exit_code}]\n"
+            if not _CHECKER.check_output(expected, got, _FLAGS):
+                return f"`{line}` printed:\n{got}\nthe docs say:\n{expected}"
+    finally:
+        os.chdir(here)
+    return None
