@@ -9,7 +9,7 @@ GATE_SCENARIOS ?= $(sort $(wildcard scenarios/*/*.yaml))
 GATE_TRIALS ?= 20000
 
 .DEFAULT_GOAL := check
-.PHONY: check run test lint format typecheck unit bench mutants schema baseline gate clean
+.PHONY: check run test lint format typecheck unit bench mutants docs schema baseline gate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,11 @@ bench: $(VENV)/.dev-installed
 ## on demand, not in CI: MUTANTS="ID or procedure ..." picks some)
 mutants: $(VENV)/.dev-installed
 	$(BIN)/python -m mutants.run $(if $(MUTANTS),--only $(MUTANTS))
+
+## docs: regenerate the reference pages from the code and build the site (reports/out/site/)
+docs: $(VENV)/.dev-installed
+	$(BIN)/python -m simulator.docgen
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 ## schema: regenerate the committed JSON Schema of scenario files
 schema: $(VENV)/.installed
