@@ -12,6 +12,7 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
+from simulator.figures import new_figure, save_figure
 from simulator.output import report_folder, safe_write
 from simulator.runner import RunResult
 
@@ -213,14 +214,6 @@ def _write_files(result: RunResult, out_dir: Path) -> list[Path]:
     return written
 
 
-def new_figure(width: float, height: float) -> Any:
-    """A matplotlib Figure drawn with Agg. pyplot is not imported: it costs half a second of
-    every `sim run` and keeps global state we never need."""
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=(width, height))
-
-
 def write_plots(result: RunResult, out_dir: Path) -> list[Path]:
     if result.is_sweep:
         from simulator import sweep
@@ -251,7 +244,7 @@ def write_plots(result: RunResult, out_dir: Path) -> list[Path]:
             axes[0][0].legend()
         fig.suptitle(f"{result.scenario.name}: distributions")
         fig.tight_layout()
-        written.append(_save(fig, out_dir / "distributions.png"))
+        written.append(save_figure(fig, out_dir / "distributions.png"))
     if result.plan.n_variants > 1:
         est = result.estimates
         props = est[est["kind"] == "proportion"]
@@ -285,17 +278,8 @@ def write_plots(result: RunResult, out_dir: Path) -> list[Path]:
         axes[0][0].legend()
         fig.suptitle(f"{result.scenario.name}: variants side by side")
         fig.tight_layout()
-        written.append(_save(fig, out_dir / "variants.png"))
+        written.append(save_figure(fig, out_dir / "variants.png"))
     from simulator import summary_report
 
     written += summary_report.write_plots(result, out_dir)
     return written
-
-
-def _save(fig: Any, path: Path) -> Path:
-    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=110), binary=True)
-    return path
-
-
-#: Public name for other report modules (sweep plots).
-save_figure = _save

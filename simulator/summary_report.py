@@ -64,7 +64,7 @@ def forest_points(summary: Summary) -> list[dict[str, Any]]:
 
 
 def _forest(summary: Summary, out_dir: Path) -> Path | None:
-    from simulator.report import new_figure, save_figure
+    from simulator.figures import new_figure, save_figure
 
     points = forest_points(summary)
     if not points:
@@ -95,7 +95,7 @@ def _forest(summary: Summary, out_dir: Path) -> Path | None:
 
 
 def _seats(summary: Summary, out_dir: Path) -> Path | None:
-    from simulator.report import new_figure, save_figure
+    from simulator.figures import new_figure, save_figure
 
     if not summary.seats:
         return None

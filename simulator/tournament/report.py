@@ -112,7 +112,7 @@ def write_plots(result: Any, out_dir: Path) -> list[Path]:
     per_variant = summaries(result)
     if not per_variant:
         return []
-    from simulator.report import new_figure, save_figure
+    from simulator.figures import new_figure, save_figure
 
     n = len(per_variant)
     size = 1.2 + 0.9 * len(next(iter(per_variant.values()))["entrants"])

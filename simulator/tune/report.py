@@ -324,7 +324,7 @@ def _print_confirmation(result: TuneResult, console: Console) -> None:
 def write_plot(result: TuneResult, path: Path) -> Path:
     """``tune.png``: the first objective by candidate (in the order evaluated, coloured by how
     far each got) and against each searched parameter."""
-    from simulator.report import new_figure, save_figure
+    from simulator.figures import new_figure, save_figure
 
     rated = [c for c in result.candidates if c.objectives]
     axes_count = 1 + len(result.spec.axes)
