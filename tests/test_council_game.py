@@ -159,6 +159,21 @@ def test_mood_minus_two_stops_income_where_soldiers_are_fewer_than_civilians():
     assert s.pl[BLUE, G.P_COINS] == 6 + s.land[land("Golden Coast"), G.L_CIV]
 
 
+def test_mood_minus_two_still_pays_where_soldiers_equal_civilians():
+    s = position(players=3)
+    i = land("Black Harbour")
+    s.land[i, G.L_SOL] = s.land[i, G.L_CIV] = s.land[i, G.L_SIZE] // 2  # full, no cell to give up
+    head = s.g[G.G_HOLDER0 + G.HEAD0 + i]
+    if head >= 0:
+        s.ch[head, G.C_TRAITS] = 0  # no Thrifty, Wasteful or Domineering
+    on_land(s, BLUE, "Black Harbour", 1)
+    s.g[G.G_MOOD] = -2
+    before = s.pl[BLUE, G.P_COINS]
+    income(s)
+    # Civilians' income (soldiers are not fewer) plus Black Harbour's coin.
+    assert s.pl[BLUE, G.P_COINS] == before + s.land[i, G.L_CIV] + 1
+
+
 def test_black_harbour_pays_its_holder_one_more_coin_in_any_conditions():
     s = position(players=3)
     full(s, "Black Harbour")

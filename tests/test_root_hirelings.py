@@ -46,6 +46,16 @@ def test_two_players_add_both_dice_and_the_veteran_costs_three():
     assert out["control_changes"] > 0
 
 
+@pytest.mark.parametrize(("players", "chance"), [(3, 3 / 4), (4, 1 / 2), (5, 1 / 2)])
+def test_three_players_take_the_better_of_two_dice_and_four_or_more_roll_one(players, chance):
+    # Faces 0 and 3, everything costs 3: the first seat's first Evening buys one hireling exactly
+    # when it gains 3, with chance 1/2 on one die and 3/4 on the better of two.
+    raw = {"players": players, "hirelings": hires(3), "diplomat_cost": 3, "rounds": 1}
+    out = means({**raw, "faces": [{"amount": 0}, {"amount": 3}]}, trials=4000)
+    se = 3 * (chance * (1 - chance) / 4000) ** 0.5
+    assert abs(out["influence_spent.seat1"] - 3 * chance) < 5 * se
+
+
 def test_veteran_cannot_be_taken_while_controlled():
     # Both players have 4 influence every Evening. Seat 1, first, takes the Veteran each round;
     # seat 2 could afford it but may not take it from seat 1. (Taking it from a holder would
