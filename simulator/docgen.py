@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +32,13 @@ GAMES = {
     "recruitment": ("The empire game: recruitment and loyalty", "recruitment.md"),
     "council": ("The council game", "council.md"),
 }
+
+
+def _type_label(text: str) -> str:
+    """A parameter's type as a reader wants it (and the same on every run: no addresses)."""
+    if "AgentSpec" in text:
+        return "agent | list[agent]"
+    return re.sub(r" at 0x[0-9a-f]+", "", text)
 
 
 def _cell(text: Any) -> str:
@@ -64,7 +72,7 @@ def procedure_section(proc: Procedure) -> Iterator[str]:
     yield from _table(
         ["parameter", "type", "range", "default", "description"],
         [
-            [f"`{r[0]}`", f"`{r[1]}`", r[2], f"`{r[3]}`", r[4]]
+            [f"`{r[0]}`", f"`{_type_label(r[1])}`", r[2], f"`{r[3]}`", r[4]]
             for r in parameter_rows(proc.params_model)
         ],
     )

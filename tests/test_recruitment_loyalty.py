@@ -567,11 +567,17 @@ def error_of(**kw):
     return err
 
 
-def test_rollout_and_mcts_are_refused_until_the_agents_are_wired_in():
-    err = error_of(players=2, policies=["greedy", {"agent": "mcts", "iterations": 50}])
-    assert err["loc"] == ("policies",)
-    assert "seat 2" in err["msg"] and "'mcts'" in err["msg"]
-    assert "rollout" in error_of(policies="rollout")["msg"]
+def test_every_rung_of_the_ladder_is_accepted_per_seat():
+    p = PROC.params_model.model_validate(
+        {
+            "players": 4,
+            "policies": ["random", "greedy", "rollout", {"agent": "mcts", "iterations": 50}],
+        }
+    )
+    assert p.seat_agent_names() == ["random", "greedy", "rollout", "mcts"]
+    assert error_of(players=2, policies=["greedy", {"agent": "mcts", "iterations": 0}])["loc"][
+        0
+    ] == ("policies")
 
 
 def test_seat_gold_gives_one_entry_per_seat_or_none():

@@ -17,6 +17,10 @@ from simulator.procedures.recruitment.loyalty.state import N_COUNTERS
 WIN_SCALE = 60
 
 #: Per-seat counters (state.COUNTER rows, same order); each reported in total and per seat.
+#: Counters that are bookkeeping rather than balance: reported, not in the summary or the gate.
+#: (gap_zero_tie counts the same removals as removed_no_tokens, read as the gap.)
+BOOKKEEPING = frozenset({"gap_zero_tie"})
+
 COUNTER_METRICS = (
     ("characters_owned", "characters an empire owns at the end of the game"),
     ("defections", "owned characters that changed owner (counted for the empire that lost them)"),
@@ -79,7 +83,9 @@ def metrics(p: LoyaltyParams) -> list[Metric]:
     """The metrics of parameters ``p`` (a LoyaltyParams), in the kernel's order."""
     out: list[Metric] = []
     for name, desc in COUNTER_METRICS:
-        out.append(Metric(name, "mean", f"{desc}, all empires, per game"))
+        out.append(
+            Metric(name, "mean", f"{desc}, all empires, per game", headline=name not in BOOKKEEPING)
+        )
         for k in range(p.players):
             out.append(
                 Metric(
@@ -120,16 +126,19 @@ def metrics(p: LoyaltyParams) -> list[Metric]:
             "games_with_gap_multi_tie",
             "proportion",
             "games where 1.0's multi-tie gap was reached at least once",
+            headline=False,
         ),
         Metric(
             "games_with_gap_zero_tie",
             "proportion",
             "games where the zero-tie gap was reached at least once",
+            headline=False,
         ),
         Metric(
             "games_with_gap_equipped",
             "proportion",
             "games where the equipped-cards gap (1.0, 1.1) was reached at least once",
+            headline=False,
         ),
         Metric(
             "characters_in_play",
