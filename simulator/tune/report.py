@@ -15,6 +15,7 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
+from simulator.tune.objectives import metric_values
 from simulator.tune.search import Candidate, TuneResult
 
 
@@ -284,15 +285,12 @@ def _print_confirmation(result: TuneResult, console: Console) -> None:
         table.add_column(v, justify="right")
     table.add_column("change [95%]", justify="right")
     comp = conf.comparisons
+    values = {v: metric_values(est, v) for v in conf.variants}
     for m in metrics:
         cells = [m]
         for v in conf.variants:
-            row = est[(est["variant"] == v) & (est["metric"] == m)]
-            cells.append(
-                _interval(*(float(row[c].iloc[0]) for c in ("mean", "ci_low", "ci_high")))
-                if not row.empty
-                else "—"
-            )
+            got = values[v].get(m)
+            cells.append(_interval(got.mean, got.low, got.high) if got is not None else "—")
         diff = (
             comp[(comp["metric"] == m) & (comp["variant"] == conf.variants[1])]
             if not comp.empty
