@@ -24,12 +24,11 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
 
+from simulator.limits import MAX_TRIALS
 from simulator.procedures.base import Metric
 
 #: Keys of ``check:`` that are settings of the scenario, not metric names.
 RESERVED = ("trials",)
-#: Most trials a ``check:`` section may ask for (the scenario file's own cap).
-MAX_TRIALS = 10**12
 
 
 class MetricCheck(BaseModel):

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from simulator.accumulate import UNDEFINED
 from simulator.gate.outcomes import MAX_KEPT_TRIALS, OutcomeError, Packed, decode
-from simulator.gate.settings import MAX_TRIALS
+from simulator.limits import MAX_TRIALS
 
 FORMAT = "sim-baseline/2"
 INT64 = 2**63 - 1
