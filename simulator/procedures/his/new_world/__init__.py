@@ -1,0 +1,68 @@
+"""Here I Stand: the race for the New World, a whole game per trial (RULES.md §5.9).
+
+A package split by concern: ``params`` (the plans, pools, knobs and rules' constants; packing),
+``metrics`` (names and slots), ``outcomes`` (the compiled step-down tables), ``kernel`` (the
+game, whose docstring tells the turn and the order random words are drawn in) and ``exact``
+(one-turn exact values and the plain-Python step-down rules).
+"""
+
+from __future__ import annotations
+
+from simulator.procedures.base import Procedure
+from simulator.procedures.his.new_world.exact import (
+    conquest_outcome,
+    exact,
+    exploration_outcome,
+)
+from simulator.procedures.his.new_world.kernel import new_world_kernel
+from simulator.procedures.his.new_world.metrics import metrics
+from simulator.procedures.his.new_world.params import (
+    DISCOVERIES,
+    POWERS,
+    NewWorldParams,
+    pack,
+)
+
+__all__ = [
+    "DISCOVERIES",
+    "POWERS",
+    "PROCEDURE",
+    "NewWorldParams",
+    "conquest_outcome",
+    "exploration_outcome",
+]
+
+PROCEDURE = Procedure(
+    name="his.new_world",
+    title="Here I Stand: the New World race (a whole game)",
+    rules="RULES.md §5.9",
+    params_model=NewWorldParams,
+    metrics=metrics,
+    pack=pack,
+    kernel=new_world_kernel,
+    exact=exact,
+    example={
+        "england": {"explorers": [1, 0], "explore": "every"},
+        "france": {"explorers": [2, 1], "explore": "every", "colonize": [2]},
+        "habsburg": {
+            "explorers": [4, 1],
+            "explore": "every",
+            "conquistadors": [2, 1],
+            "conquer": "every",
+        },
+    },
+    notes=(
+        "assumption: the riches table rows are scenario data (riches)",
+        "the explorer's choice on 10+ among the seed's three options (south_america): default "
+        "amazon = Amazon, else the Strait, else North America, the most expected VP; "
+        "safe_north_america takes a North American discovery before the Strait",
+        "a depleted conquest is removed (seed §十二.3); its VP: knob depleted_conquest_vp, "
+        "default kept (gained when conquered, as the seed reads), lost as the alternative",
+        "validation refuses a claimed circumnavigation without the Pacific Strait",
+        "assumption: a discoverer stays in the New World (discoverers_return)",
+        "gap, counted: a conquest rolling destroyed (conquest_destroyed, default nothing)",
+        "gap, counted: a colony rolling card_depleted (colony_depleted, default +1 card, stays)",
+        "a bought exploration/conquest with an empty pool is not carried out (counted: skipped)",
+        "no first-exploration penalty on the circumnavigation roll",
+    ),
+)

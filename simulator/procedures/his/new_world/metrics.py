@@ -1,0 +1,103 @@
+"""The New World race's metrics: their names and kinds (``metrics``) and the slot of each in the
+kernel's value rows (``M_*``)."""
+
+from __future__ import annotations
+
+from simulator.procedures.base import Metric
+from simulator.procedures.his.new_world.params import DISCOVERIES, POWERS, VP_OF, NewWorldParams
+
+
+def metrics(p: NewWorldParams) -> list[Metric]:
+    out = [
+        Metric(
+            f"vp.{w}",
+            "distribution",
+            f"VP from New World discoveries and conquests ({w})",
+            max_value=sum(VP_OF),
+        )
+        for w in POWERS
+    ]
+    out += [
+        Metric(f"cards.{w}", "mean", f"cards from riches and circumnavigation ({w})")
+        for w in POWERS
+    ]
+    out += [
+        Metric(f"explorers_lost.{w}", "mean", f"explorers lost ({w})", headline=False)
+        for w in POWERS
+    ]
+    out += [
+        Metric(f"first.{d}.{w}", "proportion", f"{w} is first to reach {d}", headline=False)
+        for d in DISCOVERIES
+        for w in POWERS
+    ]
+    out += [
+        Metric(
+            f"turn_of.{d}",
+            "conditional_mean",
+            f"turn {d} is first claimed, among games where it is",
+            headline=False,
+        )
+        for d in DISCOVERIES
+    ]
+    out += [
+        Metric(
+            "gap.conquest_rolls_destroyed",
+            "mean",
+            "gap: riches rolls of destroyed by a conquest (conquest_destroyed applied)",
+            headline=False,
+        ),
+        Metric(
+            "gap.colony_rolls_depleted",
+            "mean",
+            "gap: riches rolls of card_depleted by a colony (colony_depleted applied)",
+            headline=False,
+        ),
+    ]
+    out += [
+        Metric(
+            f"skipped.{w}",
+            "mean",
+            f"explorations/conquests bought with an empty pool ({w}): not carried out",
+            headline=False,
+        )
+        for w in POWERS
+    ]
+    out += [Metric(f"colonies.{w}", "mean", f"colonies held at the end ({w})") for w in POWERS]
+    out += [Metric(f"conquests.{w}", "mean", f"conquests held at the end ({w})") for w in POWERS]
+    out += [
+        Metric(f"cards_riches.{w}", "mean", f"cards from New World riches ({w})", headline=False)
+        for w in POWERS
+    ]
+    out += [
+        Metric(
+            f"cards_circumnavigation.{w}",
+            "mean",
+            f"cards from a circumnavigation roll of 12+ ({w})",
+            headline=False,
+        )
+        for w in POWERS
+    ]
+    out += [
+        Metric(
+            f"cp_spent.{w}",
+            "mean",
+            f"CP spent on New World actions carried out ({w}): exploration 2, colony "
+            "2 (Habsburg) or 3, conquest 4; VP per CP = vp / cp_spent",
+        )
+        for w in POWERS
+    ]
+    return out
+
+
+N_METRICS = 9 + 27 + 9 + 2 + 3 + 15
+M_VP, M_CARDS, M_LOST, M_FIRST, M_TURN_OF, M_GAP_CONQ, M_GAP_COL, M_SKIPPED = (
+    0,
+    3,
+    6,
+    9,
+    36,
+    45,
+    46,
+    47,
+)
+M_COLONIES, M_CONQUESTS, M_CARDS_RICHES, M_CARDS_CIRC, M_CP = 50, 53, 56, 59, 62
