@@ -6,9 +6,14 @@ words as the kernel, and returns the metric values in the order of the procedure
 
 from __future__ import annotations
 
+from fractions import Fraction
+
+import numpy as np
+
 from simulator.procedures.his.new_world import DISCOVERIES as GAME_DISCOVERIES
 from simulator.procedures.his.new_world import POWERS as GAME_POWERS
 from tests.naive import Stream, d6, dice_of_words, halves, word
+from tests.naive_agents import below, decision_seed
 
 UNDEFINED = -(2**62)
 
@@ -220,9 +225,67 @@ def _conquer(total: int, claimed: set[str]) -> str:
     return result
 
 
+def _open_options(claimed: set[str]) -> list[str]:
+    """What an explorer on 10+ may take (seed §十二.2 (1)): the Amazon, the Strait, or instead a
+    North American discovery (the first the step-down from 9 reaches)."""
+    options = [d for d in ("amazon", "pacific_strait") if d not in claimed]
+    north = [d for d in ("mississippi", "great_lakes", "st_lawrence") if d not in claimed]
+    return options + north[:1]
+
+
+def _standing(vp: dict, w: str, gain: int, objective: str) -> Fraction:
+    """What power w's objective is worth once it gained ``gain`` VP."""
+    if objective == "vp":
+        return Fraction(gain)
+    after = {**vp, w: vp[w] + gain}
+    if objective == "vp_share":
+        return Fraction(after[w], sum(after.values()))
+    top = max(after.values())
+    if after[w] < top:
+        return Fraction(0)
+    return Fraction(1, sum(v == top for v in after.values()))
+
+
+def _greedy_value(option: str, vp: dict, w: str, rating: int, objective: str) -> Fraction:
+    if option == "pacific_strait":
+        # 1 VP now; the circumnavigation (2d6 + rating >= 10) adds 3 more.
+        success = Fraction(sum(a + b + rating >= 10 for a in range(1, 7) for b in range(1, 7)), 36)
+        return success * _standing(vp, w, 4, objective) + (1 - success) * _standing(
+            vp, w, 1, objective
+        )
+    return _standing(vp, w, VP[option], objective)
+
+
+def _agent_choice(agent: str, objective: str, options, vp, w, rating, seed: int) -> str:
+    """The random or greedy agent's option, its randomness from decision sub-stream ``seed``."""
+    rng = np.array([seed], dtype=np.uint64)
+    if agent == "random":
+        return options[below(rng, len(options))]
+    best, choice, ties = None, options[0], 0
+    for option in options:
+        value = _greedy_value(option, vp, w, rating, objective)
+        if best is None or value > best:
+            best, choice, ties = value, option, 1
+        elif value == best:
+            ties += 1
+            if below(rng, ties) == 0:
+                choice = option
+    return choice
+
+
 def his_new_world(p: dict, key: int, trial: int) -> list[int]:
     """One whole game of the New World race."""
     stream = Stream(key, trial)
+    trial_seed = stream.state
+    decisions = 0
+    policies = p.get("policies")
+    if policies is None:
+        agents = dict.fromkeys(POWERS)
+    else:
+        listed = policies if isinstance(policies, list) else [policies] * 3
+        names = [a if isinstance(a, str) else a["agent"] for a in listed]
+        agents = dict(zip(POWERS, names, strict=True))
+    chose = {(o, w): 0 for o in ("amazon", "pacific_strait", "north_america") for w in POWERS}
     riches = {t: row["outcome"] for row in p["riches"] for t in range(row["low"], row["high"] + 1)}
     plans = {w: p[w] for w in POWERS}
     explorers = {w: list(plans[w]["explorers"]) for w in POWERS}
@@ -302,6 +365,16 @@ def his_new_world(p: dict, key: int, trial: int) -> list[int]:
                 total -= p["first_exploration_penalty"]
                 explored_before.add(w)
             result = _explore(total, claimed, p["south_america"])
+            options = _open_options(claimed) if total >= 10 else []
+            if len(options) >= 2:
+                if agents[w] is not None:
+                    seed = decision_seed(trial_seed, decisions)
+                    decisions += 1
+                    result = _agent_choice(
+                        agents[w], p.get("objective", "vp"), options, vp, w, rating, seed
+                    )
+                kind = result if result in ("amazon", "pacific_strait") else "north_america"
+                chose[(kind, w)] += 1
             leaves = result != "returns"
             if result == "lost":
                 lost[w] += 1
@@ -352,6 +425,11 @@ def his_new_world(p: dict, key: int, trial: int) -> list[int]:
     out += [colonies[w] for w in POWERS] + [len(conquests[w]) for w in POWERS]
     out += [cards[w] for w in POWERS] + [circ_cards[w] for w in POWERS]
     out += [cp[w] for w in POWERS]
+    top = max(vp.values())
+    n_top = sum(v == top for v in vp.values())
+    out += [6 // n_top if vp[w] == top else 0 for w in POWERS]
+    out += [int(n_top > 1)]
+    out += [chose[(o, w)] for o in ("amazon", "pacific_strait", "north_america") for w in POWERS]
     return out
 
 

@@ -3,19 +3,35 @@ against exact values, the riches table against icepool."""
 
 from __future__ import annotations
 
+from itertools import product
+
 import icepool
 import numpy as np
 import pytest
 from pydantic import ValidationError
 
+from simulator.agents.streams import decision_seed
 from simulator.engine import make_plan, run_range, simulate
 from simulator.procedures import get
 from simulator.procedures.his.new_world import conquest_outcome, exploration_outcome
+from simulator.procedures.his.new_world.choice import (
+    OBJECTIVE_VP,
+    OBJECTIVE_WIN,
+    choose_option,
+)
+from simulator.procedures.his.new_world.params import (
+    AMAZON,
+    GREAT_LAKES,
+    MISSISSIPPI,
+    STRAIT,
+)
 from simulator.rng import scenario_key
 from tests import naive_his_economy as naive
 from tests.fold import fold
 
 PROC = get("his.new_world")
+GREEDY = 1
+DISCOVERIES_BY_CODE = ("amazon", "pacific_strait", "mississippi", "great_lakes")
 TWO_D6 = 2 @ icepool.d6
 
 RACE = {
@@ -51,7 +67,8 @@ def estimate(plan, stats, name):
     n, s, ss = (int(x) for x in stats[0, 4 * m : 4 * m + 3])
     mean = s / n if n else float("nan")
     se = np.sqrt(max((n * ss - s * s) / (n * (n - 1)), 0) / n) if n > 1 else 0.0
-    return mean, se, n
+    scale = plan.metrics[m].scale  # shares of a tied win are counted in 1/scale
+    return mean / scale, se / scale, n
 
 
 @pytest.mark.parametrize(
@@ -72,6 +89,14 @@ def estimate(plan, stats, name):
                 "colony_depleted": "card_removed",
                 "galleons_powers": ["england", "habsburg"],
             },
+        ),
+        (
+            {**RACE, "policies": "greedy"},
+            {**RACE, "policies": "greedy", "objective": "vp_share", "discoverers_return": True},
+        ),
+        (
+            {**RACE, "policies": "greedy", "objective": "win"},
+            {**RACE, "policies": ["random", "greedy", "random"], "already_claimed": ["maya"]},
         ),
         (
             {
@@ -195,6 +220,19 @@ GRID = [
         "habsburg": {"colonies": 3, "conquests": 2},
         "galleons_turn": 1,
         "france": {"colonies": 1},
+    },
+    {
+        "england": {"explorers": [2, 1], "explore": [1]},
+        "france": {"explorers": [1], "explore": [1]},
+        "habsburg": {"explorers": [4, 0], "explore": [1]},
+        "policies": "greedy",
+    },
+    {
+        "england": {"explorers": [3], "explore": [1]},
+        "habsburg": {"explorers": [1, 2], "explore": [1]},
+        "already_explored": ["england", "habsburg"],
+        "already_claimed": ["st_lawrence"],
+        "policies": "greedy",
     },
 ]
 
@@ -374,3 +412,98 @@ def test_a_depleted_conquest_keeps_its_vp_unless_the_knob_says_lost():
         assert abs(mean - 35 / 36 * 33 / 36) <= 5 * se
         mean, se, _ = estimate(plan, st, "cp_spent.habsburg")
         assert mean == 4
+
+
+def test_greedy_on_vp_weighs_the_amazon_against_the_strait_and_circumnavigation():
+    # Seed §十二.2 (1): on 10+ the Amazon (2 VP), or the Strait (1 VP) and a circumnavigation
+    # (2d6 + rating >= 10: 3 VP). By hand, for a rating-r explorer the Strait is worth
+    # 1 + 3 x P(2d6 >= 10 - r): r = 1: 1 + 3 x 10/36 < 2 (the Amazon); r = 2: 1 + 3 x 15/36 > 2.
+    # A rating-2 explorer's first trip (2d6 + 1): 10+ on 2d6 >= 9 (10/36) takes the Strait.
+    def game(rating, **kw):
+        return model(turns=1, england={"explorers": [rating], "explore": [1]}, **kw)
+
+    low, high = PROC.exact(game(1, policies="greedy")), PROC.exact(game(2, policies="greedy"))
+    assert low["chose.amazon.england"] == pytest.approx(6 / 36)  # 2d6 + 0 >= 10
+    assert low["chose.pacific_strait.england"] == 0
+    assert high["chose.pacific_strait.england"] == pytest.approx(10 / 36)
+    # 7-9 (2d6 = 6, 7, 8: 16/36) a North American VP; 10+ the Strait and 3 x 15/36 more.
+    assert high["vp.england"] == pytest.approx(16 / 36 + 10 / 36 * (1 + 3 * 15 / 36))
+    # One step ahead on VP is never worse than either fixed plan.
+    for r in range(7):
+        greedy = PROC.exact(game(r, policies="greedy"))["vp.england"]
+        for plan in ("amazon", "pacific_strait", "safe_north_america"):
+            assert greedy >= PROC.exact(game(r, south_america=plan))["vp.england"] - 1e-12
+
+
+def test_greedy_on_win_takes_the_long_shot_only_when_behind():
+    # England (rating 0) on 10+ with everything open. Objective win: with the Habsburgs on 1 VP
+    # the Amazon wins outright (1) against the Strait (1/2 + 6/36 x 1/2); with the Habsburgs on 3
+    # only a circumnavigation (1 + 3 = 4 VP) can win: the Strait (6/36) against 0 for the others.
+    # On vp the same explorer always takes the Amazon (2 against 1 + 3 x 6/36).
+    options = np.array([AMAZON, STRAIT, MISSISSIPPI], dtype=np.int64)
+    rng = np.zeros(1, dtype=np.uint64)
+
+    def pick(habsburg_vp, objective):
+        vp = np.array([0, 0, habsburg_vp], dtype=np.int64)
+        return choose_option(GREEDY, objective, 0, 0, options, 3, vp, rng)
+
+    assert pick(1, OBJECTIVE_WIN) == AMAZON
+    assert pick(3, OBJECTIVE_WIN) == STRAIT
+    assert pick(3, OBJECTIVE_VP) == AMAZON
+
+
+def test_greedy_and_random_choices_equal_the_twin_in_every_position():
+    # Every open-option set of two or more, VP standings, ratings and objectives; each decision
+    # on its own sub-stream. The twin weighs options in exact fractions.
+    names = dict(zip((AMAZON, STRAIT, MISSISSIPPI, GREAT_LAKES), DISCOVERIES_BY_CODE, strict=True))
+    sets = [[AMAZON, STRAIT, MISSISSIPPI], [AMAZON, STRAIT], [AMAZON, GREAT_LAKES]]
+    sets.append([STRAIT, GREAT_LAKES])
+    rng = np.zeros(1, dtype=np.uint64)
+    positions = product(
+        sets, product(range(0, 7, 3), range(0, 5, 2), range(0, 5)), range(7), range(3), (0, 1)
+    )
+    for seed, (options, vps, rating, objective, agent) in enumerate(positions):
+        decision = int(decision_seed(np.uint64(99), seed))
+        rng[0] = np.uint64(decision)
+        vp = np.array(vps, dtype=np.int64)
+        opts = np.array(options, dtype=np.int64)
+        got = choose_option(agent, objective, 0, rating, opts, len(options), vp, rng)
+        want = naive._agent_choice(
+            ("random", "greedy")[agent],
+            ("vp", "vp_share", "win")[objective],
+            [names[o] for o in options],
+            dict(zip(("england", "france", "habsburg"), vps, strict=True)),
+            "england",
+            rating,
+            decision,
+        )
+        assert names[int(got)] == want, (options, vps, rating, objective, agent)
+
+
+def test_the_fixed_plan_is_the_default_and_agents_are_named_per_power():
+    assert model().power_agents() == [-1, -1, -1]
+    assert model(policies="greedy").power_agents() == [1, 1, 1]
+    assert model(policies=["random", "greedy", "greedy"]).power_agents() == [0, 1, 1]
+    with pytest.raises(ValidationError) as err:
+        model(policies=["greedy", "greedy"])
+    assert "one agent per seat (3 seats, got 2)" in str(err.value)
+    with pytest.raises(ValidationError) as err:
+        model(policies=["greedy", {"agent": "mcts", "iterations": 50}, "random"])
+    assert "entry 2 (france): mcts does not play his.new_world" in str(err.value)
+
+
+def test_games_with_agents_depend_only_on_the_seed_and_trial_index():
+    plan = make_plan(
+        PROC,
+        {
+            "greedy": model(**{**RACE, "policies": "greedy", "objective": "vp_share"}),
+            "random": model(**{**RACE, "policies": "random"}),
+        },
+        seed=11,
+    )
+    one = simulate(plan, 5000, threads=1, chunk_size=1024).stats
+    two = simulate(plan, 5000, threads=2, chunk_size=2500).stats
+    np.testing.assert_array_equal(one, two)
+    np.testing.assert_array_equal(
+        one, run_range(plan, -1, 0, 1700) + run_range(plan, -1, 1700, 3300)
+    )

@@ -7,8 +7,12 @@ from __future__ import annotations
 from fractions import Fraction
 from itertools import product
 
+from simulator.agents.spec import AGENT_CODES
+from simulator.procedures.his.new_world.choice import OPTION_NAMES
 from simulator.procedures.his.new_world.params import (
     DISCOVERIES,
+    FIXED,
+    MAX_RATING,
     POWERS,
     VP_OF,
     NewWorldParams,
@@ -66,10 +70,15 @@ def conquest_outcome(total: int, claimed: frozenset[str]) -> str:
 
 def exact(p: NewWorldParams) -> dict[str, float]:
     """Exact values of a one-turn game (``turns == 1``): every draw from the pools is enumerated
-    and the claims are carried as a distribution through the resolution order. Other games have
-    no exact values (an empty dict)."""
-    if p.turns != 1:
+    and the claims and VP are carried as a distribution through the resolution order, the choice
+    on 10+ made by the fixed plan or by greedy on ``vp`` (a fixed order per explorer rating).
+    Other games, and other agents, have no exact values (an empty dict)."""
+    choices = _fixed_choices(p)
+    if p.turns != 1 or choices is None:
         return {}
+    wins = {w: Fraction(0) for w in POWERS}
+    tied = Fraction(0)
+    chose = {(o, w): Fraction(0) for o in OPTION_NAMES for w in POWERS}
     vp = {w: Fraction(0) for w in POWERS}
     cards = {w: Fraction(0) for w in POWERS}
     lost = {w: Fraction(0) for w in POWERS}
@@ -151,41 +160,51 @@ def exact(p: NewWorldParams) -> dict[str, float]:
             ("conquer", w, c_ratings[w])
             for w in sorted(co_powers, key=lambda w: (-c_ratings[w], tie_conquer[w]))
         ]
-        dist: dict[frozenset[str], Fraction] = {claimed0: weight}
+        # A position is the claims and each power's VP so far.
+        dist: dict[Position, Fraction] = {(claimed0, (0, 0, 0)): weight}
         for kind, w, r in steps:
-            nxt: dict[frozenset[str], Fraction] = {}
-            for claimed, q0 in dist.items():
+            nxt: dict[Position, Fraction] = {}
+            me = POWERS.index(w)
+            for (claimed, gains), q0 in dist.items():
                 for s, qs in TWO_D6.items():
                     q = q0 * qs
                     if kind == "explore":
                         first_time = w not in p.already_explored
                         total = s + r - (p.first_exploration_penalty if first_time else 0)
-                        o = exploration_outcome(total, claimed, choice=p.south_america)
+                        o = exploration_outcome(total, claimed, choice=choices[(w, r)])
+                        if total >= 10 and len(_open_options(claimed)) >= 2:
+                            chose[(_option_kind(o), w)] += q
                     else:
                         o = conquest_outcome(s + r, claimed)
                     if o == "lost" and kind == "explore":
                         lost[w] += q
                     if o in ("lost", "returns"):
-                        nxt[claimed] = nxt.get(claimed, Fraction(0)) + q
+                        _add(nxt, claimed, gains, me, 0, q)
                         continue
-                    vp[w] += q * VP_OF[DISCOVERIES.index(o)]
+                    gain = VP_OF[DISCOVERIES.index(o)]
+                    vp[w] += q * gain
                     first[(o, w)] += q
                     after = claimed | {o}
                     if o != "pacific_strait":
-                        nxt[after] = nxt.get(after, Fraction(0)) + q
+                        _add(nxt, after, gains, me, gain, q)
                         continue
                     for c, qc in TWO_D6.items():
                         if c + r <= 9:
                             lost[w] += q * qc
-                            nxt[after] = nxt.get(after, Fraction(0)) + q * qc
+                            _add(nxt, after, gains, me, gain, q * qc)
                         else:
                             vp[w] += q * qc * 3
                             first[("circumnavigation", w)] += q * qc
                             cards[w] += q * qc * (c + r >= 12)
                             circ_cards[w] += q * qc * (c + r >= 12)
-                            done = after | {"circumnavigation"}
-                            nxt[done] = nxt.get(done, Fraction(0)) + q * qc
+                            _add(nxt, after | {"circumnavigation"}, gains, me, gain + 3, q * qc)
             dist = nxt
+        for (_, gains), q in dist.items():
+            top = max(gains)
+            n_top = sum(g == top for g in gains)
+            tied += q * (n_top > 1)
+            for k, w in enumerate(POWERS):
+                wins[w] += q * Fraction(gains[k] == top, n_top)
     out: dict[str, float] = {}
     for w in POWERS:
         out[f"vp.{w}"] = float(vp[w])
@@ -205,6 +224,56 @@ def exact(p: NewWorldParams) -> dict[str, float]:
             out[f"turn_of.{d}"] = 1.0
     out["gap.conquest_rolls_destroyed"] = float(gap_conquest)
     out["gap.colony_rolls_depleted"] = float(gap_colony)
+    for w in POWERS:
+        out[f"wins.{w}"] = float(wins[w])
+        for o in OPTION_NAMES:
+            out[f"chose.{o}.{w}"] = float(chose[(o, w)])
+    out["draws"] = float(tied)
+    return out
+
+
+Position = tuple[frozenset[str], tuple[int, ...]]
+
+
+def _add(
+    dist: dict[Position, Fraction],
+    claimed: frozenset[str],
+    gains: tuple[int, ...],
+    me: int,
+    gain: int,
+    q: Fraction,
+) -> None:
+    """Add probability ``q`` to the position where power ``me`` has gained ``gain`` VP more."""
+    key = (claimed, tuple(g + gain * (k == me) for k, g in enumerate(gains)))
+    dist[key] = dist.get(key, Fraction(0)) + q
+
+
+def _open_options(claimed: frozenset[str]) -> list[str]:
+    """The options open on 10+: the Amazon, the Strait, the first North American discovery."""
+    north = [d for d in ("mississippi", "great_lakes", "st_lawrence") if d not in claimed]
+    return [d for d in ("amazon", "pacific_strait") if d not in claimed] + north[:1]
+
+
+def _option_kind(o: str) -> str:
+    return o if o in ("amazon", "pacific_strait") else "north_america"
+
+
+def _fixed_choices(p: NewWorldParams) -> dict[tuple[str, int], str] | None:
+    """The preference order each (power, explorer rating) follows on 10+, or None when an agent
+    chooses in a way no fixed order gives. Greedy on ``vp`` is one: it weighs the Amazon's 2 VP
+    against the Strait's 1 + 3 x P(2d6 + rating >= 10), and a North American 1 VP never beats
+    the Strait, so it is the Amazon-first order below rating 2 and the Strait-first order from 2."""
+    agents = p.power_agents()
+    out: dict[tuple[str, int], str] = {}
+    for k, w in enumerate(POWERS):
+        for r in range(MAX_RATING + 1):
+            if agents[k] == FIXED:
+                out[(w, r)] = p.south_america
+            elif agents[k] == AGENT_CODES["greedy"] and p.objective == "vp":
+                success = sum((q for t, q in TWO_D6.items() if t + r >= 10), Fraction(0))
+                out[(w, r)] = "amazon" if 1 + 3 * success < 2 else "pacific_strait"
+            else:
+                return None
     return out
 
 

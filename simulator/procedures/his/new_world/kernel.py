@@ -16,8 +16,10 @@ their plan says (each action at most once a turn). A turn runs:
    on a power's first exploration: ≤4 the explorer is lost; 5–6 it returns; 7 St. Lawrence, 8 Great
    Lakes, 9 Mississippi (1 VP each); ≥10 South America: the Amazon (2 VP) or the Pacific Strait
    (1 VP, then a circumnavigation attempt: 2d6 + rating, ≤9 the explorer is lost, 10–11
-   circumnavigation (3 VP), ≥12 circumnavigation and a card). ``south_america`` is the explorer's
-   preference between the two (assumption: the Amazon). Then conquests: the Habsburgs draw a
+   circumnavigation (3 VP), ≥12 circumnavigation and a card), or a North American discovery
+   instead (1 VP). Who chooses: ``policies`` names an agent per power (``random``, ``greedy`` on
+   the ``objective``: module ``choice``); without it every explorer follows ``south_america``, a
+   fixed preference (assumption: the Amazon, else the Strait). Then conquests: the Habsburgs draw a
    conquistador, England and France use a rating-0 marker; highest rating first (ties Habsburg,
    England, France); 2d6 + rating: ≤6 lost, 7–8 returns, 9 Maya (1 VP), 10 Aztecs (2 VP), ≥11 Inca
    (2 VP). Each discovery goes to the first to reach it; a result already claimed steps down by 1
@@ -31,6 +33,8 @@ each turn: riches rolls (England's colonies, then its conquests, then France's, 
 Habsburgs'), one word per explorer draw (England, France, Habsburg), then one word per exploration
 roll in resolution order (plus one for a circumnavigation), one word for the Habsburg conquistador
 draw, then one word per conquest roll in resolution order. A 2d6 roll is the two halves of one word.
+An agent's choice reads its own sub-stream (decision ``k`` of the trial, simulator.agents.streams),
+so it never shifts the game's dice.
 """
 
 from __future__ import annotations
@@ -38,14 +42,22 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
+from simulator.agents.streams import start_decision
 from simulator.jit import kernel
+from simulator.procedures.his.new_world.choice import (
+    choose_option,
+    option_kind,
+    south_america_options,
+)
 from simulator.procedures.his.new_world.metrics import (
     M_CARDS,
     M_CARDS_CIRC,
     M_CARDS_RICHES,
+    M_CHOSE,
     M_COLONIES,
     M_CONQUESTS,
     M_CP,
+    M_DRAWS,
     M_FIRST,
     M_GAP_COL,
     M_GAP_CONQ,
@@ -53,7 +65,9 @@ from simulator.procedures.his.new_world.metrics import (
     M_SKIPPED,
     M_TURN_OF,
     M_VP,
+    M_WINS,
     N_METRICS,
+    WIN_SCALE,
 )
 from simulator.procedures.his.new_world.outcomes import (
     LOW_TOTAL,
@@ -63,6 +77,7 @@ from simulator.procedures.his.new_world.outcomes import (
     sort_by_rating,
 )
 from simulator.procedures.his.new_world.params import (
+    AGENTS,
     CARD,
     CARD_DEPLETED,
     CIRCUMNAVIGATION,
@@ -70,6 +85,7 @@ from simulator.procedures.his.new_world.params import (
     CONQUER_CP,
     DESTROYED,
     EXPLORE_CP,
+    FIXED,
     GALLEONS_CARD,
     HEAD,
     MAX_POOL,
@@ -126,6 +142,10 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
     skipped = np.zeros(3, dtype=np.int64)
     rating = np.zeros(3, dtype=np.int64)
     pick = np.zeros(3, dtype=np.int64)
+    agent = np.zeros(3, dtype=np.int64)
+    options = np.zeros(3, dtype=np.int64)
+    chose = np.zeros((3, 3), dtype=np.int64)  # power, option kind
+    decision = np.zeros(1, dtype=np.uint64)
     order = np.zeros(3, dtype=np.int64)
     owner = np.zeros(9, dtype=np.int64)
     turn_of = np.zeros(9, dtype=np.int64)
@@ -169,13 +189,19 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
                 n_explorers0[w] = np.int64(packed[v, b + 6])
                 for k in range(MAX_POOL):
                     explorers0[w, k] = np.int64(packed[v, b + 8 + k])
+                agent[w] = np.int64(packed[v, AGENTS + w])
+            objective = np.int64(packed[v, AGENTS + 3])
             hb = HEAD + 2 * POWER_FIELDS
             n_conquistadors0 = np.int64(packed[v, hb + 7])
             for k in range(MAX_POOL):
                 conquistadors0[k] = np.int64(packed[v, hb + 8 + MAX_POOL + k])
             for i in range(m):
                 state[0] = trial_state(key, start + i)
+                trial_seed = state[0]
+                decisions = 0
                 for w in range(3):
+                    for o in range(3):
+                        chose[w, o] = 0
                     n_explorers[w] = n_explorers0[w]
                     for k in range(MAX_POOL):
                         explorers[w, k] = explorers0[w, k]
@@ -251,6 +277,16 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
                             total -= penalty
                             explored |= np.int64(1) << w
                         d = np.int64(explore_table[v, claimed, total - LOW_TOTAL])
+                        if total >= 10:
+                            n_open = south_america_options(claimed, options)
+                            if n_open >= 2:
+                                if agent[w] != FIXED:
+                                    start_decision(decision, trial_seed, decisions)
+                                    decisions += 1
+                                    d = choose_option(
+                                        agent[w], objective, w, r, options, n_open, vp, decision
+                                    )
+                                chose[w, option_kind(d)] += 1
                         leaves = d != -2
                         if d == -1:
                             lost[w] += 1
@@ -325,5 +361,12 @@ def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
                     values[v, M_TURN_OF + d, i] = turn_of[d] if owner[d] >= 0 else UNDEFINED
                 values[v, M_GAP_CONQ, i] = gap_conquest
                 values[v, M_GAP_COL, i] = gap_colony
+                best = max(vp[0], max(vp[1], vp[2]))
+                n_top = (vp[0] == best) + (vp[1] == best) + (vp[2] == best)
+                for w in range(3):
+                    values[v, M_WINS + w, i] = (WIN_SCALE // n_top) * (vp[w] == best)
+                    for o in range(3):
+                        values[v, M_CHOSE + 3 * o + w, i] = chose[w, o]
+                values[v, M_DRAWS, i] = n_top > 1
         accumulate_block(stats, values, m, hist_offset, hist_max)
     return stats

@@ -4,6 +4,7 @@ kernel's value rows (``M_*``)."""
 from __future__ import annotations
 
 from simulator.procedures.base import Metric
+from simulator.procedures.his.new_world.choice import OPTION_NAMES
 from simulator.procedures.his.new_world.params import DISCOVERIES, POWERS, VP_OF, NewWorldParams
 
 
@@ -86,10 +87,32 @@ def metrics(p: NewWorldParams) -> list[Metric]:
         )
         for w in POWERS
     ]
+    out += [
+        Metric(
+            f"wins.{w}",
+            "mean",
+            f"share of the New World win of {w}: the most New World VP at the end, ties split "
+            "(an assumption: the seed names no New World winner)",
+            scale=WIN_SCALE,
+        )
+        for w in POWERS
+    ]
+    out += [Metric("draws", "proportion", "games whose most New World VP is shared")]
+    out += [
+        Metric(
+            f"chose.{o}.{w}",
+            "mean",
+            f"explorations of 10+ with two or more options open where {w}'s explorer took "
+            f"{o.replace('_', ' ')} (by its policies agent, or the south_america plan)",
+            headline=False,
+        )
+        for o in OPTION_NAMES
+        for w in POWERS
+    ]
     return out
 
 
-N_METRICS = 9 + 27 + 9 + 2 + 3 + 15
+N_METRICS = 9 + 27 + 9 + 2 + 3 + 15 + 4 + 9
 M_VP, M_CARDS, M_LOST, M_FIRST, M_TURN_OF, M_GAP_CONQ, M_GAP_COL, M_SKIPPED = (
     0,
     3,
@@ -101,3 +124,6 @@ M_VP, M_CARDS, M_LOST, M_FIRST, M_TURN_OF, M_GAP_CONQ, M_GAP_COL, M_SKIPPED = (
     47,
 )
 M_COLONIES, M_CONQUESTS, M_CARDS_RICHES, M_CARDS_CIRC, M_CP = 50, 53, 56, 59, 62
+M_WINS, M_DRAWS, M_CHOSE = 65, 68, 69
+#: Win shares are integers of 1/WIN_SCALE (ties of 2 or 3 powers split exactly).
+WIN_SCALE = 6

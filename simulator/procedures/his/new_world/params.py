@@ -4,11 +4,12 @@ into the row the kernel reads."""
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+from simulator.agents.spec import AGENT_CODES, Policies, seat_agents
 from simulator.procedures.base import Params
 from simulator.procedures.his._tables import check_table
 from simulator.procedures.his._validation import fail
@@ -193,12 +194,48 @@ class NewWorldParams(Params):
     colony_depleted: Literal["card", "card_removed"] = Field(
         default="card", description="gap: a colony rolling card_depleted (counted)"
     )
+    policies: Policies | None = Field(
+        default=None,
+        description="who makes the explorer's choice on 10+ (the Amazon, the Strait and a "
+        "circumnavigation, or North America): none = every explorer follows south_america (the "
+        "fixed plan); one agent for the three powers or a list of three (England, France, "
+        "Habsburg): random (uniform over the open options) or greedy (the best expected "
+        "objective one step ahead, exact over the circumnavigation roll)",
+    )
+    objective: Literal["vp", "vp_share", "win"] = Field(
+        default="vp",
+        description="assumption (the seed names no New World winner): what an agent maximises "
+        "after its choice: vp = its own New World VP (the whole game counts every VP); "
+        "vp_share = its share of the three powers' New World VP; win = its share of the most "
+        "New World VP (ties split)",
+    )
     already_claimed: list[Discovery] = Field(
         default=[], description="discoveries claimed before the first turn (by nobody modelled)"
     )
     already_explored: list[Power] = Field(
         default=[], description="powers whose first exploration is behind them (no penalty)"
     )
+
+    @field_validator("policies")
+    @classmethod
+    def _ladder_agents_that_play_here(cls, v: Any) -> Any:
+        if v is None:
+            return v
+        for k, a in enumerate(seat_agents(v, len(POWERS))):
+            if a.agent in ("rollout", "mcts"):
+                where = f"entry {k + 1} ({POWERS[k]}): " if isinstance(v, list) else ""
+                raise ValueError(
+                    f"{where}{a.agent} does not play his.new_world (its kernel is not behind the "
+                    "game interface of simulator.agents); use random or greedy, or leave "
+                    "policies out for the fixed south_america plan"
+                )
+        return v
+
+    def power_agents(self) -> list[int]:
+        """The agent code of each power's choice on 10+ (``FIXED`` when none is named)."""
+        if self.policies is None:
+            return [FIXED] * len(POWERS)
+        return [AGENT_CODES[a.agent] for a in seat_agents(self.policies, len(POWERS))]
 
     @field_validator("riches")
     @classmethod
@@ -243,14 +280,20 @@ CONQUER_CP = 4
 
 HEAD = 20
 POWER_FIELDS = 8 + 2 * MAX_POOL
-ROW = HEAD + 3 * POWER_FIELDS
+#: After the powers: each power's agent code (FIXED: the south_america knob), the objective.
+AGENTS = HEAD + 3 * POWER_FIELDS
+ROW = AGENTS + 4
+#: Agent code of a power that follows the fixed south_america plan.
+FIXED = -1
+OBJECTIVES = ("vp", "vp_share", "win")
 
 
 def pack(p: NewWorldParams) -> np.ndarray:
     """Head: turns, penalty, strait first, discoverers return, galleons turn (0 never), conquest
     destroyed removes, colony depleted removes, claimed mask, explored mask, outcome of each 2d6
     total 2..12. Then per power: explore/colonize/conquer turn masks, galleons, colonies,
-    conquests, pool sizes, explorer ratings, conquistador ratings."""
+    conquests, pool sizes, explorer ratings, conquistador ratings. Then the agents and the
+    objective."""
     row = np.zeros(ROW, dtype=np.float64)
     row[0] = p.turns
     row[1] = p.first_exploration_penalty
@@ -278,4 +321,6 @@ def pack(p: NewWorldParams) -> np.ndarray:
         if isinstance(plan, HabsburgPlan):
             row[b + 7] = len(plan.conquistadors)
             row[b + 8 + MAX_POOL : b + 8 + MAX_POOL + len(plan.conquistadors)] = plan.conquistadors
+    row[AGENTS : AGENTS + 3] = p.power_agents()
+    row[AGENTS + 3] = OBJECTIVES.index(p.objective)
     return row
