@@ -83,6 +83,18 @@ def rows(quick: bool) -> list[Row]:
             baseline_name="plain Python twin (wall)",
         )
     )
+    # The same race with every power's choice on 10+ made by the greedy agent, beside the fixed
+    # plan's CPU rate above: what deciding costs.
+    greedy = plan_for("his.new_world", {**PARAMS, "policies": "greedy"}, seed=1492)
+    out.append(
+        Row(
+            bench="his.new_world 9-turn race, greedy choices, per CPU-second of one thread",
+            value=cpu_rate(greedy, games, repeat),
+            unit="games/CPU-s",
+            baseline=out[-1].value,
+            baseline_name="the fixed south_america plan (row above)",
+        )
+    )
     return out
 
 
