@@ -95,6 +95,22 @@ def rows(quick: bool) -> list[Row]:
             baseline_name="the fixed south_america plan (row above)",
         )
     )
+    # The search rungs, every power played by them (budgets of scenarios/his/new_world_agents.yaml
+    # and the README's ladder): games per CPU-second, fewer games (a decision costs a search).
+    for label, agent in (
+        ("rollout(16 playouts to the end)", {"agent": "rollout", "playouts": 16, "horizon": 0}),
+        ("mcts(200 iterations to the end)", {"agent": "mcts", "iterations": 200, "horizon": 0}),
+    ):
+        search = plan_for("his.new_world", {**PARAMS, "policies": agent}, seed=1492)
+        out.append(
+            Row(
+                bench=f"his.new_world 9-turn race, {label} choices, per CPU-second of one thread",
+                value=cpu_rate(search, 2_000 if quick else 20_000, repeat),
+                unit="games/CPU-s",
+                baseline=out[3].value,
+                baseline_name="greedy choices (row above)",
+            )
+        )
     return out
 
 

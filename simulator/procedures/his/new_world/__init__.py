@@ -4,7 +4,9 @@ A package split by concern: ``params`` (the plans, pools, knobs and rules' const
 ``metrics`` (names and slots), ``outcomes`` (the compiled step-down tables), ``kernel`` (the
 game, whose docstring tells the turn and the order random words are drawn in) and ``exact``
 (one-turn exact values and the plain-Python step-down rules), ``choice`` (the explorer's choice on
-10+ as an agent's decision: the open options, random and greedy).
+10+ as an agent's decision: the open options, random and greedy), ``state`` (the race as one state
+value paused at decisions), ``game`` (``GAME``, the interface simulator.agents takes) and
+``search`` (the kernel used when a search agent, rollout or mcts, chooses).
 """
 
 from __future__ import annotations
@@ -57,14 +59,14 @@ PROCEDURE = Procedure(
         "the explorer's choice on 10+ among the seed's three options: a fixed plan "
         "(south_america, default amazon = Amazon, else the Strait, else North America; "
         "safe_north_america takes a North American discovery before the Strait) unless "
-        "policies names agents: random, or greedy on the objective (exact one step ahead); "
+        "policies names agents: random, greedy on the objective (exact one step ahead), "
+        "rollout or mcts (generic search over the game interface: state, game, search); "
         "greedy on vp takes the Strait from explorer rating 2 (1 + 3 x 15/36 > 2 VP)",
         "assumption: objective (default vp, own New World VP; vp_share; win = most New World VP, "
         "ties split); the seed names no New World winner; wins.* and draws report the win",
         "a North American discovery taken on 10+ is the highest unclaimed (Mississippi, Great "
         "Lakes, St. Lawrence); buying explore/colonize/conquer stays a fixed plan: the seed "
         "prices them in CP, but the CP's other uses are outside this procedure",
-        "rollout and mcts are refused: the kernel is not behind the generic game interface",
         "a depleted conquest is removed (seed §十二.3); its VP: knob depleted_conquest_vp, "
         "default kept (gained when conquered, as the seed reads), lost as the alternative",
         "validation refuses a claimed circumnavigation without the Pacific Strait",

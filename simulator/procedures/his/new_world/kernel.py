@@ -18,15 +18,16 @@ their plan says (each action at most once a turn). A turn runs:
    (1 VP, then a circumnavigation attempt: 2d6 + rating, ≤9 the explorer is lost, 10–11
    circumnavigation (3 VP), ≥12 circumnavigation and a card), or a North American discovery
    instead (1 VP). Who chooses: ``policies`` names an agent per power (``random``, ``greedy`` on
-   the ``objective``: module ``choice``); without it every explorer follows ``south_america``, a
-   fixed preference (assumption: the Amazon, else the Strait). Then conquests: the Habsburgs draw a
-   conquistador, England and France use a rating-0 marker; highest rating first (ties Habsburg,
-   England, France); 2d6 + rating: ≤6 lost, 7–8 returns, 9 Maya (1 VP), 10 Aztecs (2 VP), ≥11 Inca
-   (2 VP). Each discovery goes to the first to reach it; a result already claimed steps down by 1
-   until it reaches an unclaimed result or "returns" (a South American result with both the Amazon
-   and the Strait claimed steps down to the Mississippi). Lost explorers and conquistadors leave the
-   pool, returning ones go back; one that makes a discovery stays in the New World (assumption,
-   ``discoverers_return``).
+   the ``objective``: module ``choice``; ``rollout``, ``mcts``: the generic search agents over
+   the game interface, modules ``state``, ``game``, ``search``); without it every explorer
+   follows ``south_america``, a fixed preference (assumption: the Amazon, else the Strait). Then
+   conquests: the Habsburgs draw a conquistador, England and France use a rating-0 marker; highest
+   rating first (ties Habsburg, England, France); 2d6 + rating: ≤6 lost, 7–8 returns, 9 Maya
+   (1 VP), 10 Aztecs (2 VP), ≥11 Inca (2 VP). Each discovery goes to the first to reach it; a
+   result already claimed steps down by 1 until it reaches an unclaimed result or "returns" (a
+   South American result with both the Amazon and the Strait claimed steps down to the
+   Mississippi). Lost explorers and conquistadors leave the pool, returning ones go back; one that
+   makes a discovery stays in the New World (assumption, ``discoverers_return``).
 
 Random words come from the trial's own stream (``trial_state``/``next_word``), drawn in this order
 each turn: riches rolls (England's colonies, then its conquests, then France's, then the
@@ -42,6 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
+from simulator.agents.spec import AGENT_CODES
 from simulator.agents.streams import start_decision
 from simulator.jit import kernel
 from simulator.procedures.his.new_world.choice import (
@@ -93,14 +95,26 @@ from simulator.procedures.his.new_world.params import (
     STRAIT,
     VP_OF,
 )
+from simulator.procedures.his.new_world.search import search_kernel
 from simulator.rng import die_of, low32, next_word, trial_state
 
+#: Agent codes from this one up search over the game interface (rollout, mcts).
+SEARCH_CODE = AGENT_CODES["rollout"]
 #: Conquests a power can hold at once: 3 at the start + the 3 of the New World.
 MAX_HELD = 8
 
 
-@kernel
 def new_world_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
+    """The race's kernel: :func:`race_kernel`, or :func:`~.search.search_kernel` when a power's
+    choice is made by a search agent (rollout, mcts), which needs the game interface."""
+    codes = packed[:, AGENTS : AGENTS + 3]
+    play = search_kernel if (codes >= SEARCH_CODE).any() else race_kernel
+    return play(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots)
+
+
+@kernel
+def race_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
+    """Whole games with the choices on 10+ made by the fixed plan, random or greedy."""
     n_variants = packed.shape[0]
     stats = new_stats(n_variants, n_slots)
     # Padded rows: with exactly BLOCK int64 (4 KiB) per metric, the 50 writes of one trial would

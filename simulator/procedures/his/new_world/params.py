@@ -9,7 +9,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from simulator.agents.spec import AGENT_CODES, Policies, seat_agents
+from simulator.agents.spec import AGENT_CODES, AGENT_ROW, Policies, pack_agents, seat_agents
 from simulator.procedures.base import Params
 from simulator.procedures.his._tables import check_table
 from simulator.procedures.his._validation import fail
@@ -199,8 +199,9 @@ class NewWorldParams(Params):
         description="who makes the explorer's choice on 10+ (the Amazon, the Strait and a "
         "circumnavigation, or North America): none = every explorer follows south_america (the "
         "fixed plan); one agent for the three powers or a list of three (England, France, "
-        "Habsburg): random (uniform over the open options) or greedy (the best expected "
-        "objective one step ahead, exact over the circumnavigation roll)",
+        "Habsburg): random (uniform over the open options), greedy (the best expected "
+        "objective one step ahead, exact over the circumnavigation roll), rollout or mcts (the "
+        "generic search agents over the game interface, with their budgets)",
     )
     objective: Literal["vp", "vp_share", "win"] = Field(
         default="vp",
@@ -218,17 +219,9 @@ class NewWorldParams(Params):
 
     @field_validator("policies")
     @classmethod
-    def _ladder_agents_that_play_here(cls, v: Any) -> Any:
-        if v is None:
-            return v
-        for k, a in enumerate(seat_agents(v, len(POWERS))):
-            if a.agent in ("rollout", "mcts"):
-                where = f"entry {k + 1} ({POWERS[k]}): " if isinstance(v, list) else ""
-                raise ValueError(
-                    f"{where}{a.agent} does not play his.new_world (its kernel is not behind the "
-                    "game interface of simulator.agents); use random or greedy, or leave "
-                    "policies out for the fixed south_america plan"
-                )
+    def _one_agent_or_one_per_power(cls, v: Any) -> Any:
+        if v is not None:
+            seat_agents(v, len(POWERS))  # raises on a list of the wrong length
         return v
 
     def power_agents(self) -> list[int]:
@@ -280,9 +273,11 @@ CONQUER_CP = 4
 
 HEAD = 20
 POWER_FIELDS = 8 + 2 * MAX_POOL
-#: After the powers: each power's agent code (FIXED: the south_america knob), the objective.
+#: After the powers: each power's agent code (FIXED: the south_america knob), the objective, then
+#: each power's packed agent row (simulator.agents.spec.pack_agents; zeros for FIXED).
 AGENTS = HEAD + 3 * POWER_FIELDS
-ROW = AGENTS + 4
+AGENT_ROWS = AGENTS + 4
+ROW = AGENT_ROWS + 3 * AGENT_ROW
 #: Agent code of a power that follows the fixed south_america plan.
 FIXED = -1
 OBJECTIVES = ("vp", "vp_share", "win")
@@ -323,4 +318,7 @@ def pack(p: NewWorldParams) -> np.ndarray:
             row[b + 8 + MAX_POOL : b + 8 + MAX_POOL + len(plan.conquistadors)] = plan.conquistadors
     row[AGENTS : AGENTS + 3] = p.power_agents()
     row[AGENTS + 3] = OBJECTIVES.index(p.objective)
+    if p.policies is not None:
+        agents = pack_agents(seat_agents(p.policies, len(POWERS)))
+        row[AGENT_ROWS : AGENT_ROWS + agents.size] = agents.reshape(-1)
     return row
