@@ -13,7 +13,7 @@ import numpy as np
 from simulator.procedures.his.new_world import DISCOVERIES as GAME_DISCOVERIES
 from simulator.procedures.his.new_world import POWERS as GAME_POWERS
 from tests.naive import Stream, d6, dice_of_words, halves, word
-from tests.naive_agents import below, decision_seed
+from tests.naive_agents import _argmax_random_ties, below, decision_seed
 
 UNDEFINED = -(2**62)
 
@@ -261,16 +261,8 @@ def _agent_choice(agent: str, objective: str, options, vp, w, rating, seed: int)
     rng = np.array([seed], dtype=np.uint64)
     if agent == "random":
         return options[below(rng, len(options))]
-    best, choice, ties = None, options[0], 0
-    for option in options:
-        value = _greedy_value(option, vp, w, rating, objective)
-        if best is None or value > best:
-            best, choice, ties = value, option, 1
-        elif value == best:
-            ties += 1
-            if below(rng, ties) == 0:
-                choice = option
-    return choice
+    values = [_greedy_value(option, vp, w, rating, objective) for option in options]
+    return _argmax_random_ties(values, options, rng)  # exact fractions: ties are exact
 
 
 def his_new_world(p: dict, key: int, trial: int) -> list[int]:
