@@ -63,7 +63,8 @@ PROCEDURE = Procedure(
         "rollout or mcts (generic search over the game interface: state, game, search); "
         "greedy on vp takes the Strait from explorer rating 2 (1 + 3 x 15/36 > 2 VP)",
         "assumption: objective (default vp, own New World VP; vp_share; win = most New World VP, "
-        "ties split); the seed names no New World winner; wins.* and draws report the win",
+        "ties split); the seed names no New World winner; wins.seat1-3 (England, France, "
+        "Habsburg: the seats of policies and tournaments) and draws report the win",
         "a North American discovery taken on 10+ is the highest unclaimed (Mississippi, Great "
         "Lakes, St. Lawrence); buying explore/colonize/conquer stays a fixed plan: the seed "
         "prices them in CP, but the CP's other uses are outside this procedure",

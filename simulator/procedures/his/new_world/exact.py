@@ -225,7 +225,7 @@ def exact(p: NewWorldParams) -> dict[str, float]:
     out["gap.conquest_rolls_destroyed"] = float(gap_conquest)
     out["gap.colony_rolls_depleted"] = float(gap_colony)
     for w in POWERS:
-        out[f"wins.{w}"] = float(wins[w])
+        out[f"wins.seat{POWERS.index(w) + 1}"] = float(wins[w])
         for o in OPTION_NAMES:
             out[f"chose.{o}.{w}"] = float(chose[(o, w)])
     out["draws"] = float(tied)

@@ -89,13 +89,13 @@ def metrics(p: NewWorldParams) -> list[Metric]:
     ]
     out += [
         Metric(
-            f"wins.{w}",
+            f"wins.seat{k + 1}",
             "mean",
-            f"share of the New World win of {w}: the most New World VP at the end, ties split "
-            "(an assumption: the seed names no New World winner)",
+            f"share of the New World win of seat {k + 1} ({w}): the most New World VP at the "
+            "end, ties split (an assumption: the seed names no New World winner)",
             scale=WIN_SCALE,
         )
-        for w in POWERS
+        for k, w in enumerate(POWERS)
     ]
     out += [Metric("draws", "proportion", "games whose most New World VP is shared")]
     out += [
