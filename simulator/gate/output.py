@@ -115,9 +115,7 @@ def scenario_table(result: CheckResult) -> Any:
     for scenario, group in g.groupby("scenario", sort=False) if not g.empty else []:
         status = group["status"].value_counts()
         finite = group["detectable"].replace([math.inf], math.nan).dropna()
-        span = (
-            f"{fmt_detect(finite.min())}–{fmt_detect(finite.max())}" if not finite.empty else "—"
-        )
+        span = f"{fmt_detect(finite.min())}–{fmt_detect(finite.max())}" if not finite.empty else "—"
         table.add_row(
             str(scenario),
             str(len(group)),
