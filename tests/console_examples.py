@@ -1,20 +1,30 @@
-"""Console examples in the docs are run, and their printed output compared, by Sybil.
+"""Console examples in the docs and the README are run, and their printed output compared, by Sybil.
 
-A fenced block in a docs page marked ``console`` holds one or more commands, each a line starting
-``$ sim ...``, each followed by the output it prints. The command runs through the Typer app (as
-``sim`` would, from the repository root), and its output must match, with ``...`` standing for any
-text (doctest's ELLIPSIS; runs of white space compare equal). An exit code other than 0 is written
-as a last line ``[exit N]``. Blocks marked ``text`` are shown, not run.
+A fenced block marked ``console`` holds one or more commands, each a line starting ``$ sim ...``,
+each followed by the output it prints. The command runs through the Typer app (as ``sim`` would,
+from the repository root), and its output must match, with ``...`` standing for any text
+(doctest's ELLIPSIS; runs of white space compare equal, so a line rich wraps still matches). An
+exit code other than 0 is written as a last line ``[exit N]``. Blocks marked ``text`` or ``sh`` are
+shown, not run.
+
+The commands run in a sandbox folder that looks like the repository (every top-level entry and the
+committed files of ``reports/`` are symbolic links to it) but has its own ``reports/out/``: the
+examples write their reports there, never over the reports of the developer running the tests.
 """
 
 from __future__ import annotations
 
+import atexit
 import doctest
 import os
 import shlex
+import shutil
+import tempfile
+from functools import cache
 from pathlib import Path
 
-from sybil import Example
+from sybil import Example, Sybil
+from sybil.parsers.markdown import CodeBlockParser
 
 ROOT = Path(__file__).resolve().parents[1]
 _CHECKER = doctest.OutputChecker()
@@ -34,6 +44,21 @@ def commands(source: str) -> list[tuple[str, str]]:
     return [(cmd, "\n".join(lines).strip() + "\n") for cmd, lines in out]
 
 
+@cache
+def sandbox() -> Path:
+    """A folder that reads like the repository root but writes its own ``reports/out/``."""
+    box = Path(tempfile.mkdtemp(prefix="sim-docs-"))
+    atexit.register(shutil.rmtree, box, ignore_errors=True)
+    for entry in ROOT.iterdir():
+        if entry.name not in {"reports", ".git"}:
+            (box / entry.name).symlink_to(entry)
+    (box / "reports").mkdir()
+    for entry in (ROOT / "reports").iterdir():
+        if entry.name != "out":
+            (box / "reports" / entry.name).symlink_to(entry)
+    return box
+
+
 def run_console(example: Example) -> str | None:
     """Sybil evaluator: None when every command prints what the block says, else the reason."""
     from typer.testing import CliRunner
@@ -42,7 +67,7 @@ def run_console(example: Example) -> str | None:
 
     runner = CliRunner()
     here = Path.cwd()
-    os.chdir(ROOT)
+    os.chdir(sandbox())
     try:
         for line, expected in commands(example.parsed):
             argv = shlex.split(line)
@@ -57,3 +82,11 @@ def run_console(example: Example) -> str | None:
     finally:
         os.chdir(here)
     return None
+
+
+#: The docs pages (docs/conftest.py) and the README (tests/test_docs.py) are parsed alike.
+CONSOLE = Sybil(
+    parsers=[CodeBlockParser(language="console", evaluator=run_console)],
+    path=str(ROOT / "docs"),
+    patterns=["*.md"],
+)
