@@ -14,11 +14,14 @@ examples write their reports there, never over the reports of the developer runn
 
 from __future__ import annotations
 
+import argparse
 import atexit
 import doctest
 import os
+import re
 import shlex
 import shutil
+import sys
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -59,28 +62,36 @@ def sandbox() -> Path:
     return box
 
 
-def run_console(example: Example) -> str | None:
-    """Sybil evaluator: None when every command prints what the block says, else the reason."""
+def printed(line: str) -> str:
+    """What ``sim ...`` prints (stdout and stderr), and ``[exit N]`` when N != 0."""
     from typer.testing import CliRunner
 
     from simulator.cli import app
 
-    runner = CliRunner()
+    argv = shlex.split(line)
+    if argv[0] != "sim":
+        raise ValueError(f"only sim commands run in docs examples: {line!r}")
     here = Path.cwd()
     os.chdir(sandbox())
     try:
-        for line, expected in commands(example.parsed):
-            argv = shlex.split(line)
-            if argv[0] != "sim":
-                return f"only sim commands run in docs examples: {line!r}"
-            result = runner.invoke(app, argv[1:])
-            got = result.output.strip() + "\n"
-            if result.exit_code != 0:
-                got += f"[exit {result.exit_code}]\n"
-            if not _CHECKER.check_output(expected, got, _FLAGS):
-                return f"`{line}` printed:\n{got}\nthe docs say:\n{expected}"
+        result = CliRunner().invoke(app, argv[1:])
     finally:
         os.chdir(here)
+    got = result.output.strip() + "\n"
+    if result.exit_code != 0:
+        got += f"[exit {result.exit_code}]\n"
+    return got
+
+
+def run_console(example: Example) -> str | None:
+    """Sybil evaluator: None when every command prints what the block says, else the reason."""
+    for line, expected in commands(example.parsed):
+        try:
+            got = printed(line)
+        except ValueError as e:
+            return str(e)
+        if not _CHECKER.check_output(expected, got, _FLAGS):
+            return f"`{line}` printed:\n{got}\nthe docs say:\n{expected}"
     return None
 
 
@@ -90,3 +101,44 @@ CONSOLE = Sybil(
     path=str(ROOT / "docs"),
     patterns=["*.md"],
 )
+
+
+def refresh(path: Path) -> list[str]:
+    """Rewrite, in the page at ``path``, the output of every command whose example no longer
+    matches with what ``sim`` prints now (timings become ``...``); returns those command lines.
+
+    For a page whose numbers moved with a rule change. The rewritten blocks lose the page's own
+    elisions (``...``): read the diff and put back what the page meant to leave out.
+    """
+    document = CONSOLE.parse(path)
+    text = document.text
+    changed: list[str] = []
+    pieces: list[str] = []
+    done = 0
+    for example in document:
+        block = ["```console"]
+        for line, expected in commands(example.parsed):
+            got = printed(line)
+            if not _CHECKER.check_output(expected, got, _FLAGS):
+                changed.append(line)
+                expected = re.sub(r"\b\d+(?:\.\d+)? s\b", "... s", got)
+            block += [f"$ {line}", expected.rstrip("\n")]
+        pieces += [text[done : example.start], "\n".join([*block, "```"])]
+        done = example.end
+    if changed:
+        path.write_text("".join([*pieces, text[done:]]), encoding="utf-8")
+    return changed
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tests.console_examples --refresh PAGE...``: see :func:`refresh`."""
+    parser = argparse.ArgumentParser(prog="python -m tests.console_examples")
+    parser.add_argument("--refresh", nargs="+", type=Path, required=True, metavar="PAGE")
+    for path in parser.parse_args(argv).refresh:
+        for line in refresh(path):
+            print(f"{path}: refreshed `{line}`")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

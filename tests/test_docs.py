@@ -179,3 +179,19 @@ def test_the_github_actions_example_runs_real_make_targets_and_keeps_the_gate_re
     for report in upload["with"]["path"].split():
         assert report in gate_recipe, report  # the files `make gate` writes
     assert upload["if"] == "${{ !cancelled() }}"  # kept when the gate fails
+
+
+def test_refresh_rewrites_only_the_outputs_that_moved(tmp_path):
+    from tests.console_examples import CONSOLE, refresh
+
+    page = tmp_path / "page.md"
+    kept = "$ sim validate scenarios/his/fair_battle.yaml\nok ...\n"
+    stale = "$ sim validate scenarios/his/field_battle.yaml\nok, 3 variants\n"
+    page.write_text(f"Text.\n\n```console\n{kept}```\n\n```console\n{stale}```\n\nEnd.\n")
+    assert refresh(page) == ["sim validate scenarios/his/field_battle.yaml"]
+    text = page.read_text()
+    assert text.startswith(f"Text.\n\n```console\n{kept}```\n") and text.endswith("```\n\nEnd.\n")
+    assert "ok scenarios/his/field_battle.yaml: his.field_battle, 1 variant(s)" in text
+    for example in CONSOLE.parse(page):
+        example.evaluate()
+    assert refresh(page) == []
