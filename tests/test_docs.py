@@ -93,17 +93,13 @@ def test_make_run_runs_the_readme_example():
     assert commands(example.parsed)[0][0] == f"sim run {scenario.group(1)}"
 
 
-def test_the_readme_is_a_short_landing_page():
-    from simulator import procedures
-    from simulator.cli import app
-
+def test_the_readme_is_a_short_landing_page_whose_links_resolve():
+    # Its table of procedures and its commands at a glance: tests/test_cli.py.
     text = README.read_text(encoding="utf-8")
     assert len(text.splitlines()) < 250
-    for name in procedures.names():  # the table of procedures
-        assert f"| `{name}` |" in text, name
-    for command in app.registered_commands:  # the commands at a glance
-        assert f"`sim {command.name or command.callback.__name__}" in text
-    for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", text):  # links into the docs
+    links = re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", text)
+    assert any(link.startswith("docs/") for link in links)
+    for target in links:
         assert (ROOT / target).exists(), target
 
 
