@@ -1,10 +1,12 @@
 """The figures the documentation shows, drawn from real scenario runs by the report writers.
 
-Nothing here draws by hand: each figure is a committed scenario run at a modest trial count
-through :func:`simulator.run_scenario`, and the PNG is the one ``sim run`` writes into its report
-folder (the same writer: ``report``, ``summary_report``, ``sweep``, ``tournament.report``), copied
-under the name the pages embed. ``python -m simulator.docfigures`` writes them to ``docs/figures/``
-(not committed; ``make docs`` and ``.ci/run`` regenerate them before ``mkdocs build --strict``).
+Nothing here draws by hand: each figure is a committed scenario run, the run of the console
+example the page shows beside it (at a modest trial count), through
+:func:`simulator.run_scenario`, and the PNG is the one ``sim run`` writes into its report folder
+(the same writers: ``report``, ``summary_report``, ``sweep``, ``tournament.report``), copied
+under the name the pages embed. ``python -m simulator.docfigures`` writes them to
+``docs/figures/`` (not committed; ``make docs`` and ``.ci/run`` regenerate them before
+``mkdocs build --strict``).
 
 The README is read on GitHub, where nothing is generated, so its one picture is committed:
 ``python -m simulator.docfigures --readme`` (``make readme-figure``) rewrites it from the same
@@ -42,20 +44,21 @@ def _matchups(result: Any, out_dir: Path) -> list[Path]:
 
 @dataclass(frozen=True)
 class Figure:
-    """One docs figure: the PNG that ``writer`` makes as ``source`` from ``scenario``'s run."""
+    """One docs figure: the PNG that ``writer`` makes as ``source`` from ``scenario``'s run, at
+    ``trials`` (None: the scenario's own) — the run of the console example beside it."""
 
     name: str
     scenario: str
-    trials: int
+    trials: int | None
     source: str
     writer: Callable[[Any, Path], list[Path]] = _plots
 
 
 FIGURE_LIST = (
-    Figure("field-battle.png", "scenarios/his/field_battle.yaml", 200_000, "distributions.png"),
+    Figure("field-battle.png", "scenarios/his/field_battle.yaml", None, "distributions.png"),
     Figure("forest.png", "scenarios/recruitment/revisions.yaml", 2_000, "forest.png"),
     Figure("seats.png", "scenarios/recruitment/revisions.yaml", 2_000, "seats.png"),
-    Figure("battle-table.png", "scenarios/his/battle_table.yaml", 20_000, "heatmap.png"),
+    Figure("battle-table.png", "scenarios/his/battle_table.yaml", None, "heatmap.png"),
     Figure("root-ladder.png", "scenarios/root/ladder.yaml", 10, "matchup.png", _matchups),
 )
 
@@ -67,7 +70,7 @@ def write(figures: Iterable[Figure], out_dir: Path) -> list[Path]:
 
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    runs: dict[tuple[str, int], Any] = {}
+    runs: dict[tuple[str, int | None], Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for fig in figures:
             key = (fig.scenario, fig.trials)
