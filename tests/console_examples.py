@@ -7,9 +7,13 @@ from the repository root), and its output must match, with ``...`` standing for 
 exit code other than 0 is written as a last line ``[exit N]``. Blocks marked ``text`` or ``sh`` are
 shown, not run.
 
-The commands run in a sandbox folder that looks like the repository (every top-level entry and the
-committed files of ``reports/`` are symbolic links to it) but has its own ``reports/out/``: the
-examples write their reports there, never over the reports of the developer running the tests.
+The commands run in a sandbox folder that looks like the repository (every top-level entry is a
+symbolic link to it, ``reports/`` a copy of the committed files) but has its own ``reports/out/``:
+the examples write their reports there, never over the reports of the developer running the tests
+or the committed baseline.
+
+When a rule change moves the numbers of a page, ``python -m tests.console_examples --refresh
+PAGE...`` rewrites the outputs that no longer match (:func:`refresh`).
 """
 
 from __future__ import annotations
@@ -49,16 +53,15 @@ def commands(source: str) -> list[tuple[str, str]]:
 
 @cache
 def sandbox() -> Path:
-    """A folder that reads like the repository root but writes its own ``reports/out/``."""
+    """A folder that reads like the repository root but writes its own ``reports/``."""
     box = Path(tempfile.mkdtemp(prefix="sim-docs-"))
     atexit.register(shutil.rmtree, box, ignore_errors=True)
     for entry in ROOT.iterdir():
         if entry.name not in {"reports", ".git"}:
             (box / entry.name).symlink_to(entry)
-    (box / "reports").mkdir()
-    for entry in (ROOT / "reports").iterdir():
-        if entry.name != "out":
-            (box / "reports" / entry.name).symlink_to(entry)
+    # Copies, not links: an example writing `--out reports/baseline.json` must not write
+    # through a link into the committed file.
+    shutil.copytree(ROOT / "reports", box / "reports", ignore=shutil.ignore_patterns("out"))
     return box
 
 
