@@ -124,6 +124,7 @@ def refresh(path: Path) -> list[str]:
             got = printed(line)
             if not _CHECKER.check_output(expected, got, _FLAGS):
                 changed.append(line)
+                got = "\n".join(row.rstrip() for row in got.splitlines())
                 expected = re.sub(r"\b\d+(?:\.\d+)? s\b", "... s", got)
             block += [f"$ {line}", expected.rstrip("\n")]
         pieces += [text[done : example.start], "\n".join([*block, "```"])]
