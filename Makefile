@@ -9,7 +9,7 @@ GATE_SCENARIOS ?= $(sort $(wildcard scenarios/*/*.yaml))
 GATE_TRIALS ?= 20000
 
 .DEFAULT_GOAL := check
-.PHONY: check run test lint format typecheck unit bench mutants docs schema baseline gate clean
+.PHONY: check run test lint format typecheck unit bench mutants docs readme-figure schema baseline gate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,10 +54,16 @@ bench: $(VENV)/.dev-installed
 mutants: $(VENV)/.dev-installed
 	$(BIN)/python -m mutants.run $(if $(MUTANTS),--only $(MUTANTS))
 
-## docs: regenerate the reference pages from the code and build the site (reports/out/site/)
+## docs: regenerate the reference pages and the figures (docs/figures/, from real runs) and build
+## the site (reports/out/site/)
 docs: $(VENV)/.dev-installed
 	$(BIN)/python -m simulator.docgen
+	$(BIN)/python -m simulator.docfigures
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+## readme-figure: redraw the README's committed picture (docs/assets/field-battle.png; commit it)
+readme-figure: $(VENV)/.installed
+	$(BIN)/python -m simulator.docfigures --readme
 
 ## schema: regenerate the committed JSON Schema of scenario files
 schema: $(VENV)/.installed

@@ -113,7 +113,10 @@ def safe_write(path: Path | str, write: Callable[[IO[Any]], object], binary: boo
     if real.is_dir():
         raise OutputError(f"{path} is a folder, not a file")
     real.parent.mkdir(parents=True, exist_ok=True)
+    _remove_dead_temporaries(real)
     fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".tmp")
+    # Held while the file is written: a later writer removes only temporaries nobody holds.
+    fcntl.flock(fd, fcntl.LOCK_EX)
     # mkstemp creates the file 0600; a report is for sharing, so give it the usual umask mode.
     os.chmod(tmp, _umask_mode())
     try:
@@ -128,6 +131,38 @@ def safe_write(path: Path | str, write: Callable[[IO[Any]], object], binary: boo
 
 
 _TEXT: dict[str, Any] = {"encoding": "utf-8", "newline": ""}
+#: A temporary this old and unlocked was left by a killed writer (a live one locks it at once).
+_DEAD_AFTER_SECONDS = 60.0
+
+
+def _remove_dead_temporaries(real: Path) -> None:
+    """Remove ``.NAME.*.tmp`` files a killed writer (SIGKILL, power loss) left beside ``real``:
+    those no live process holds locked, and older than a minute (so a writer between creating
+    its temporary and locking it is never touched)."""
+    import time
+
+    prefix = f".{real.name}."
+    try:
+        names = os.listdir(real.parent)
+    except OSError:
+        return
+    for name in names:
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        leftover = real.parent / name
+        try:
+            if time.time() - leftover.lstat().st_mtime < _DEAD_AFTER_SECONDS:
+                continue
+            fd = os.open(leftover, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            leftover.unlink(missing_ok=True)
+        except OSError:
+            pass  # held: a live writer's
+        finally:
+            os.close(fd)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -94,7 +94,10 @@ def comparison_table(result: RunResult) -> Table | None:
 
 
 def print_tables(
-    result: RunResult, console: Console, exact: dict[str, dict[str, float]] | None = None
+    result: RunResult,
+    console: Console,
+    exact: dict[str, dict[str, float]] | None = None,
+    tournament: bool = True,
 ) -> None:
     if result.is_sweep:
         from simulator import sweep
@@ -106,9 +109,10 @@ def print_tables(
     cmp = comparison_table(result)
     if cmp is not None:
         console.print(cmp)
-    from simulator.tournament.report import print_tournament
+    if tournament:
+        from simulator.tournament.report import print_tournament
 
-    print_tournament(result, console)
+        print_tournament(result, console)
 
 
 # ---------------------------------------------------------------------------------------------

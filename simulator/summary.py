@@ -646,7 +646,19 @@ def print_result(result: RunResult, console: Any, detail: bool = False) -> None:
     """What `sim run` and `sim compare` print: the summary, the seat table and the verdict, then
     (with ``detail``) today's full tables; runs without variants or seats get the full tables."""
     from simulator.report import print_tables
+    from simulator.tournament.analysis import summaries as tournament_summaries
 
+    if tournament_summaries(result):
+        # A tournament's answer is its own table: win shares, the matchup, seats, the ladder and
+        # the skill gap; the per-metric tables (matchup.*, gap.*, h2h.*) are the detail.
+        from simulator.tournament.report import print_tournament
+
+        print_tournament(result, console)
+        if detail:
+            print_tables(result, console, tournament=False)
+        else:
+            console.print("Every metric's table: --detail.", highlight=False, style="dim")
+        return
     if not wants_summary(result):
         print_tables(result, console)
         return

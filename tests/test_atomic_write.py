@@ -48,3 +48,28 @@ def test_a_run_whose_summary_write_fails_keeps_the_previous_summary(tmp_path, mo
     assert second.exit_code != 0
     assert (tmp_path / "summary.json").read_text() == before
     assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_temporary_left_by_a_killed_writer_is_removed_by_the_next_write(tmp_path):
+    """SIGKILL leaves `.NAME.XXXX.tmp`; the next write of NAME removes it unless a live writer
+    holds it (locked) or it is younger than a minute."""
+    import fcntl
+    import os
+
+    from simulator.output import safe_write
+
+    path = tmp_path / "baseline.json"
+    dead = tmp_path / ".baseline.json.dead1.tmp"
+    held = tmp_path / ".baseline.json.live1.tmp"
+    young = tmp_path / ".baseline.json.young.tmp"
+    other = tmp_path / ".other.json.dead2.tmp"
+    for p in (dead, held, young, other):
+        p.write_text("half")
+    for p in (dead, held, other):
+        os.utime(p, (1, 1))
+    with open(held) as live:
+        fcntl.flock(live.fileno(), fcntl.LOCK_EX)
+        safe_write(path, lambda f: f.write("{}"))
+    assert path.read_text() == "{}"
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == sorted(["baseline.json", held.name, young.name, other.name])

@@ -149,6 +149,10 @@ def test_unchanged_code_passes_as_unchanged_without_a_test_statistic(gate):
     assert cli.exit_code == 0, cli.stdout + cli.stderr
     assert "unchanged: 6 gated metrics in 2 scenario(s) reproduce the baseline" in cli.stdout
     assert "detectable" in cli.stdout
+    # One row per scenario, not one per metric: nothing moved, so no metric is listed.
+    rows = [line for line in cli.stdout.splitlines() if line.startswith("│")]
+    assert len(rows) == 2 and all(" 0 │" in r for r in rows)
+    assert "attacker_wins" not in cli.stdout
 
 
 def _replace(monkeypatch, name, **changes):

@@ -141,6 +141,27 @@ def test_reports_show_the_matchup_heatmap_and_table(tmp_path):
     assert "Matchup" in text and "Skill gap" in text
 
 
+def test_sim_run_of_a_tournament_opens_with_win_shares_matchup_and_skill_gap():
+    """What `sim run` prints without --detail: the tournament's own answer, not 40 metric rows."""
+    from rich.console import Console
+
+    from simulator.summary import print_result
+
+    result = run_scenario(_scenario(), trials=16, threads=1)
+    console = Console(record=True, width=140)
+    print_result(result, console)
+    short = console.export_text()
+    s = summaries(result)["base"]
+    best = max(s["agent_wins"], key=lambda e: s["agent_wins"][e]["mean"])
+    assert f"{s['agent_wins'][best]['mean']:.3f} [" in short
+    assert "Matchup" in short and "Ladder:" in short and "Skill gap:" in short
+    assert "h2h." not in short and "gap.random" not in short
+    console = Console(record=True, width=140)
+    print_result(result, console, detail=True)
+    full = console.export_text()
+    assert "h2h." in full and full.count("Skill gap:") == 1
+
+
 # ---------------------------------------------------------------------------------------------
 # The tournament: section of a scenario file
 

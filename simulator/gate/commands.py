@@ -88,7 +88,10 @@ def check_command(
             print(line, flush=True)
     for note in result.notes:
         _say(err, f"note: {note}")
-    out.print(output.rich_table(result))
+    out.print(output.scenario_table(result))
+    moved = output.moved_rows(result)
+    if not moved.empty:
+        out.print(output.rich_table(result, moved))
     for n in output.notices(result):
         _say(out, f"notice: {n}")
     if result.ok:

@@ -102,11 +102,43 @@ def notices(result: CheckResult) -> list[str]:
     return out
 
 
-def rich_table(result: CheckResult, only_drift: bool = False) -> Any:
+def scenario_table(result: CheckResult) -> Any:
+    """The terminal's first view: one row per scenario, its gated metrics counted by status and
+    the smallest and largest effect the rerun could detect (every metric is in check.md and the
+    JUnit report; the terminal lists one by one only those whose outcomes moved)."""
     from rich.table import Table
 
-    rows = result.drifted if only_drift else result.gated
     table = Table(title=verdict(result), title_justify="left")
+    for col in ("scenario", "gated", "unchanged", "changed", "drift", "detectable (min–max)"):
+        table.add_column(col, justify="left" if col == "scenario" else "right")
+    g = result.gated
+    for scenario, group in g.groupby("scenario", sort=False) if not g.empty else []:
+        status = group["status"].value_counts()
+        finite = group["detectable"].replace([math.inf], math.nan).dropna()
+        span = f"{fmt_detect(finite.min())}–{fmt_detect(finite.max())}" if not finite.empty else "—"
+        table.add_row(
+            str(scenario),
+            str(len(group)),
+            str(int(status.get("unchanged", 0))),
+            str(int(status.get("changed", 0))),
+            str(int(status.get("drift", 0))),
+            span,
+        )
+    return table
+
+
+def moved_rows(result: CheckResult) -> pd.DataFrame:
+    """Gated metrics whose outcomes changed (drifted or not), in the order of the run."""
+    g = result.gated
+    return g[g["status"] != "unchanged"] if not g.empty else g
+
+
+def rich_table(result: CheckResult, rows: pd.DataFrame | None = None) -> Any:
+    """One row per gated metric of ``rows`` (default: every gated metric)."""
+    from rich.table import Table
+
+    rows = result.gated if rows is None else rows
+    table = Table(title="gated metrics whose outcomes moved", title_justify="left")
     for col in ("scenario", "variant · point", "metric", "status", "before", "after"):
         table.add_column(col, justify="right" if col in ("before", "after") else "left")
     for col in ("difference [95% CI]", "trials changed", "p (Holm)", "detectable"):

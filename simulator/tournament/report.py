@@ -48,7 +48,7 @@ def print_tournament(result: Any, console: Console) -> None:
                 e, s["entrants"][e], _interval(s["agent_wins"][e]), f"{s['ratings'][e]:.0f}"
             )
         console.print(table)
-        m = Table(title=f"Matchup{suffix}: row's share of the wins of row and column")
+        m = Table(title=f"Matchup{suffix}: row's share of row + column wins", title_justify="left")
         m.add_column("")
         for b in names:
             m.add_column(b, justify="right")
