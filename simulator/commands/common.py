@@ -1,0 +1,170 @@
+"""What the command bodies share: exit codes, loading scenarios with every problem reported,
+refusing bad options before a run, the progress bar, and the end of an interrupted run."""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ParamSpec
+
+from simulator import interrupts
+from simulator.limits import MAX_SHOWN_PROBLEMS, InvalidInput
+
+EXIT_RUNTIME, EXIT_INVALID, EXIT_REGRESSION, EXIT_INTERRUPTED = 1, 2, 3, 130
+
+P = ParamSpec("P")
+
+
+class Stop(Exception):
+    """A command ends early with this exit code; what went wrong is already on stderr."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def command(body: Callable[P, int | None]) -> Callable[P, int]:
+    """A command body returns its exit code, also when a helper stopped it with :class:`Stop`."""
+
+    @functools.wraps(body)
+    def run(*args: P.args, **kwargs: P.kwargs) -> int:
+        try:
+            return body(*args, **kwargs) or 0
+        except Stop as e:
+            return e.code
+
+    return run
+
+
+def say(console: Any, text: str) -> None:
+    """Print ``text`` as it is: no markup, no highlighting, no wrapping."""
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def print_problems(err: Any, problems: list[Any]) -> None:
+    """The first MAX_SHOWN_PROBLEMS problems, and how many more there are."""
+    for p in problems[:MAX_SHOWN_PROBLEMS]:
+        say(err, str(p))
+    if len(problems) > MAX_SHOWN_PROBLEMS:
+        err.print(f"... and {len(problems) - MAX_SHOWN_PROBLEMS:,} more problems", highlight=False)
+
+
+def fail_invalid(err: Any, problems: list[Any]) -> None:
+    """Report the problems and stop with exit code 2."""
+    print_problems(err, problems)
+    raise Stop(EXIT_INVALID)
+
+
+def load(path: Path, err: Any, force: bool = False) -> Any:
+    """One scenario file, or stop with exit code 2 after printing its problems."""
+    from simulator.scenario import ScenarioError, load
+
+    try:
+        return load(path, force=force)
+    except ScenarioError as e:
+        fail_invalid(err, e.problems)
+
+
+def load_all(paths: list[Path], err: Any, force: bool) -> list[Any]:
+    """Load every file, print every problem, stop with exit code 2 if any file is invalid."""
+    from simulator.scenario import ScenarioError, load
+
+    loaded, problems = [], []
+    for path in paths:
+        try:
+            loaded.append(load(path, force=force))
+        except ScenarioError as e:
+            problems += e.problems
+    if problems:
+        fail_invalid(err, problems)
+    return loaded
+
+
+def check_outputs(folder: Path | str, markdown: Path | None) -> None:
+    """Refuse, before any run, a report folder or markdown file that cannot be written."""
+    from simulator.output import check_file_target, check_report_folder
+
+    check_report_folder(folder)
+    if markdown is not None:
+        check_file_target(markdown, "--markdown")
+
+
+def refuse_bad_trial_options(trials: int, precision: float | None, max_trials: int | None) -> None:
+    """``--max-trials`` needs ``--precision`` and cannot be below ``--trials``.
+
+    Raises:
+        InvalidInput: either is not so.
+    """
+    if max_trials is None:
+        return
+    if precision is None:
+        raise InvalidInput("--max-trials caps a run with --precision; give --precision too")
+    if max_trials < trials:
+        raise InvalidInput(f"--max-trials {max_trials:,} is below --trials {trials:,}")
+
+
+def check_metrics(command: str, loaded: Any, patterns: list[str] | None, err: Any) -> None:
+    """Stop with exit code 2 before running when ``--metrics`` matches nothing."""
+    from simulator.summary import NoMetricsMatch, check_patterns
+
+    names = loaded.procedure.metric_names(next(iter(loaded.variants.values())))
+    try:
+        check_patterns(names, patterns or [])
+    except NoMetricsMatch as e:
+        say(err, f"{command}: {e}")
+        raise Stop(EXIT_INVALID) from e
+
+
+def write_markdown(result: Any, path: Path | None) -> None:
+    """``--markdown FILE``: the summary and the verdict, written whole."""
+    if path is not None:
+        from simulator.output import safe_write
+        from simulator.summary import markdown_of
+
+        text = markdown_of(result)
+        safe_write(path, lambda f: f.write(text))
+
+
+def finish_interrupted(err: Any, text: str, **style: Any) -> int:
+    """Say that the run was interrupted and what was kept; the exit code (128 + the signal)."""
+    err.print(f"interrupted ({interrupts.last().name}): {text}", **style)
+    interrupts.announced = True
+    return interrupts.exit_code()
+
+
+class Progress:
+    """A rich progress bar on stderr, shown only for runs longer than about a second."""
+
+    def __init__(self, enabled: bool, label: str, err: Any) -> None:
+        self.enabled = enabled
+        self.label = label
+        self.err = err
+        self.start = time.monotonic()
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            if time.monotonic() - self.start < 0.8:
+                return
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+            self.bar = Progress(
+                "[progress.description]{task.description}",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=self.err,
+                transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task(self.label, total=total)
+        self.bar.update(self.task, completed=done, total=total)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()

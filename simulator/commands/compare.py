@@ -1,0 +1,84 @@
+"""Body of ``sim compare``: scenario files of one procedure run as the variants of one run on
+shared random streams (the combining itself is :mod:`simulator.compare`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from simulator.commands.common import (
+    EXIT_INVALID,
+    Progress,
+    Stop,
+    check_metrics,
+    check_outputs,
+    command,
+    finish_interrupted,
+    load_all,
+    say,
+    write_markdown,
+)
+
+
+@command
+def compare(
+    scenarios: list[Path],
+    *,
+    trials: int | None = None,
+    seed: int | None = None,
+    threads: int | None = None,
+    chunk_size: int | None = None,
+    as_json: bool = False,
+    out_dir: Path | None = None,
+    quiet: bool = False,
+    detail: bool = False,
+    metrics: list[str] | None = None,
+    markdown: Path | None = None,
+    out: Any,
+    err: Any,
+) -> int:
+    """Run the files as one comparison, write its reports, print the summary; the exit code."""
+    from simulator.compare import CompareError, combine, run_compare
+    from simulator.report import write_reports
+    from simulator.summary import print_result, restrict
+
+    loaded = load_all(scenarios, err, False)
+    try:
+        combined, _ = combine(loaded)
+    except CompareError as e:
+        say(err, f"sim compare: {e}")
+        raise Stop(EXIT_INVALID) from e
+    check_outputs(out_dir or Path("reports") / "out" / combined.name, markdown)
+    check_metrics("sim compare", loaded[0], metrics, err)
+    progress = Progress(not quiet and sys.stderr.isatty(), "compare", err)
+    try:
+        result, notes = run_compare(
+            loaded,
+            trials=trials,
+            seed=seed,
+            threads=threads,
+            chunk_size=chunk_size,
+            on_progress=progress,
+        )
+    finally:
+        progress.close()
+    for note in notes:
+        say(err, f"note: {note}")
+    result = restrict(result, metrics or [])
+    target = out_dir or Path("reports") / "out" / result.scenario.name
+    written = write_reports(result, target)
+    write_markdown(result, markdown)
+    if as_json:
+        sys.stdout.write(json.dumps(result.document(), indent=2) + "\n")
+    else:
+        print_result(result, out, detail)
+        out.print(
+            f"{result.outcome.trials:,} trials per variant in {result.outcome.elapsed:.2f} s; "
+            f"reports written to {target}/ ({', '.join(p.name for p in written)})",
+            highlight=False,
+        )
+    if not result.complete:
+        return finish_interrupted(err, "partial results written, marked incomplete")
+    return 0

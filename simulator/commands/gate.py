@@ -1,0 +1,107 @@
+"""Bodies of ``sim baseline`` and ``sim check``: the regression gate's commands (the gate itself
+is :mod:`simulator.gate`)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from simulator.commands.common import EXIT_INVALID, EXIT_REGRESSION, command, load_all, say
+
+
+@command
+def baseline(
+    scenarios: list[Path],
+    *,
+    output: Path = Path("reports/baseline.json"),
+    trials: int | None = None,
+    threads: int | None = None,
+    force: bool = False,
+    out: Any,
+    err: Any,
+) -> int:
+    """Run, write the baseline, say what was stored; the exit code."""
+    from simulator.gate.run import make
+    from simulator.gate.store import BaselineError, write
+    from simulator.output import check_file_target
+
+    check_file_target(output, "--out")
+    loaded = load_all(scenarios, err, force)
+    try:
+        stored = make(loaded, trials=trials, threads=threads, notify=lambda t: say(err, t))
+    except BaselineError as e:
+        say(err, f"sim baseline: {e}")
+        return EXIT_INVALID
+    write(stored, output)
+    n = sum(len(s.entries) for s in stored.scenarios.values())
+    kept = sum(e.outcomes is not None for s in stored.scenarios.values() for e in s.entries)
+    size = output.stat().st_size if output.is_file() else 0
+    say(
+        out,
+        f"baseline of {n:,} metrics ({kept:,} gated, per-trial outcomes kept) in "
+        f"{len(stored.scenarios)} scenario(s) written to {output}"
+        + (f" ({size / 2**20:.2f} MiB)" if size else ""),
+    )
+    return 0
+
+
+@command
+def check(
+    scenarios: list[Path],
+    *,
+    baseline_file: Path = Path("reports/baseline.json"),
+    trials: int | None = None,
+    alpha: float = 1e-4,
+    junit: Path | None = None,
+    markdown: Path | None = None,
+    threads: int | None = None,
+    force: bool = False,
+    out: Any,
+    err: Any,
+) -> int:
+    """Rerun against the baseline, write the reports, print the verdict; the exit code."""
+    from simulator.gate import output
+    from simulator.gate.compare import check
+    from simulator.gate.store import BaselineError
+    from simulator.output import check_file_target, safe_write
+
+    for path, option in ((junit, "--junit"), (markdown, "--markdown")):
+        if path is not None:
+            check_file_target(path, option)
+    loaded = load_all(scenarios, err, force)
+    try:
+        result = check(
+            loaded,
+            baseline_file,
+            trials=trials,
+            alpha=alpha,
+            threads=threads,
+            notify=lambda t: say(err, t),
+        )
+    except BaselineError as e:
+        say(err, f"sim check: {e}")
+        return EXIT_INVALID
+    if junit is not None:
+        text = output.junit_xml(result)
+        safe_write(junit, lambda f: f.write(text))
+    summary = output.markdown(result)
+    if markdown is not None:
+        safe_write(markdown, lambda f: f.write(summary))
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if step_summary:
+        with open(step_summary, "a", encoding="utf-8") as f:
+            f.write(summary)
+    if os.environ.get("GITHUB_ACTIONS"):
+        for line in output.github_annotations(result):
+            print(line, flush=True)
+    for note in result.notes:
+        say(err, f"note: {note}")
+    out.print(output.scenario_table(result))
+    moved = output.moved_rows(result)
+    if not moved.empty:
+        out.print(output.rich_table(result, moved))
+    for n in output.notices(result):
+        say(out, f"notice: {n}")
+    say(out, output.verdict(result))
+    return 0 if result.ok else EXIT_REGRESSION

@@ -1,0 +1,47 @@
+"""Bodies of ``sim list`` (the procedures, their parameters and metrics) and ``sim schema`` (the
+JSON Schema of scenario files)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from simulator.commands.common import EXIT_INVALID, command
+
+
+@command
+def list_procedures(name: str | None = None, *, out: Any, err: Any) -> int:
+    """Describe every procedure, or the one called ``name`` (exit code 2 if there is none)."""
+    from simulator import procedures
+    from simulator.describe import describe
+
+    names = procedures.names()
+    if name is not None:
+        try:
+            procedures.get(name)
+        except KeyError as e:
+            err.print(f"sim list: {e.args[0]}")
+            return EXIT_INVALID
+        names = [name]
+    for n in names:
+        for renderable in describe(procedures.get(n)):
+            out.print(renderable)
+    return 0
+
+
+@command
+def schema(output: Path | None = None, *, out: Any, err: Any) -> int:
+    """Print the JSON Schema of scenario files on stdout, or write it whole to ``output``."""
+    from simulator.output import check_file_target, safe_write
+    from simulator.scenario import json_schema
+
+    if output is not None:
+        check_file_target(output, "--out")
+    text = json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        safe_write(output, lambda f: f.write(text))
+    return 0

@@ -1,0 +1,142 @@
+"""Bodies of ``sim run`` (a scenario: odds with intervals, reports) and ``sim exact`` (exact
+values beside the estimates)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from simulator.commands.common import (
+    EXIT_INVALID,
+    Progress,
+    Stop,
+    check_metrics,
+    check_outputs,
+    command,
+    finish_interrupted,
+    load,
+    refuse_bad_trial_options,
+    say,
+    write_markdown,
+)
+from simulator.limits import MAX_TRIALS
+
+
+@command
+def run(
+    scenario: Path,
+    *,
+    trials: int | None = None,
+    seed: int | None = None,
+    threads: int | None = None,
+    chunk_size: int | None = None,
+    independent: bool = False,
+    precision: float | None = None,
+    max_trials: int | None = None,
+    as_json: bool = False,
+    out_dir: str | Path | None = None,
+    quiet: bool = False,
+    force: bool = False,
+    backend: str | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    connect_timeout: float = 30.0,
+    detail: bool = False,
+    metrics: list[str] | None = None,
+    markdown: Path | None = None,
+    out: Any,
+    err: Any,
+) -> int:
+    """Run a scenario, write its reports, print the summary (or ``--json``); the exit code."""
+    from simulator.backends import BackendOptionError, BackendUnavailable, open_backend
+    from simulator.report import write_reports
+    from simulator.runner import run_scenario
+    from simulator.summary import print_result, restrict
+
+    loaded = load(scenario, err, force)
+    check_metrics("sim run", loaded, metrics, err)
+    refuse_bad_trial_options(trials or loaded.trials, precision, max_trials)
+    if precision is not None and max_trials is None:
+        max_trials = min(100 * (trials or loaded.trials), MAX_TRIALS)
+    target = Path("reports") / "out" / loaded.name if out_dir is None else out_dir
+    check_outputs(target, markdown)
+    progress = Progress(not quiet and sys.stderr.isatty(), loaded.name, err)
+    try:
+        with open_backend(
+            None if backend is None else str(backend),
+            workers=workers,
+            scheduler=scheduler,
+            threads=threads,
+            connect_timeout=connect_timeout,
+        ) as runs_on:
+            result = run_scenario(
+                loaded,
+                trials=trials,
+                seed=seed,
+                threads=threads,
+                chunk_size=chunk_size,
+                independent=independent,
+                precision=precision,
+                max_trials=max_trials,
+                on_progress=progress,
+                backend=runs_on,
+            )
+    except (BackendOptionError, BackendUnavailable) as e:
+        say(err, f"sim run: {e}")
+        raise Stop(EXIT_INVALID) from e
+    finally:
+        progress.close()
+    result = restrict(result, metrics or [])
+    written = write_reports(result, Path(target))
+    write_markdown(result, markdown)
+    if as_json:
+        sys.stdout.write(json.dumps(result.document(), indent=2) + "\n")
+    else:
+        print_result(result, out, detail)
+        points = f"{len(result.points):,} points × " if result.is_sweep else ""
+        out.print(
+            f"{points}{result.outcome.trials:,} trials per variant in "
+            f"{result.outcome.elapsed:.2f} s; "
+            f"reports written to {target}/ ({', '.join(p.name for p in written)})",
+            highlight=False,
+        )
+    if result.outcome.precision_reached is False:
+        err.print(
+            f"warning: --precision {precision:g} was not reached within --max-trials "
+            f"{max_trials:,}; summary.json says precision_reached: false",
+            highlight=False,
+        )
+    if not result.complete:
+        text = "partial results written, marked incomplete"
+        return finish_interrupted(err, text, highlight=False)
+    return 0
+
+
+@command
+def exact(
+    scenario: Path,
+    *,
+    trials: int | None = None,
+    threads: int | None = None,
+    force: bool = False,
+    out: Any,
+    err: Any,
+) -> int:
+    """Run a scenario and print its estimates beside the exact values the procedure knows."""
+    from simulator.report import print_tables
+    from simulator.runner import run_scenario
+
+    loaded = load(scenario, err, force)
+    if loaded.sweep:
+        err.print("exact values are not tabulated for sweeps; showing estimates only")
+        values = None
+    elif loaded.procedure.exact is None:
+        err.print(f"{loaded.procedure.name} has no exact values; showing estimates only")
+        values = None
+    else:
+        values = {name: loaded.procedure.exact(p) for name, p in loaded.variants.items()}
+    result = run_scenario(loaded, trials=trials, threads=threads)
+    print_tables(result, out, values)
+    return 0

@@ -1,0 +1,113 @@
+"""Body of ``sim tune``: search a scenario's ``tune:`` section on a backend, write the reports
+whole, print the answer (the search itself is :mod:`simulator.tune`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from simulator.commands.common import (
+    EXIT_INVALID,
+    Stop,
+    check_outputs,
+    command,
+    fail_invalid,
+    finish_interrupted,
+    load,
+    say,
+)
+
+
+@command
+def tune(
+    scenario: Path,
+    *,
+    trials: int | None = None,
+    seed: int | None = None,
+    budget: int | None = None,
+    threads: int | None = None,
+    as_json: bool = False,
+    out_dir: Path | None = None,
+    quiet: bool = False,
+    backend: str | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    out: Any,
+    err: Any,
+) -> int:
+    """Run the search, write its reports, print the answer (or ``--json``); the exit code."""
+    from simulator.backends import BackendOptionError, BackendUnavailable, open_backend
+    from simulator.output import report_folder
+    from simulator.scenario import ScenarioError
+    from simulator.tune import parse_tune, run_tune
+    from simulator.tune.report import document, print_result, write_reports
+
+    loaded = load(scenario, err)
+    try:
+        parse_tune(loaded)
+    except ScenarioError as e:
+        fail_invalid(err, e.problems)
+    check_outputs(out_dir or Path("reports") / "out" / loaded.name, None)
+    status = TuneStatus(not quiet and sys.stderr.isatty(), err)
+    try:
+        with open_backend(
+            None if backend is None else str(backend),
+            workers=workers,
+            scheduler=scheduler,
+            threads=threads,
+        ) as runs_on:
+            result = run_tune(
+                loaded,
+                trials=trials,
+                seed=seed,
+                budget=budget,
+                threads=threads,
+                backend=runs_on,
+                on_progress=status,
+            )
+    except (BackendOptionError, BackendUnavailable) as e:
+        say(err, f"sim tune: {e}")
+        raise Stop(EXIT_INVALID) from e
+    finally:
+        status.close()
+    target = out_dir or Path("reports") / "out" / loaded.name
+    with report_folder(target) as folder:  # one whole run, swapped in
+        written = [target / p.relative_to(folder) for p in write_reports(result, folder)]
+    if as_json:
+        sys.stdout.write(json.dumps(document(result), indent=2, default=str) + "\n")
+    else:
+        print_result(result, out)
+        out.print(
+            f"reports written to {target}/ ({', '.join(p.name for p in written)})",
+            highlight=False,
+        )
+    if not result.complete:
+        return finish_interrupted(err, "the best so far is written, marked incomplete")
+    return 0
+
+
+class TuneStatus:
+    """One line on stderr: the stage, candidates done and the best so far."""
+
+    def __init__(self, enabled: bool, err: Any) -> None:
+        self.status: Any = None
+        self.enabled = enabled
+        self.err = err
+
+    def __call__(self, stage: str, done: int, total: int, best: str) -> None:
+        if not self.enabled:
+            return
+        text = f"sim tune · {stage}: {done}/{total} candidates" + (
+            f" · best so far {best}" if best else ""
+        )
+        if self.status is None:
+            self.status = self.err.status(text)
+            self.status.start()
+        else:
+            self.status.update(text)
+
+    def close(self) -> None:
+        if self.status is not None:
+            self.status.stop()
