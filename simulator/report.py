@@ -15,6 +15,8 @@ from rich.table import Table
 from simulator.figures import new_figure, save_figure
 from simulator.output import report_folder, safe_write
 from simulator.runner import RunResult
+from simulator.summary import WRAP, build, terminal_tables, wants_summary
+from simulator.verdict import verdict
 
 
 def _fmt(x: float, digits: int = 4) -> str:
@@ -115,6 +117,45 @@ def print_tables(
         print_tournament(result, console)
 
 
+def print_result(result: RunResult, console: Console, detail: bool = False) -> None:
+    """What `sim run` and `sim compare` print: the summary, the seat table and the verdict, then
+    (with ``detail``) today's full tables; runs without variants or seats get the full tables."""
+    from simulator.tournament.analysis import summaries as tournament_summaries
+
+    if tournament_summaries(result):
+        # A tournament's answer is its own table: win shares, the matchup, seats, the ladder and
+        # the skill gap; the per-metric tables (matchup.*, gap.*, h2h.*) are the detail.
+        from simulator.tournament.report import print_tournament
+
+        print_tournament(result, console)
+        if detail:
+            print_tables(result, console, tournament=False)
+        else:
+            console.print("Every metric's table: --detail.", highlight=False, style="dim")
+        return
+    if not wants_summary(result):
+        print_tables(result, console)
+        return
+    summary = build(result)
+    for table in terminal_tables(summary):
+        console.print(table)
+    lines = verdict(summary)
+    # The hint shares the heading's line: `sim run` of a whole game fits one screen.
+    hint = "" if detail else " (full tables: --detail)"
+    if lines:
+        import textwrap
+
+        width = min(console.width, WRAP) - 4
+        console.print(f"Verdict{hint}:", style="bold", highlight=False)
+        for line in lines:
+            text = textwrap.fill(line, width, initial_indent="  ", subsequent_indent="    ")
+            console.print(text, highlight=False, markup=False, soft_wrap=True)
+    elif hint:
+        console.print("Full tables: --detail.", highlight=False, style="dim")
+    if detail:
+        print_tables(result, console)
+
+
 # ---------------------------------------------------------------------------------------------
 # Files
 
@@ -181,6 +222,15 @@ def _sweep_long_table(result: RunResult) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+def summary_json(result: RunResult) -> dict[str, Any]:
+    """Everything in summary.json: the run's own part (:meth:`RunResult.summary`), the folded
+    summary with its verdict, and the tournament's section."""
+    from simulator import summary_report
+    from simulator.tournament.report import summary_entry
+
+    return result.summary(summary_report.summary_document(result), summary_entry(result))
+
+
 def write_reports(result: RunResult, out_dir: Path) -> list[Path]:
     """summary.csv, summary.json, the plots and report.html; with a sweep also summary.parquet
     (the same long table). The folder is built aside and swapped in whole
@@ -202,7 +252,8 @@ def _write_files(result: RunResult, out_dir: Path) -> list[Path]:
         atomic_write(parquet_path, lambda f: table.to_parquet(f, index=False), binary=True)
         written.append(parquet_path)
     json_path = out_dir / "summary.json"
-    atomic_write(json_path, lambda f: json.dump(result.summary(), f, indent=2, default=str))
+    document = summary_json(result)
+    atomic_write(json_path, lambda f: json.dump(document, f, indent=2, default=str))
     written.append(json_path)
     from simulator.tournament import report as tournament
 

@@ -137,9 +137,11 @@ class RunResult:
         doc["versions"] = versions()
         return doc
 
-    def summary(self) -> dict[str, Any]:
-        """Everything in ``summary.json``: the document plus completeness, distributions,
-        comparisons and how the run was made."""
+    def summary(self, *sections: dict[str, Any]) -> dict[str, Any]:
+        """The run's part of ``summary.json``: the document plus completeness, distributions,
+        comparisons and how the run was made; ``sections`` from the layers above (the folded
+        summary, a tournament's) follow in order. :func:`simulator.report.summary_json` is the
+        whole file."""
         doc = self.document()
         doc.update(
             {
@@ -155,11 +157,8 @@ class RunResult:
                 "comparisons": _records(self.comparisons),
             }
         )
-        from simulator.summary import summary_document
-        from simulator.tournament.report import summary_entry
-
-        doc.update(summary_document(self))
-        doc.update(summary_entry(self))
+        for section in sections:
+            doc.update(section)
         if self.is_sweep:
             doc["points_run"] = len(self.points)
             doc["points_planned"] = len(self.scenario.points)

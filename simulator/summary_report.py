@@ -4,6 +4,8 @@
 with 95% intervals, significant ones filled) and ``seats.png`` (the seats' win shares as grouped
 bars per variant, with 95% intervals and the equal share marked). :func:`html_section` is the
 block report.html opens with: the verdict, the summary table, the seat table and those two plots.
+:func:`summary_document` is the summary's part of summary.json, :func:`markdown_of` the
+``--markdown`` file.
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ from simulator.summary import (
     Summary,
     build,
     legend,
+    markdown,
     seat_cells,
     seat_header,
     table_cells,
     table_header,
     wants_summary,
 )
+from simulator.verdict import verdict
 
 FOREST = "forest.png"
 SEATS = "seats.png"
@@ -157,8 +161,6 @@ def html_section(result: RunResult, plots: Sequence[Path] = ()) -> str:
     """The summary block report.html opens with (empty for sweeps and plain single runs)."""
     if not wants_summary(result):
         return ""
-    from simulator.verdict import verdict
-
     summary = build(result)
     lines = verdict(summary)
     parts = ["<h2>Summary</h2>"]
@@ -201,3 +203,19 @@ def html_section(result: RunResult, plots: Sequence[Path] = ()) -> str:
     if SEATS in by_name:
         parts.append(_img(by_name[SEATS], "seat win shares per variant"))
     return "".join(parts)
+
+
+def summary_document(result: RunResult) -> dict[str, Any]:
+    """``{"summary": ..., "verdict": [...]}`` for summary.json (empty for a sweep)."""
+    if result.is_sweep:
+        return {}
+    s = build(result)
+    return {"summary": s.to_dict(), "verdict": verdict(s)}
+
+
+def markdown_of(result: RunResult) -> str:
+    """`--markdown FILE`: the summary and the verdict as Markdown (a sweep gets a line)."""
+    if result.is_sweep:
+        return f"### {result.scenario.name}\n\nA sweep: see report.html for its grids.\n"
+    s = build(result)
+    return markdown(s, verdict(s))

@@ -18,12 +18,12 @@ from typer.testing import CliRunner
 
 from simulator.cli import app
 from simulator.procedures.base import Metric
+from simulator.report import print_result
 from simulator.runner import RunResult, run_scenario
 from simulator.summary import (
     NoMetricsMatch,
     build,
     markdown,
-    print_result,
     restrict,
     seat_families,
 )

@@ -11,6 +11,7 @@ import pytest
 
 from simulator import procedures
 from simulator.agents.spec import pack_agents
+from simulator.report import summary_json
 from simulator.runner import run_scenario
 from simulator.scenario import Scenario, ScenarioError, parse
 from simulator.tournament.analysis import bradley_terry, summaries
@@ -34,7 +35,7 @@ def _scenario(seats: int = 2, entrants=ENTRANTS, design: str = "auto", **params)
 
 
 def _document(result) -> str:
-    doc = result.summary()
+    doc = summary_json(result)
     for k in ("versions", "elapsed_seconds", "threads", "backend"):
         doc.pop(k, None)
     return json.dumps(doc, sort_keys=True, default=str)

@@ -121,7 +121,7 @@ def write_markdown(result: Any, path: Path | None) -> None:
     """``--markdown FILE``: the summary and the verdict, written whole."""
     if path is not None:
         from simulator.output import safe_write
-        from simulator.summary import markdown_of
+        from simulator.summary_report import markdown_of
 
         text = markdown_of(result)
         safe_write(path, lambda f: f.write(text))

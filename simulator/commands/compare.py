@@ -41,8 +41,8 @@ def compare(
 ) -> int:
     """Run the files as one comparison, write its reports, print the summary; the exit code."""
     from simulator.compare import CompareError, combine, run_compare
-    from simulator.report import write_reports
-    from simulator.summary import print_result, restrict
+    from simulator.report import print_result, write_reports
+    from simulator.summary import restrict
 
     loaded = load_all(scenarios, err, False)
     try:

@@ -51,9 +51,9 @@ def run(
 ) -> int:
     """Run a scenario, write its reports, print the summary (or ``--json``); the exit code."""
     from simulator.backends import BackendOptionError, BackendUnavailable, open_backend
-    from simulator.report import write_reports
+    from simulator.report import print_result, write_reports
     from simulator.runner import run_scenario
-    from simulator.summary import print_result, restrict
+    from simulator.summary import restrict
 
     loaded = load(scenario, err, force)
     check_metrics("sim run", loaded, metrics, err)

@@ -73,7 +73,7 @@ def print_tournament(result: Any, console: Console) -> None:
 def write_files(result: Any, out_dir: Path) -> list[Path]:
     """``tournament.csv``: one row per variant, entrant and opponent (win share, matchup,
     rating) — the matchup matrix in long form."""
-    from simulator.report import atomic_write
+    from simulator.output import safe_write as atomic_write
 
     per_variant = summaries(result)
     if not per_variant:
