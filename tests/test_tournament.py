@@ -146,7 +146,7 @@ def test_sim_run_of_a_tournament_opens_with_win_shares_matchup_and_skill_gap():
     """What `sim run` prints without --detail: the tournament's own answer, not 40 metric rows."""
     from rich.console import Console
 
-    from simulator.summary import print_result
+    from simulator.report import print_result
 
     result = run_scenario(_scenario(), trials=16, threads=1)
     console = Console(record=True, width=140)

@@ -4,8 +4,11 @@ refusing bad options before a run, the progress bar, and the end of an interrupt
 from __future__ import annotations
 
 import functools
+import json
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ParamSpec
 
@@ -125,6 +128,53 @@ def write_markdown(result: Any, path: Path | None) -> None:
 
         text = markdown_of(result)
         safe_write(path, lambda f: f.write(text))
+
+
+@contextmanager
+def backend_for(command: str, err: Any, backend: str | None, **options: Any) -> Iterator[Any]:
+    """:func:`simulator.backends.open_backend` for a command: a backend option it refuses, or a
+    backend it cannot reach, stops the command with exit code 2 after saying why."""
+    from simulator.backends import BackendOptionError, BackendUnavailable, open_backend
+
+    try:
+        with open_backend(None if backend is None else str(backend), **options) as runs_on:
+            yield runs_on
+    except (BackendOptionError, BackendUnavailable) as e:
+        say(err, f"{command}: {e}")
+        raise Stop(EXIT_INVALID) from e
+
+
+def report(
+    result: Any,
+    target: Path | str,
+    *,
+    metrics: list[str] | None,
+    markdown: Path | None,
+    as_json: bool,
+    detail: bool,
+    out: Any,
+) -> Any:
+    """The end of ``sim run`` and ``sim compare``: narrow to ``--metrics``, write the report folder
+    (and ``--markdown``), print the JSON document or the summary and where the files went.
+    Returns the narrowed result."""
+    from simulator.report import print_result, write_reports
+    from simulator.summary import restrict
+
+    result = restrict(result, metrics or [])
+    written = write_reports(result, Path(target))
+    write_markdown(result, markdown)
+    if as_json:
+        sys.stdout.write(json.dumps(result.document(), indent=2) + "\n")
+    else:
+        print_result(result, out, detail)
+        points = f"{len(result.points):,} points × " if result.is_sweep else ""
+        out.print(
+            f"{points}{result.outcome.trials:,} trials per variant in "
+            f"{result.outcome.elapsed:.2f} s; "
+            f"reports written to {target}/ ({', '.join(p.name for p in written)})",
+            highlight=False,
+        )
+    return result
 
 
 def finish_interrupted(err: Any, text: str, **style: Any) -> int:

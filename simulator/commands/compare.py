@@ -3,7 +3,6 @@ shared random streams (the combining itself is :mod:`simulator.compare`)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,8 +16,8 @@ from simulator.commands.common import (
     command,
     finish_interrupted,
     load_all,
+    report,
     say,
-    write_markdown,
 )
 
 
@@ -41,8 +40,6 @@ def compare(
 ) -> int:
     """Run the files as one comparison, write its reports, print the summary; the exit code."""
     from simulator.compare import CompareError, combine, run_compare
-    from simulator.report import print_result, write_reports
-    from simulator.summary import restrict
 
     loaded = load_all(scenarios, err, False)
     try:
@@ -66,19 +63,10 @@ def compare(
         progress.close()
     for note in notes:
         say(err, f"note: {note}")
-    result = restrict(result, metrics or [])
     target = out_dir or Path("reports") / "out" / result.scenario.name
-    written = write_reports(result, target)
-    write_markdown(result, markdown)
-    if as_json:
-        sys.stdout.write(json.dumps(result.document(), indent=2) + "\n")
-    else:
-        print_result(result, out, detail)
-        out.print(
-            f"{result.outcome.trials:,} trials per variant in {result.outcome.elapsed:.2f} s; "
-            f"reports written to {target}/ ({', '.join(p.name for p in written)})",
-            highlight=False,
-        )
+    result = report(
+        result, target, metrics=metrics, markdown=markdown, as_json=as_json, detail=detail, out=out
+    )
     if not result.complete:
         return finish_interrupted(err, "partial results written, marked incomplete")
     return 0

@@ -3,23 +3,20 @@ values beside the estimates)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from simulator.commands.common import (
-    EXIT_INVALID,
     Progress,
-    Stop,
+    backend_for,
     check_metrics,
     check_outputs,
     command,
     finish_interrupted,
     load,
     refuse_bad_trial_options,
-    say,
-    write_markdown,
+    report,
 )
 from simulator.limits import MAX_TRIALS
 
@@ -50,10 +47,7 @@ def run(
     err: Any,
 ) -> int:
     """Run a scenario, write its reports, print the summary (or ``--json``); the exit code."""
-    from simulator.backends import BackendOptionError, BackendUnavailable, open_backend
-    from simulator.report import print_result, write_reports
     from simulator.runner import run_scenario
-    from simulator.summary import restrict
 
     loaded = load(scenario, err, force)
     check_metrics("sim run", loaded, metrics, err)
@@ -64,8 +58,10 @@ def run(
     check_outputs(target, markdown)
     progress = Progress(not quiet and sys.stderr.isatty(), loaded.name, err)
     try:
-        with open_backend(
-            None if backend is None else str(backend),
+        with backend_for(
+            "sim run",
+            err,
+            backend,
             workers=workers,
             scheduler=scheduler,
             threads=threads,
@@ -83,25 +79,11 @@ def run(
                 on_progress=progress,
                 backend=runs_on,
             )
-    except (BackendOptionError, BackendUnavailable) as e:
-        say(err, f"sim run: {e}")
-        raise Stop(EXIT_INVALID) from e
     finally:
         progress.close()
-    result = restrict(result, metrics or [])
-    written = write_reports(result, Path(target))
-    write_markdown(result, markdown)
-    if as_json:
-        sys.stdout.write(json.dumps(result.document(), indent=2) + "\n")
-    else:
-        print_result(result, out, detail)
-        points = f"{len(result.points):,} points × " if result.is_sweep else ""
-        out.print(
-            f"{points}{result.outcome.trials:,} trials per variant in "
-            f"{result.outcome.elapsed:.2f} s; "
-            f"reports written to {target}/ ({', '.join(p.name for p in written)})",
-            highlight=False,
-        )
+    result = report(
+        result, target, metrics=metrics, markdown=markdown, as_json=as_json, detail=detail, out=out
+    )
     if result.outcome.precision_reached is False:
         err.print(
             f"warning: --precision {precision:g} was not reached within --max-trials "

@@ -9,14 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from simulator.commands.common import (
-    EXIT_INVALID,
-    Stop,
+    backend_for,
     check_outputs,
     command,
     fail_invalid,
     finish_interrupted,
     load,
-    say,
 )
 
 
@@ -38,7 +36,6 @@ def tune(
     err: Any,
 ) -> int:
     """Run the search, write its reports, print the answer (or ``--json``); the exit code."""
-    from simulator.backends import BackendOptionError, BackendUnavailable, open_backend
     from simulator.output import report_folder
     from simulator.scenario import ScenarioError
     from simulator.tune import parse_tune, run_tune
@@ -52,11 +49,8 @@ def tune(
     check_outputs(out_dir or Path("reports") / "out" / loaded.name, None)
     status = TuneStatus(not quiet and sys.stderr.isatty(), err)
     try:
-        with open_backend(
-            None if backend is None else str(backend),
-            workers=workers,
-            scheduler=scheduler,
-            threads=threads,
+        with backend_for(
+            "sim tune", err, backend, workers=workers, scheduler=scheduler, threads=threads
         ) as runs_on:
             result = run_tune(
                 loaded,
@@ -67,9 +61,6 @@ def tune(
                 backend=runs_on,
                 on_progress=status,
             )
-    except (BackendOptionError, BackendUnavailable) as e:
-        say(err, f"sim tune: {e}")
-        raise Stop(EXIT_INVALID) from e
     finally:
         status.close()
     target = out_dir or Path("reports") / "out" / loaded.name
