@@ -35,8 +35,10 @@ err = Console(stderr=True, width=None if sys.stderr and sys.stderr.isatty() else
 
 
 def _call(module: str, body: str, options: dict[str, Any]) -> None:
-    """Run the command body ``simulator.commands.<module>.<body>`` on the parsed options; its
-    return value is the exit code. Imported only here, so `sim --help` loads no simulation code."""
+    """Run the command body ``simulator.commands.<module>.<body>`` on the parsed options (each
+    command passes ``locals()`` as its first statement: exactly its parameters, which
+    tests/test_house.py checks against the body's); its return value is the exit code. Imported
+    only here, so `sim --help` loads no simulation code."""
     command = getattr(importlib.import_module(f"simulator.commands.{module}"), body)
     code = command(**options, out=out, err=err)
     if code:
