@@ -10,7 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import grimp
+import numpy as np
 import pytest
+from scipy.sparse import csr_array
+from scipy.sparse.csgraph import connected_components
 
 from simulator.cli import app
 
@@ -94,85 +98,38 @@ def test_every_module_has_a_docstring_saying_what_it_owns(path):
     assert len(doc.split()) >= 4, f"{path.relative_to(ROOT)}: {doc!r} says too little"
 
 
-def _imports(module: str, path: Path, known: set[str]) -> set[str]:
-    """The simulator modules that ``module`` imports anywhere in its file (in functions too,
-    except under ``if TYPE_CHECKING:``), each resolved to the longest known module name."""
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-
-    def known_prefix(name: str) -> str | None:
-        while name and name not in known:
-            name = name.rpartition(".")[0]
-        return name or None
-
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
-            node.body = []  # typing-only imports are not run
-    found: set[str | None] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found |= {known_prefix(a.name) for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*parts, *([node.module] if node.module else [])])
-            found |= {known_prefix(f"{base}.{a.name}") for a in node.names}
-    return {m for m in found if m and m != module}
+def _graph() -> dict[str, set[str]]:
+    """Module → the simulator modules it imports anywhere in its file, in functions too (grimp
+    parses them; imports under ``if TYPE_CHECKING:`` are not run and do not count)."""
+    graph = grimp.build_graph("simulator", exclude_type_checking_imports=True, cache_dir=None)
+    return {m: set(graph.find_modules_directly_imported_by(m)) for m in graph.modules}
 
 
 def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components of more than one module (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    circles = []
-    for root in sorted(graph):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, edges = work[-1]
-            for nxt in edges:
-                if nxt not in index:
-                    index[nxt] = low[nxt] = len(index)
-                    stack.append(nxt)
-                    on_stack.add(nxt)
-                    work.append((nxt, iter(sorted(graph[nxt]))))
-                    break
-                if nxt in on_stack:
-                    low[node] = min(low[node], index[nxt])
-            else:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
-                if low[node] == index[node]:
-                    component = []
-                    while True:
-                        m = stack.pop()
-                        on_stack.discard(m)
-                        component.append(m)
-                        if m == node:
-                            break
-                    if len(component) > 1:
-                        circles.append(sorted(component))
-    return circles
+    """Import circles: the strongly connected components of more than one module."""
+    names = sorted(graph)
+    at = {name: i for i, name in enumerate(names)}
+    edges = [(at[a], at[b]) for a in names for b in graph[a]]
+    rows, cols = (list(x) for x in zip(*edges, strict=True)) if edges else ([], [])
+    matrix = csr_array((np.ones(len(edges)), (rows, cols)), shape=(len(names), len(names)))
+    _, labels = connected_components(matrix, directed=True, connection="strong")
+    groups: dict[int, list[str]] = {}
+    for name, label in zip(names, labels, strict=True):
+        groups.setdefault(int(label), []).append(name)
+    return sorted(group for group in groups.values() if len(group) > 1)
 
 
-def test_circles_are_found_by_the_walk():
-    """The check below can fail: a planted circle a → b → c → a is found, a tree is not."""
+def test_circles_are_found():
+    """The check below can fail: a planted circle a → b → c → a is found, a tree is not, and
+    grimp's graph holds imports made inside functions (report.write_reports → htmlreport)."""
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _circles({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == []
+    graph = _graph()
+    assert "simulator.cli_options" in graph["simulator.cli"]
+    assert "simulator.htmlreport" in graph["simulator.report"]
 
 
 def test_no_import_circle_among_simulator_modules():
     """Layers import downwards only, also inside functions (a lazy import that points back up is
     a circle waiting for someone to move it to the top of the file)."""
-    modules = _modules("simulator")
-    known = set(modules)
-    graph = {m: _imports(m, p, known) for m, p in modules.items()}
-    assert _circles(graph) == []
+    assert _circles(_graph()) == []
