@@ -16,6 +16,7 @@ from rich.console import Console
 
 from simulator import cli_options as opt
 from simulator import interrupts
+from simulator.commands.common import EXIT_INTERRUPTED, EXIT_INVALID, EXIT_RUNTIME
 from simulator.limits import InvalidInput
 
 app = typer.Typer(
@@ -26,8 +27,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-
-EXIT_RUNTIME, EXIT_INVALID, EXIT_REGRESSION, EXIT_INTERRUPTED = 1, 2, 3, 130
 
 # Piped output (files, CI logs) gets wide tables rather than names cut to fit 80 columns.
 out = Console(width=None if sys.stdout and sys.stdout.isatty() else 140)

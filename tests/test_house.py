@@ -53,6 +53,8 @@ def test_importing_the_cli_loads_no_simulation_code():
         "simulator",
         "simulator.cli",
         "simulator.cli_options",
+        "simulator.commands",
+        "simulator.commands.common",
         "simulator.interrupts",
         "simulator.limits",
     }

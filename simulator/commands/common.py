@@ -1,5 +1,6 @@
-"""What the command bodies share: exit codes, loading scenarios with every problem reported,
-refusing bad options before a run, the progress bar, and the end of an interrupted run."""
+"""What the command bodies share: the exit codes (the CLI exits with these too), loading scenarios
+with every problem reported, refusing bad options before a run, the progress bar, and the end of
+an interrupted run. Imports nothing heavy at the top: the CLI reads it when it starts."""
 
 from __future__ import annotations
 
