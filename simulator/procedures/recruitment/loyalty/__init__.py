@@ -2,9 +2,10 @@
 
 A package split by concern: ``params`` (scenario parameters, packing), ``state`` (the one-array
 game state), ``phases`` (setup, placement turns, zone resolution, maintenance: ``legal_moves`` and
-``apply_move``), ``ownership`` (the ownership check per revision), ``projection`` and ``heuristic`` (``returns`` and ``heuristic``), ``greedy`` (the random and
-greedy agents), ``game`` (``GAME``, the interface the agents take), ``policy`` (the decision
-hook), ``metrics`` and ``kernel``. Documentation: docs/recruitment.md.
+``apply_move``), ``ownership`` (the ownership check per revision), ``projection`` and
+``heuristic`` (``returns`` and ``heuristic``), ``greedy`` (the random and greedy agents), ``game``
+(``GAME``, the interface the agents take), ``policy`` (the decision hook), ``metrics`` and
+``kernel``. Documentation: docs/recruitment.md.
 """
 
 from __future__ import annotations
