@@ -28,8 +28,8 @@ if ROOT not in sys.path:
 LADDER = {
     "random": {"agent": "random"},
     "greedy": {"agent": "greedy"},
-    "rollout": {"agent": "rollout", "playouts": 8, "horizon": 0},
-    "mcts": {"agent": "mcts", "iterations": 300, "horizon": 0},
+    "rollout": {"agent": "rollout", "playouts": 8, "horizon": 2},
+    "mcts": {"agent": "mcts", "iterations": 300, "horizon": 2},
 }
 DEALS = 500
 BUDGET_SECONDS = 600.0

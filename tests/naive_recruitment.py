@@ -12,10 +12,12 @@ formula are written out again from the documentation.
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from tests.naive import GAMMA, MASK, Stream, mix64
+from tests.naive_agents import decision_seed
 
 REVISIONS = ("1.0", "1.1", "1.2")
 COUNTERS = (
@@ -31,8 +33,13 @@ COUNTERS = (
 )
 WIN_SCALE = 60
 UNDEFINED = -(2**62)
-DECISION_SALT = 0xD1B54A32D192ED03
 PASS = "pass"
+# The heuristic's constants (docs/recruitment.md): loyalty checks looked ahead, a weight of one
+# character, a placeable supply token's worth, the soft win share's sharpness.
+HORIZON = 3
+WEIGHT_ONE = 1 << 20
+SUPPLY_WEIGHT = WEIGHT_ONE // 50
+BETA = 2.0
 
 
 class Words(Protocol):
@@ -75,7 +82,8 @@ def below(words: Words, n: int) -> int:
 
 
 def decision_stream(trial_key: int, k: int) -> Raw:
-    return Raw(mix64(trial_key ^ mix64((DECISION_SALT + k) & MASK)))
+    """Decision ``k``'s stream: the agents' one scheme (tests/naive_agents.py)."""
+    return Raw(decision_seed(trial_key, k))
 
 
 @dataclass
@@ -342,8 +350,36 @@ class Game:
 
     # ---- the heuristic and the agents ------------------------------------------------------
 
+    def keep_chance(self, holder: int, card: Card, rival: int) -> float:
+        """Chance ``holder`` keeps ``card`` through the next loyalty checks (at most HORIZON)
+        if nobody places more: its loyalty must stay at least ``rival`` with a token left."""
+        checks = min(self.p["rounds"] - self.round, HORIZON)
+        tokens = card.tokens[holder]
+        least = 1
+        while self.loyalty(card, holder, least) < rival:
+            least += 1
+        if tokens < least:
+            return 0.0
+        slack = tokens - least
+        if slack >= checks:
+            return 1.0
+
+        def lose(k: int) -> float:  # chance a check costs a token after k losses
+            return max(0, self.die - self.loyalty(card, holder, tokens - k)) / self.die
+
+        p = [1.0] + [0.0] * slack  # p[k]: chance of k losses so far (k > slack: lost)
+        for _ in range(checks):
+            for k in range(slack, 0, -1):
+                p[k] = p[k] * (1.0 - lose(k)) + p[k - 1] * lose(k - 1)
+            p[0] = p[0] * (1.0 - lose(0))
+        total = 0.0
+        for x in p:
+            total += x
+        return total
+
     def project(self, card: Card) -> tuple[int, int]:
-        """(holder, weight in 1/die) of a card: resolve and check ownership now (heuristic)."""
+        """(holder, weight in 1/WEIGHT_ONE) of a card: resolve and check ownership now, then
+        the chance its holder keeps it (heuristic)."""
         if card.place == "owned":
             h = card.owner
         elif card.place == "zone":
@@ -357,31 +393,40 @@ class Game:
         assert h is not None
         if sum(card.tokens) == 0:
             return -1, 0
-        rivals = [self.loyalty(card, f) for f in range(self.players) if f != h]
-        best = max(rivals)
-        own = self.loyalty(card, h)
-        if own < best:
+        best = max(self.loyalty(card, f) for f in range(self.players) if f != h)
+        if self.loyalty(card, h) < best:
             top = [f for f in range(self.players) if f != h and self.loyalty(card, f) == best]
-            if len(top) == 1:
-                return top[0], self.die
-            return (-1, 0) if self.revision != "1.0" else (h, self.die)
-        after = self.loyalty(card, h, card.tokens[h] - 1)
-        if (sum(card.tokens) == 1 or after < best) and own < self.die:
-            return h, own
-        return h, self.die
+            if len(top) > 1:
+                if self.revision != "1.0":
+                    return -1, 0
+                best = 0  # 1.0's gap: it stays while several tie above, while it has a token
+            else:
+                h = top[0]
+                best = max(self.loyalty(card, f) for f in range(self.players) if f != h)
+        return h, int(self.keep_chance(h, card, best) * WEIGHT_ONE + 0.5)
 
-    def heuristic(self, e: int) -> float:
-        count = [0] * self.players
-        weight = [0] * self.players
+    def worth(self) -> list[int]:
+        """Each seat's projected characters plus its placeable supply (1/WEIGHT_ONE units)."""
+        x = [0] * self.players
         for card in self.cards:
             h, w = self.project(card)
             if h >= 0:
-                count[h] += 1
-                weight[h] += w
-        top = max(count)
-        share = 1.0 / count.count(top) if count[e] == top else 0.0
-        rival = max(weight[f] for f in range(self.players) if f != e)
-        return 0.5 * share + 0.5 * (weight[e] + self.die) / (weight[e] + rival + 2 * self.die)
+                x[h] += w
+        per = self.p["tokens_per_round"]
+        for e in range(self.players):
+            room = per - self.placed[e] + per * (self.p["rounds"] - self.round - 1)
+            x[e] += SUPPLY_WEIGHT * max(min(self.supply[e], room), 0)
+        return x
+
+    def heuristic(self, e: int) -> float:
+        if self.over:
+            top = self.winners()
+            return 1 / len(top) if e in top else 0.0
+        terms = [math.exp(BETA * x / WEIGHT_ONE) for x in self.worth()]
+        total = 0.0
+        for term in terms:  # in seat order, as the kernel adds them
+            total += term
+        return terms[e] / total
 
     def value_after(self, move: int | str) -> float:
         """The mover's heuristic right after ``move``, before any chance event."""
@@ -390,8 +435,12 @@ class Game:
             return self.heuristic(e)
         card = self.cards[move]  # type: ignore[index]
         card.tokens[e] += 1
+        self.supply[e] -= 1
+        self.placed[e] += 1
         v = self.heuristic(e)
         card.tokens[e] -= 1
+        self.supply[e] += 1
+        self.placed[e] -= 1
         return v
 
     def choose(self, agent: str, words: Words) -> int | str:

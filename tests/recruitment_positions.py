@@ -109,6 +109,7 @@ def kernel_state(game: nr.Game) -> np.ndarray:
     for k, c in enumerate(game.zone):
         s[S.S_ZONE + k] = c
     retally(s)
+    s[S.H_TRACK] = 1
     return s
 
 

@@ -1,8 +1,9 @@
 """The generic search agents wired into recruitment.loyalty (policy.choose_move).
 
-The game's own random and greedy are tested with the game; here: rollout and mcts reach the
-kernel, return only legal moves, leave the position alone, and never read the deck order (the
-only hidden information of the game).
+The game's own random and greedy are tested with the game (against the twin); here: every rung
+reaches the kernel, returns only legal moves and leaves the position alone; rollout and mcts never
+read the deck order (the only hidden information of the game) and find the deliberate tie greedy
+misses; greedy beats random in a small tournament.
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ from simulator.procedures.recruitment.loyalty.state import H_DECK_LEN, S_DECK, S
 from simulator.runner import run_scenario
 from simulator.scenario import load
 from tests import naive_agents as twin
+from tests.agent_checks import assert_legal_and_untouched, random_positions
 
 LADDER = "scenarios/recruitment/ladder.yaml"
 SEARCH = {
     "rollout": AgentSpec(agent="rollout", playouts=2, horizon=1),
     "mcts": AgentSpec(agent="mcts", iterations=16, horizon=1),
 }
+RUNGS = {"random": AgentSpec(agent="random"), "greedy": AgentSpec(agent="greedy"), **SEARCH}
 
 
 def _params():
@@ -38,34 +41,23 @@ def _params():
 def _positions(count: int) -> list[np.ndarray]:
     """Positions of random play from fresh deals of the ladder scenario's game."""
     row = pack(_params())
-    moves = np.empty(GAME.max_moves, dtype=np.int64)
-    out = []
-    k = 0
-    while len(out) < count:
-        rng = np.array([twin.mix64(k + 1)], dtype=np.uint64)
-        k += 1
+
+    def start(rng: np.ndarray) -> np.ndarray:
         s = np.zeros(STATE_SIZE, dtype=np.int64)
         start_game(s, row, rng)
-        for _ in range(twin.below(rng, 60)):
-            if GAME.is_over(s):
-                break
-            n = GAME.legal_moves(s, moves)
-            GAME.apply_move(s, moves[twin.below(rng, n)], rng)
-        if not GAME.is_over(s):
-            out.append(s)
-    return out
+        return s
+
+    return random_positions(GAME, start, count, 60)
 
 
-@pytest.mark.parametrize("rung", SEARCH)
-def test_search_agents_play_legal_moves_and_leave_the_position_alone(rung):
-    row = pack_agents([SEARCH[rung]])[0]
-    moves = np.empty(GAME.max_moves, dtype=np.int64)
-    for k, s in enumerate(_positions(30)):
-        before = s.copy()
-        move = choose_move(s, row, np.array([twin.decision_seed(5, k)], dtype=np.uint64))
-        n = GAME.legal_moves(s, moves)
-        assert move in moves[:n]
-        assert np.array_equal(s, before)
+@pytest.mark.parametrize("rung", RUNGS)
+def test_every_rung_plays_legal_moves_and_leaves_the_position_alone(rung):
+    row = pack_agents([RUNGS[rung]])[0]
+
+    def decide(s: np.ndarray, k: int) -> int:
+        return choose_move(s, row, np.array([twin.decision_seed(5, k)], dtype=np.uint64))
+
+    assert_legal_and_untouched(GAME, decide, _positions(30))
 
 
 @pytest.mark.parametrize("rung", SEARCH)
@@ -120,3 +112,23 @@ def test_search_finds_the_deliberate_tie_under_1_1_that_greedy_misses():
     ):
         row = pack_agents([spec])[0]
         assert {choose_move(s, row, r.copy()) for r in rngs} == {TIE_X}, spec.agent
+
+
+def test_greedy_beats_random_in_a_small_tournament():
+    # Greedy scores each placement by the heuristic, which knows that a one-token character is
+    # lost to the loyalty dice and a token kept in supply buys one later: on the ladder
+    # scenario's game it takes most of the wins from random seats (docs/recruitment.md measures
+    # ~0.9 of them against three random seats). Paired per deal, far beyond 5 standard errors.
+    from simulator.tournament.procedure import tournament_procedure
+    from simulator.tournament.spec import TournamentSpec
+
+    scenario = load(LADDER)
+    scenario.procedure = tournament_procedure(
+        procedures.get("recruitment.loyalty"),
+        TournamentSpec.model_validate({"agents": {"random": "random", "greedy": "greedy"}}),
+    )
+    result = run_scenario(scenario, trials=40, threads=1)
+    est = result.estimates.set_index("metric")
+    gap = est.loc["gap.random.greedy"]  # agent_wins.random - agent_wins.greedy, per deal
+    assert gap["mean"] < -5 * gap["se"]
+    assert est.loc["agent_wins.greedy", "mean"] > 0.25 > est.loc["agent_wins.random", "mean"]

@@ -19,6 +19,7 @@ from simulator.engine import make_plan, run_range
 from simulator.procedures import get
 from simulator.procedures.recruitment.loyalty import state as S
 from simulator.procedures.recruitment.loyalty.game import GAME
+from simulator.procedures.recruitment.loyalty.greedy import greedy_move
 from simulator.procedures.recruitment.loyalty.metrics import metric_index
 from simulator.procedures.recruitment.loyalty.ownership import ownership_check
 from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS
@@ -29,7 +30,6 @@ from simulator.procedures.recruitment.loyalty.phases import (
     resolve_zone,
     start_round,
 )
-from simulator.procedures.recruitment.loyalty.policy import greedy_move
 from simulator.rng import scenario_key
 from tests import naive_recruitment as nr
 from tests.fold import fold
@@ -528,16 +528,31 @@ def test_greedy_misses_the_deliberate_tie_that_wins_half_the_game():
     assert game.over and game.winners() == [0, 1, 2]
 
 
-def test_the_greedy_agent_plays_the_one_step_best_move_by_the_heuristic():
-    # Empire 0 (to move) can take the empty zone card (a character for one token) or add to its
-    # own safe character (nothing changes): it takes the card.
-    game = position(params(players=2), [in_zone([0, 0]), owned(0, [5, 0]), owned(1, [0, 3])])
+def test_greedy_takes_a_character_whose_printed_loyalty_makes_one_token_safe():
+    # Empire 0 (to move) can take the zone card of its home empire (one token and the printed
+    # 5 make loyalty 6: no d6 roll beats it), add to its own safe character (nothing changes),
+    # or pass: it takes the card.
+    cards = [in_zone([0, 0], home=0, base=5), owned(0, [5, 0]), owned(1, [0, 3])]
+    game = position(params(players=2), cards)
     s = kernel_state(game)
     assert greedy_move(s, np.array([1], dtype=np.uint64)) == 0
     assert game.choose("greedy", nr.Raw(1)) == 0
 
 
-def test_determinize_reshuffles_only_the_undealt_deck():
+def test_greedy_keeps_its_token_rather_than_buy_a_character_the_loyalty_dice_will_take():
+    # The same without the printed loyalty: one token on a second character loses it to the
+    # first loyalty check that rolls above 1 (three checks ahead: kept with chance 1/216), so
+    # the token is worth more in supply, and greedy passes. In the last round (one check left)
+    # the character is worth 1/6: it takes it.
+    cards = [in_zone([0, 0]), owned(0, [5, 0]), owned(1, [0, 3])]
+    for round_, want in ((0, PASS), (9, 0)):
+        game = position(params(players=2), [nr.clone(c) for c in cards], round_=round_)
+        s = kernel_state(game)
+        assert greedy_move(s, np.array([1], dtype=np.uint64)) == want
+        assert game.choose("greedy", nr.Raw(1)) == (nr.PASS if want == PASS else want)
+
+
+def test_determinize_reshuffles_only_the_undealt_deck_and_never_reads_its_order():
     game = placement_game()
     s = kernel_state(game)
     t = GAME.determinize(s, 0, np.array([5], dtype=np.uint64))
@@ -545,6 +560,11 @@ def test_determinize_reshuffles_only_the_undealt_deck():
     assert sorted(t[deck]) == sorted(s[deck])
     t[deck] = s[deck]
     np.testing.assert_array_equal(t, s)
+    # It never reads the hidden order: the same words give the same deck from any order of it.
+    r = s.copy()
+    r[deck] = s[deck][::-1]
+    again = GAME.determinize(r, 0, np.array([5], dtype=np.uint64))
+    np.testing.assert_array_equal(again, GAME.determinize(s, 0, np.array([5], dtype=np.uint64)))
 
 
 # ---------------------------------------------------------------------------------------------

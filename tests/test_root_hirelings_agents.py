@@ -27,6 +27,7 @@ from simulator.procedures.root.hirelings import choose_move, pack
 from simulator.runner import run_scenario
 from simulator.scenario import load
 from tests import naive_agents as twin
+from tests.agent_checks import assert_legal_and_untouched, random_positions
 
 LADDER = "scenarios/root/ladder.yaml"
 PROC = procedures.get("root.hirelings")
@@ -44,36 +45,25 @@ def _row(raw: dict) -> np.ndarray:
 def _positions(count: int, players: int = 3) -> list[np.ndarray]:
     """Positions of random play (uniform over legal_moves) from fresh deals."""
     row = _row({"players": players, "rounds": 6, "hireling_points": 1})
-    moves = np.empty(GAME.max_moves, dtype=np.int64)
-    out = []
-    k = 0
-    while len(out) < count:
-        rng = np.array([twin.mix64(k + 1)], dtype=np.uint64)
-        k += 1
+
+    def start(rng: np.ndarray) -> np.ndarray:
         s = np.zeros(STATE_SIZE, dtype=np.int64)
         start_game(s, row, rng)
-        for _ in range(twin.below(rng, 30)):
-            if GAME.is_over(s):
-                break
-            n = GAME.legal_moves(s, moves)
-            GAME.apply_move(s, moves[twin.below(rng, n)], rng)
-        if not GAME.is_over(s):
-            out.append(s)
-    return out
+        return s
+
+    return random_positions(GAME, start, count, 30)
 
 
 @pytest.mark.parametrize("players", [2, 3, 5])
 @pytest.mark.parametrize("rung", RUNGS)
 def test_every_rung_plays_only_legal_moves_and_leaves_the_position_alone(rung, players):
     row = pack_agents([RUNGS[rung]])[0]
-    moves = np.empty(GAME.max_moves, dtype=np.int64)
-    for k, s in enumerate(_positions(25, players)):
-        before = s.copy()
+
+    def decide(s: np.ndarray, k: int) -> int:
         game_rng = np.array([twin.mix64(77 + k)], dtype=np.uint64)
-        move = choose_move(s, row, game_rng, np.array([twin.decision_seed(5, k)], np.uint64))
-        n = GAME.legal_moves(s, moves)
-        assert move in moves[:n]
-        assert np.array_equal(s, before)
+        return choose_move(s, row, game_rng, np.array([twin.decision_seed(5, k)], np.uint64))
+
+    assert_legal_and_untouched(GAME, decide, _positions(25, players))
 
 
 def test_a_decision_always_has_a_purchase_besides_the_pass():

@@ -28,6 +28,10 @@ class GameFunctions(NamedTuple):
         round_of: ``round_of(s) -> int``, the round or turn counter.
         n_seats: ``n_seats(s) -> int``.
         max_moves: the largest number of legal moves in any position.
+        default_move: optional ``default_move(s, rng) -> move``, the game's cheap default policy
+            for the playouts of search agents (e.g. its greedy agent); ``None``: uniform random
+            over ``legal_moves``. A playout that knows what the game rewards ranks the moves
+            before it far better than random play does (docs/agents.md, "Measured").
     """
 
     copy_state: Any
@@ -41,3 +45,4 @@ class GameFunctions(NamedTuple):
     round_of: Any
     n_seats: Any
     max_moves: int
+    default_move: Any = None

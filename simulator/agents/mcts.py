@@ -3,7 +3,8 @@
 Each of ``iterations`` iterations samples what the mover cannot see (``determinize``), walks the
 tree from the root choosing, at every node, the child that maximises the UCB1 score *of the seat
 to move there* (max^n, Sturtevant 2008: every seat maximises its own result), expands one untried
-move, plays a truncated playout (:mod:`simulator.agents.playout`) and adds the playout's vector of
+move, plays a truncated playout by the game's default policy (:mod:`simulator.agents.playout`)
+and adds the playout's vector of
 per-seat scores to every node on the path.
 
 The tree is open-loop over moves: a node is a sequence of moves, not a state, so chance events
@@ -24,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from simulator.agents.game import GameFunctions
-from simulator.agents.playout import make_playout
-from simulator.agents.spec import AGENT_EXPLORATION, AGENT_HORIZON, AGENT_ITERATIONS
+from simulator.agents.playout import make_playout, make_search_setup
+from simulator.agents.spec import AGENT_EXPLORATION, AGENT_ITERATIONS
 from simulator.agents.streams import below
 from simulator.jit import closure
 
@@ -34,19 +35,16 @@ def make_mcts(game: GameFunctions) -> Any:
     """``mcts_move(s, row, rng) -> move`` with the budget of the packed agent ``row``."""
     legal_moves, apply_move, is_over = game.legal_moves, game.apply_move, game.is_over
     to_move, n_seats, determinize = game.to_move, game.n_seats, game.determinize
-    max_moves = game.max_moves
     playout = make_playout(game)
+    setup = make_search_setup(game)
 
     @closure
     def mcts_move(s, row, rng):  # pragma: no cover - compiled
-        root_moves = np.empty(max_moves, dtype=np.int64)
-        n_root = legal_moves(s, root_moves)
+        root_moves, n_root, horizon, me, scratch, out = setup(s, row)
         if n_root == 1:
             return root_moves[0]
         iterations = max(np.int64(row[AGENT_ITERATIONS]), 1)
-        horizon = np.int64(row[AGENT_HORIZON])
         c_explore = row[AGENT_EXPLORATION]
-        me = to_move(s)
         seats = n_seats(s)
         cap = iterations + 1
         first_child = np.full(cap, -1, dtype=np.int64)
@@ -56,9 +54,7 @@ def make_mcts(game: GameFunctions) -> Any:
         avail = np.zeros(cap, dtype=np.int64)
         value = np.zeros((cap, seats), dtype=np.float64)
         path = np.empty(cap + 1, dtype=np.int64)
-        moves = np.empty(max_moves, dtype=np.int64)
-        scratch = np.empty(max_moves, dtype=np.int64)
-        out = np.empty(seats, dtype=np.float64)
+        moves = np.empty(scratch.shape[0], dtype=np.int64)
         n_nodes = 1
         for _ in range(iterations):
             c = determinize(s, me, rng)

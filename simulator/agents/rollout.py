@@ -2,7 +2,8 @@
 
 Every legal move is scored by ``playouts`` playouts: the position as the mover sees it (hidden
 state resampled by ``determinize``, afresh for each playout), the move, then uniform random moves
-for ``horizon`` rounds (0: to the end) scored by the heuristic (or the result). Playout ``p`` of
+for ``horizon`` rounds (0: to the end) by the game's default policy, scored by the heuristic (or
+the result). Playout ``p`` of
 every move starts from the same determinisation and the same random words, so moves are compared
 on common random numbers. The move with the best mean for the mover wins; ties at random.
 """
@@ -14,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from simulator.agents.game import GameFunctions
-from simulator.agents.playout import make_playout
-from simulator.agents.spec import AGENT_HORIZON, AGENT_PLAYOUTS
+from simulator.agents.playout import make_playout, make_search_setup
+from simulator.agents.spec import AGENT_PLAYOUTS
 from simulator.agents.streams import below
 from simulator.jit import closure
 from simulator.rng import next_word
@@ -23,22 +24,16 @@ from simulator.rng import next_word
 
 def make_rollout(game: GameFunctions) -> Any:
     """``rollout_move(s, row, rng) -> move`` with the budget of the packed agent ``row``."""
-    legal_moves, apply_move, copy_state = game.legal_moves, game.apply_move, game.copy_state
-    to_move, n_seats, determinize = game.to_move, game.n_seats, game.determinize
-    max_moves = game.max_moves
+    apply_move, copy_state, determinize = game.apply_move, game.copy_state, game.determinize
     playout = make_playout(game)
+    setup = make_search_setup(game)
 
     @closure
     def rollout_move(s, row, rng):  # pragma: no cover - compiled
-        moves = np.empty(max_moves, dtype=np.int64)
-        n = legal_moves(s, moves)
+        moves, n, horizon, me, scratch, out = setup(s, row)
         if n == 1:
             return moves[0]
         playouts = max(np.int64(row[AGENT_PLAYOUTS]), 1)
-        horizon = np.int64(row[AGENT_HORIZON])
-        me = to_move(s)
-        scratch = np.empty(max_moves, dtype=np.int64)
-        out = np.empty(n_seats(s), dtype=np.float64)
         totals = np.zeros(n, dtype=np.float64)
         stream = np.empty(1, dtype=np.uint64)
         for _ in range(playouts):

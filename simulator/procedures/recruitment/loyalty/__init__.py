@@ -2,9 +2,10 @@
 
 A package split by concern: ``params`` (scenario parameters, packing), ``state`` (the one-array
 game state), ``phases`` (setup, placement turns, zone resolution, maintenance: ``legal_moves`` and
-``apply_move``), ``ownership`` (the ownership check per revision), ``heuristic`` (``returns`` and
-``heuristic``), ``game`` (``GAME``, the interface the agents take), ``policy`` (the decision hook
-and the random and greedy agents), ``metrics`` and ``kernel``. Documentation: docs/recruitment.md.
+``apply_move``), ``ownership`` (the ownership check per revision), ``projection`` and
+``heuristic`` (``returns`` and ``heuristic``), ``greedy`` (the random and greedy agents), ``game``
+(``GAME``, the interface the agents take), ``policy`` (the decision hook), ``metrics`` and
+``kernel``. Documentation: docs/recruitment.md.
 """
 
 from __future__ import annotations
@@ -33,8 +34,9 @@ NOTES = (
     "assumption: loyalty die d6 (loyalty_die); wages paid by descending loyalty, then ascending "
     "wage; income each round (income); at most tokens_per_round tokens a round",
     "a loyalty loss with no owner token left on the card has no effect",
-    "agents: random and greedy (one-step lookahead on the heuristic, docs/recruitment.md); "
-    "rollout and mcts are refused until the generic agents are wired in",
+    "agents: random, greedy (one-step lookahead on a heuristic of characters kept through the "
+    "next loyalty checks and tokens in hand, docs/recruitment.md), rollout and mcts (playouts "
+    "by greedy, scored by the heuristic)",
 )
 
 PROCEDURE = Procedure(

@@ -1,13 +1,15 @@
 """The game interface of ``recruitment.loyalty`` (GAME_INTERFACE.md): ``GAME`` for the agents.
 
 Hidden information: only the order of the character deck (every token, card in play, supply,
-bank and gold is public). ``determinize`` reshuffles the undealt deck.
+bank and gold is public). ``determinize`` reshuffles the undealt deck. The default policy of the
+search agents' playouts is this game's greedy agent (greedy.py).
 """
 
 from __future__ import annotations
 
 from simulator.agents.game import GameFunctions
 from simulator.jit import kernel
+from simulator.procedures.recruitment.loyalty.greedy import greedy_move
 from simulator.procedures.recruitment.loyalty.heuristic import heuristic, returns
 from simulator.procedures.recruitment.loyalty.phases import (
     MAX_MOVES,
@@ -29,10 +31,20 @@ from simulator.rng import GAMMA, mix64
 
 @kernel
 def determinize(s, seat, rng):
-    """A copy of ``s`` with the undealt deck reshuffled (Fisher-Yates, one word per swap): the
-    only thing no seat sees. ``seat`` is unused, as every seat sees the same."""
+    """A copy of ``s`` with the undealt deck put in card order, then shuffled (Fisher-Yates, one
+    word per swap): the only thing no seat sees. Sorting first makes the result depend on which
+    cards are undealt (public) and the words, never on their hidden order. ``seat`` is unused,
+    as every seat sees the same."""
     t = copy_state(s)
-    for i in range(t[H_DECK_LEN] - 1, 0, -1):
+    n = t[H_DECK_LEN]
+    for i in range(1, n):
+        c = t[S_DECK + i]
+        j = i
+        while j > 0 and t[S_DECK + j - 1] > c:
+            t[S_DECK + j] = t[S_DECK + j - 1]
+            j -= 1
+        t[S_DECK + j] = c
+    for i in range(n - 1, 0, -1):
         rng[0] += GAMMA
         j = uniform_below(mix64(rng[0]), i + 1)
         a = t[S_DECK + i]
@@ -53,6 +65,7 @@ GAME = GameFunctions(
     round_of=round_of,
     n_seats=n_seats,
     max_moves=MAX_MOVES,
+    default_move=greedy_move,
 )
 
 __all__ = ["GAME", "MAX_MOVES", "determinize"]

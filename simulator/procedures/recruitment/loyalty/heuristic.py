@@ -4,31 +4,35 @@
 ``1e-3 * characters / (cards + 1)`` as a tie-break (more characters is better even when it does
 not change the win).
 
-``heuristic(s, out)`` estimates that result from a *projection* of the position: every card is
-given to the seat that would hold it if the zone were resolved and the ownership check run now,
-under the game's revision —
+``heuristic(s, out)`` estimates that result from what a player of this game counts: the
+characters it will still hold when the game ends, and the tokens it has left to win more with.
+Its parts (projection.py):
 
-- a zone card goes to its sole token leader (none on a tie or with no tokens), then faces the
-  ownership check with it as owner (as a recruited card does in the same round);
-- an owned card stays with its owner while the owner's loyalty is highest or tied for it, goes to
-  one other empire strictly highest, and under 1.1/1.2 goes to nobody when several others tie
-  above the owner (1.0: it stays, the gap's default); a card with no tokens goes to nobody.
+- a *projection* of the position: every card goes to the seat that would hold it if the zone were
+  resolved and the ownership check run now, under the game's revision — a zone card to its sole
+  token leader (none on a tie or with no tokens), who then faces the ownership check as a
+  recruited card does in the same round; an owned card stays with its owner while the owner's
+  loyalty is highest or tied for it, goes to one other empire strictly highest, and under 1.1/1.2
+  goes to nobody when several others tie above the owner (1.0: it stays, the gap's default) —
+  so a seat that ties a rival on purpose above a third empire's character sees it leave the third
+  empire's projection under 1.1 and 1.2, not under 1.0;
+- each projected holding weighed by the chance its holder keeps it through the next loyalty
+  checks (``HORIZON`` 3, fewer near the end) if nobody places more: a check costs a token with
+  chance ``(die - loyalty) / die``, and the card is lost when its last token goes or its loyalty
+  drops below the best rival's. A one-token character is worth 1/6 over one check, 1/216 over
+  three; a safe one (loyalty >= die, or tokens to spare for every check) is worth 1;
+- each token still in supply that the seat can place before the game ends, worth
+  ``SUPPLY_WEIGHT`` (1/50 of a character): what keeps greedy from spending every token at once.
 
-So a seat that ties a rival on purpose above a third empire's character sees that character leave
-the third empire's projection under 1.1 and 1.2, not under 1.0. Each projected holding is weighed
-by its chance to survive one loyalty die: when a single lost loyalty would cost the holder the card
-(its last token, or a loyalty tie it would then lose), the weight is ``loyalty / die`` (the die
-beats the loyalty with probability ``(die - loyalty) / die``), otherwise 1 — so defending a thin
-hold is worth a token. (The heuristic ignores that an empire with one character skips the die, and
-wages.) Then, with ``n_e`` projected characters and ``x_e`` their weighed sum::
+With ``x_e`` seat ``e``'s summed worth (characters), the estimate is a soft win share::
 
-    heuristic_e = 0.5 * share_e + 0.5 * (x_e + 1) / (x_e + max_{f != e} x_f + 2)
+    heuristic_e = exp(BETA * x_e) / sum_f exp(BETA * x_f)      (sum in seat order)
 
-where ``share_e`` is the win share the projected counts ``n`` would give (ties split). Both terms
-are in [0, 1]; the first is the seat's result if the game ended on the projection, the second
-rewards gaining on the best rival even when the leader does not change. Weights are kept as
-integers in units of ``1 / die`` so that an incremental evaluation (the greedy agent's) adds up
-exactly as a full one. A finished game's heuristic is its win share.
+in [0, 1], summing to 1 like win shares, rising with one's own worth and falling with every
+rival's (so ruining the leader's character counts). (The heuristic ignores wages, that an empire
+with one character skips the loyalty check, and the tokens rivals will place.) HORIZON,
+SUPPLY_WEIGHT and BETA were tuned by greedy's win share against random seats in the ladder
+scenario's game (docs/recruitment.md). A finished game's heuristic is its win share.
 """
 
 from __future__ import annotations
@@ -38,12 +42,8 @@ import numpy as np
 from simulator.jit import inline, kernel
 from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS
 from simulator.procedures.recruitment.loyalty.phases import LOYALTY_SCALE, standing
-from simulator.procedures.recruitment.loyalty.projection import (
-    tally,
-    value_of,
-)
+from simulator.procedures.recruitment.loyalty.projection import WEIGHT_ONE, seat_weight, tally
 from simulator.procedures.recruitment.loyalty.state import (
-    H_DIE,
     H_N_CARDS,
     H_PHASE,
     H_PLAYERS,
@@ -52,6 +52,8 @@ from simulator.procedures.recruitment.loyalty.state import (
 
 #: Weight of the tie-break term of ``returns``.
 TIE_BREAK = 1e-3
+#: How sharply the soft win share follows a lead, per character (tuned: 1 to 4 play alike).
+BETA = 2.0
 
 
 @inline
@@ -83,6 +85,15 @@ def returns(s, out):
         out[e] += TIE_BREAK * owned / (n_cards + 1)
 
 
+@inline
+def seat_term(x):
+    """``exp(BETA * x)`` of a seat's worth ``x`` (units of 1/WEIGHT_ONE): its term of the soft
+    win share. (No shift by the largest worth: worths are at most a few dozen characters, far
+    from overflow, and each seat's term then depends on its own worth alone, so the greedy agent
+    recomputes only the terms a move changes.)"""
+    return np.exp(BETA * x / WEIGHT_ONE)
+
+
 @kernel
 def heuristic(s, out):
     """Each seat's estimated result in [0, 1] (module docstring); the win share once over."""
@@ -90,8 +101,11 @@ def heuristic(s, out):
         win_shares(s, out)
         return
     players = s[H_PLAYERS]
-    a = np.zeros(2 * MAX_PLAYERS, dtype=np.int64)
-    tally(s, a, 0)
-    die = s[H_DIE]
+    x = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    tally(s, x)
+    total = 0.0
     for e in range(players):
-        out[e] = value_of(a, 0, e, players, die)
+        out[e] = seat_term(seat_weight(s, e, x[e]))
+        total += out[e]
+    for e in range(players):
+        out[e] /= total

@@ -3,10 +3,11 @@
 The play loop is the game interface's: ``to_move`` names the seat, :func:`choose_move` (the one
 decision hook, policy.py) asks that seat's agent, ``apply_move`` plays it with the game's chance
 stream. Streams: the game's chance events read the trial's own SplitMix64 stream
-(``trial_state(key, trial)``); decision ``k`` of a game reads its own stream seeded
-``mix64(trial_key ^ mix64(DECISION_SALT + k))`` (``trial_key``: the trial's stream seed), so an
-agent's search never shifts the game's dice, and every variant of a scenario replays the same
-chance words for as long as its positions agree (common random numbers).
+(``trial_state(key, trial)``); decision ``k`` of a game reads its own sub-stream, keyed by the
+one scheme every game's agents use (:func:`simulator.agents.streams.start_decision` of the
+trial's stream seed and ``k``), so an agent's search never shifts the game's dice, and every
+variant of a scenario replays the same chance words for as long as its positions agree (common
+random numbers).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 
 from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
 from simulator.agents.spec import AGENT_ROW
+from simulator.agents.streams import start_decision
 from simulator.jit import inline, kernel
 from simulator.procedures.recruitment.loyalty.metrics import TAIL, WIN_SCALE
 from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS, P_AGENTS, P_PLAYERS
@@ -48,21 +50,12 @@ from simulator.procedures.recruitment.loyalty.state import (
     STATE_DTYPE,
     STATE_SIZE,
 )
-from simulator.rng import mix64, trial_state
-
-#: Salt of the decision streams (simulator.agents uses the same scheme).
-DECISION_SALT = np.uint64(0xD1B54A32D192ED03)
+from simulator.rng import trial_state
 
 _DRAWS, _LENGTH, _LEAD_CHANGES, _DECIDED_AT, _GAP_MULTI, _GAP_ZERO, _GAP_EQUIPPED = range(7)
 _IN_PLAY, _IN_BANK, _VIOLATIONS = 7, 8, 9
 N_TAIL = len(TAIL)
 assert TAIL[_DECIDED_AT] == "decided_at" and TAIL[_VIOLATIONS] == "invariant_violations"
-
-
-@inline
-def decision_seed(trial_key, k):
-    """Seed of decision ``k``'s stream in the game of ``trial_key``."""
-    return mix64(trial_key ^ mix64(DECISION_SALT + np.uint64(k)))
 
 
 @inline
@@ -73,7 +66,7 @@ def play_game(s, row, agents, rng, decision):
     k = 0
     while s[H_PHASE] != OVER:
         seat = s[H_TURN]
-        decision[0] = decision_seed(trial_key, k)
+        start_decision(decision, trial_key, k)
         k += 1
         move = choose_move(s, agents[seat], decision)
         play_move(s, move, rng)

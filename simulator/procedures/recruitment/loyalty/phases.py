@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from simulator.agents.spec import AGENT_CODES, AGENT_KIND, AGENT_ROW
 from simulator.jit import inline, kernel
 from simulator.procedures.recruitment.loyalty.ownership import (
     effective_loyalty,
@@ -33,6 +34,7 @@ from simulator.procedures.recruitment.loyalty.params import (
     CARD_FIELDS,
     MAX_CARDS,
     MAX_PLAYERS,
+    P_AGENTS,
     P_BANK_REFILL,
     P_CARDS,
     P_DEBUG,
@@ -80,6 +82,7 @@ from simulator.procedures.recruitment.loyalty.state import (
     H_STREAK_START,
     H_TO_BANK,
     H_TOKENS_PER_EMPIRE,
+    H_TRACK,
     H_TURN,
     H_VIOLATIONS,
     H_WIN,
@@ -106,6 +109,8 @@ from simulator.procedures.recruitment.loyalty.state import (
     STATE_SIZE,
 )
 from simulator.rng import GAMMA, die_of, low32, mix64
+
+RANDOM_AGENT = AGENT_CODES["random"]
 
 #: The move code of a pass; any other move is the index of the card a token goes on.
 PASS = MAX_CARDS
@@ -184,6 +189,10 @@ def start_game(s, row, rng):
     s[H_TOKENS_PER_EMPIRE] = np.int64(row[P_TOKENS])
     s[H_LEADER] = -1
     s[H_LEADER_NOW] = -1
+    # Keep the heuristic's projection only when a seat reads it (not random).
+    for e in range(players):
+        if row[P_AGENTS + e * AGENT_ROW + AGENT_KIND] != RANDOM_AGENT:
+            s[H_TRACK] = 1
     deal_deck(s, row, rng)
     s[H_DECK_LEN] = s[H_N_CARDS]
     gold = np.int64(row[P_GOLD])
@@ -217,7 +226,8 @@ def start_round(s):
         s[S_OUT + e] = 0
     s[H_GOLD_ISSUED] += income * players
     refill_zone(s)
-    retally(s)
+    if s[H_TRACK] != 0:
+        retally(s)
     first = s[H_ROUND] % players if s[H_ROTATE] != 0 else 0
     s[H_FIRST] = first
     s[H_TURN] = first
@@ -292,7 +302,8 @@ def play_move(s, move, rng):
         s[S_TOKENS + move * MAX_PLAYERS + e] += 1
         s[S_SUPPLY + e] -= 1
         s[S_PLACED + e] += 1
-        reproject(s, move)
+        if s[H_TRACK] != 0:
+            reproject(s, move)
         if s[H_PASS_FINAL] == 0:
             s[H_PASSES] = 0
     s[H_TURN] = (e + 1) % players

@@ -1,11 +1,17 @@
 """The heuristic's projection of a position (heuristic.py explains it): per card, who would hold
-it if the zone were resolved and the ownership check run now, with what weight; per seat, the
-projected count and summed weight. The rules keep a copy of it in the state
-(``S_PROJ_HOLDER``, ``S_PROJ_WEIGHT``, ``S_TALLY``): :func:`retally` after a round starts,
+it if the zone were resolved and the ownership check run now, and the chance that holder keeps it
+through the next ``HORIZON`` loyalty checks; per seat, the summed chances. The rules keep a copy of
+it in the state (``S_PROJ_HOLDER``, ``S_PROJ_WEIGHT``, ``S_TALLY``) when a seat needs it
+(``H_TRACK``, set when some seat is greedy): :func:`retally` after a round starts,
 :func:`reproject` after a token is placed.
+
+Weights are integers in units of ``1 / WEIGHT_ONE`` (a chance rounded to 20 bits), so that the
+greedy agent's incremental evaluation (one card changed) adds up exactly as a full one.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from simulator.jit import inline
 from simulator.procedures.recruitment.loyalty.ownership import REVISION_1_0, loyalty_of
@@ -13,23 +19,77 @@ from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS
 from simulator.procedures.recruitment.loyalty.state import (
     H_DIE,
     H_N_CARDS,
+    H_PER_ROUND,
     H_PLAYERS,
     H_REVISION,
+    H_ROUND,
+    H_ROUNDS,
     IN_ZONE,
     S_BASE,
     S_HOME,
+    S_PLACED,
     S_PROJ_HOLDER,
     S_PROJ_WEIGHT,
     S_STATUS,
+    S_SUPPLY,
     S_TALLY,
     S_TOKENS,
 )
 
+#: Loyalty checks the projection looks ahead (at most; fewer near the end of the game). Tuned:
+#: greedy against three random seats won most with 3 (2 and 4 close behind; docs/recruitment.md).
+HORIZON = 3
+#: A weight of 1 (a character held for certain).
+WEIGHT_ONE = 1 << 20
+#: What a token still in supply (and placeable before the game ends) is worth, in characters:
+#: tuned like HORIZON. Without it greedy spends every token at once; too high, it hoards them.
+SUPPLY_WEIGHT = WEIGHT_ONE // 50
+
+
+@inline
+def checks_ahead(s):
+    """Loyalty checks the projection covers: the rest of the game's, at most ``HORIZON``."""
+    return min(s[H_ROUNDS] - s[H_ROUND], HORIZON)
+
+
+@inline
+def keep_chance(tokens, home_is_holder, base, rival, die, checks):
+    """Chance that a holder with ``tokens`` on a card keeps it through ``checks`` loyalty checks
+    (``checks <= HORIZON``) when nobody places more: each check costs a token with chance
+    ``(die - loyalty) / die``, and the card is lost once it carries none of the holder's tokens
+    or its loyalty falls below ``rival`` (the best other empire's loyalty). The holder may lose
+    ``slack`` tokens and keep it; with ``slack >= checks`` it is safe. Losses so far are a
+    pure-death chain: ``p0, p1, p2`` are the chances of 0, 1 and 2 losses (``HORIZON`` 3)."""
+    least = 1
+    while (least + base if home_is_holder else least) < rival:
+        least += 1
+    if tokens < least:
+        return 0.0
+    slack = tokens - least
+    if slack >= checks:
+        return 1.0
+    loyalty = tokens + base if home_is_holder else tokens
+    # Chance a check costs a token after 0, 1, 2 losses (tokens - k >= least >= 1: the printed
+    # loyalty still counts).
+    q0 = max(0, die - loyalty) / die
+    q1 = max(0, die - (loyalty - 1)) / die
+    q2 = max(0, die - (loyalty - 2)) / die
+    p0 = 1.0
+    p1 = 0.0
+    p2 = 0.0
+    for _ in range(checks):
+        # Chances move down the chain from the deepest state, so each reads last round's values.
+        if slack >= 2:
+            p2 = p2 * (1.0 - q2) + p1 * q1
+        if slack >= 1:
+            p1 = p1 * (1.0 - q1) + p0 * q0
+        p0 = p0 * (1.0 - q0)
+    return p0 + p1 + p2
+
 
 @inline
 def project_card(s, c):
-    """``(holder, weight)`` of card ``c`` in the projection (holder -1: nobody; weight in units
-    of 1/die, ``die`` for a safe hold)."""
+    """``(holder, weight)`` of card ``c`` in the projection (holder -1: nobody, weight 0)."""
     status = s[S_STATUS + c]
     players = s[H_PLAYERS]
     first = S_TOKENS + c * MAX_PLAYERS
@@ -51,7 +111,6 @@ def project_card(s, c):
             return -1, 0
     else:
         return -1, 0
-    die = s[H_DIE]
     home = s[S_HOME + c]
     base = s[S_BASE + c]
     total = 0
@@ -72,82 +131,73 @@ def project_card(s, c):
             n_best += 1
     if total == 0:
         return -1, 0
-    mine = s[first + h]
-    own = loyalty_of(mine, home, base, h)
+    own = loyalty_of(s[first + h], home, base, h)
     if own < best:
-        if n_best == 1:
-            return who, die
-        if s[H_REVISION] != REVISION_1_0:
-            return -1, 0
-        return h, die
-    after = loyalty_of(mine - 1, home, base, h)
-    if (total == 1 or after < best) and own < die:
-        return h, own
-    return h, die
+        if n_best > 1:
+            if s[H_REVISION] != REVISION_1_0:
+                return -1, 0
+            # 1.0's gap: it stays while several tie above, for as long as it keeps a token.
+            best = 0
+        else:
+            # The ownership check hands it to the one empire above: the best loyalty of the
+            # others (the old holder's among them) is the one it must stay above.
+            h = who
+            best = 0
+            for f in range(players):
+                if f != h:
+                    best = max(best, loyalty_of(s[first + f], home, base, f))
+    chance = keep_chance(s[first + h], home == h, base, best, s[H_DIE], checks_ahead(s))
+    return h, np.int64(chance * WEIGHT_ONE + 0.5)
 
 
 @inline
-def tally(s, a, off):
-    """Projected characters ``a[off + e]`` and their weights ``a[off + MAX_PLAYERS + e]`` (units
-    of 1/die) of every seat ``e``."""
+def supply_weight(s, e, supply, placed):
+    """What seat ``e``'s ``supply`` tokens are worth: those it can still place this round and in
+    the rounds left (``placed`` already this round), ``SUPPLY_WEIGHT`` each."""
+    per = s[H_PER_ROUND]
+    room = per - placed + per * (s[H_ROUNDS] - s[H_ROUND] - 1)
+    return SUPPLY_WEIGHT * max(min(supply, room), 0)
+
+
+@inline
+def seat_weight(s, e, held):
+    """Seat ``e``'s projected worth (units of 1/WEIGHT_ONE characters): ``held`` (its summed
+    card weights) plus its supply's."""
+    return held + supply_weight(s, e, s[S_SUPPLY + e], s[S_PLACED + e])
+
+
+@inline
+def tally(s, a):
+    """Summed card weights ``a[e]`` of every seat ``e`` (no supply)."""
     for e in range(s[H_PLAYERS]):
-        a[off + e] = 0
-        a[off + MAX_PLAYERS + e] = 0
+        a[e] = 0
     for c in range(s[H_N_CARDS]):
         h, w = project_card(s, c)
         if h >= 0:
-            a[off + h] += 1
-            a[off + MAX_PLAYERS + h] += w
-
-
-@inline
-def value_of(a, off, e, players, die):
-    """Seat ``e``'s heuristic from the tally at ``a[off:]`` (module docstring)."""
-    top = -1
-    k = 0
-    rival = 0
-    for f in range(players):
-        n = a[off + f]
-        if n > top:
-            top = n
-            k = 1
-        elif n == top:
-            k += 1
-        w = a[off + MAX_PLAYERS + f]
-        if f != e and w > rival:
-            rival = w
-    share = 1.0 / k if a[off + e] == top else 0.0
-    mine = a[off + MAX_PLAYERS + e]
-    return 0.5 * share + 0.5 * (mine + die) / (mine + rival + 2 * die)
+            a[h] += w
 
 
 @inline
 def retally(s):
     """Recompute the projection kept in the state, every card."""
-    players = s[H_PLAYERS]
-    for e in range(players):
+    for e in range(s[H_PLAYERS]):
         s[S_TALLY + e] = 0
-        s[S_TALLY + MAX_PLAYERS + e] = 0
     for c in range(s[H_N_CARDS]):
         h, w = project_card(s, c)
         s[S_PROJ_HOLDER + c] = h
         s[S_PROJ_WEIGHT + c] = w
         if h >= 0:
-            s[S_TALLY + h] += 1
-            s[S_TALLY + MAX_PLAYERS + h] += w
+            s[S_TALLY + h] += w
 
 
 @inline
 def reproject(s, c):
     """Update the projection kept in the state after card ``c``'s tokens changed."""
     h0 = s[S_PROJ_HOLDER + c]
-    w0 = s[S_PROJ_WEIGHT + c]
     h1, w1 = project_card(s, c)
     if h0 >= 0:
-        s[S_TALLY + h0] -= 1
-        s[S_TALLY + MAX_PLAYERS + h0] -= w0
+        s[S_TALLY + h0] -= s[S_PROJ_WEIGHT + c]
     if h1 >= 0:
-        s[S_TALLY + h1] += 1
-        s[S_TALLY + MAX_PLAYERS + h1] += w1
+        s[S_TALLY + h1] += w1
     s[S_PROJ_HOLDER + c] = h1
     s[S_PROJ_WEIGHT + c] = w1

@@ -22,6 +22,9 @@ Layout (``S_*`` offsets; ``MAX_PLAYERS`` slots per seat, ``MAX_CARDS`` per card)
 Lead tracking (for ``lead_changes`` and ``decided_at``): ``H_LEADER`` is the last seat that led
 alone at the end of a round, ``H_LEADER_NOW`` the seat leading alone at the end of the last round
 (-1 on a tie), ``H_STREAK_START`` the round from which it has led without a break.
+
+``H_TRACK`` is 1 when the rules keep the heuristic's projection current (a game with a greedy or
+search seat; projection.py), 0 when nobody reads it (every seat random).
 """
 
 from __future__ import annotations
@@ -64,7 +67,8 @@ STATE_DTYPE = np.int64
     H_LEADER_NOW,
     H_STREAK_START,
     H_LEAD_CHANGES,
-) = range(28)
+    H_TRACK,
+) = range(29)
 HEADER = 32
 
 #: Phases: placing tokens in the recruitment phase, or the game is over.
@@ -107,8 +111,8 @@ S_SCRATCH = S_ZONE + MAX_PLAYERS + 1  # MAX_CARDS slots of working space (the wa
 #: holder (-1: nobody) and weight, and per seat the projected count and summed weight.
 S_PROJ_HOLDER = S_SCRATCH + MAX_CARDS
 S_PROJ_WEIGHT = S_PROJ_HOLDER + MAX_CARDS
-S_TALLY = S_PROJ_WEIGHT + MAX_CARDS  # count of seat e at S_TALLY + e, weight at + MAX_PLAYERS
-STATE_SIZE = S_TALLY + 2 * MAX_PLAYERS
+S_TALLY = S_PROJ_WEIGHT + MAX_CARDS  # summed card weight of seat e at S_TALLY + e
+STATE_SIZE = S_TALLY + MAX_PLAYERS
 
 #: Card status other than an owner seat.
 IN_ZONE = -1
