@@ -174,6 +174,12 @@ _search = make_search_agents(GAME)
 
 
 @kernel
+def search_move(s, agent_row, rng):
+    """The move a search agent (packed ``agent_row``) makes in interface state ``s``."""
+    return _search(s, agent_row, rng)
+
+
+@kernel
 def searching(row):
     """Whether a seat of this row is played by a search agent (rollout, mcts)."""
     n = 0

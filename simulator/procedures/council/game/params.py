@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
@@ -356,6 +356,14 @@ class CouncilGameParams(Params):
                     f"seat {c.seat!r}"
                 )
             held[c.seat] = i
+        return v
+
+    @field_validator("policies")
+    @classmethod
+    def _one_agent_per_seat(cls, v: Any, info: ValidationInfo) -> Any:
+        players = info.data.get("players")
+        if players is not None:
+            seat_agents(v, players)  # raises for a list of the wrong length
         return v
 
 
