@@ -8,20 +8,30 @@ tournament of the ladder is the same on one thread and two.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
 from simulator import procedures
 from simulator.agents.spec import AgentSpec, pack_agents
+from simulator.procedures.council.game import economy, params, setup, state
 from simulator.procedures.council.game import interface as I
 from simulator.procedures.council.game.context import (
+    CHANCE,
+    CTX,
     CUR,
     O_CARD,
     O_CH,
     O_G,
     O_PL,
+    SCRIPT,
     SNAP,
+    TAGS,
     X_CLAMPS,
+    X_LEN,
+    X_PHASE,
+    X_TURN,
 )
 from simulator.procedures.council.game.kernel import (
     buffers_play,
@@ -38,6 +48,11 @@ from tests import naive_council
 from tests.naive import Stream
 
 PROC = procedures.get("council.game")
+G = SimpleNamespace(
+    **vars(params), **{k: v for k, v in vars(state).items() if k not in vars(params)}
+)
+setup = setup.setup
+spending_phase = economy.spending_phase
 LADDER = "scenarios/council/ladder.yaml"
 GAMMA = 0x9E3779B97F4A7C15
 SEARCH = {
@@ -48,7 +63,7 @@ SEARCH = {
 
 def _uniform(rng: np.ndarray, n: int) -> int:
     """The random rung's draw (context.raw_pick) on the stream ``rng``."""
-    rng[0] = rng[0] + np.uint64(GAMMA)
+    rng[0] = np.uint64((int(rng[0]) + GAMMA) % 2**64)
     return ((int(mix64(rng[0])) & 0xFFFFFFFF) * n) >> 32
 
 
@@ -167,6 +182,10 @@ def _hide_differently(s: np.ndarray, seat: int) -> np.ndarray:
                 card[k, K_KIND] = (card[k, K_KIND] + 1 + k % 4) % 5
         pl = other[base + O_PL : base + O_G].reshape((-1, 3))
         pl[1:4, P_POLICY] = [3, 0, 2]
+    for i in range(other[X_LEN]):  # the kinds other seats bought earlier in the phase
+        who, first = other[TAGS + i] & 15, (other[TAGS + i] >> 4) - 1
+        if who not in (seat, CHANCE) and first >= 0 and other[SCRIPT + i] >= first:
+            other[SCRIPT + i] = first + (other[SCRIPT + i] - first + 2) % 5
     return other
 
 
@@ -223,3 +242,88 @@ def test_the_ladder_tournament_is_the_same_on_one_and_two_threads():
     assert {m for m in one.estimates["metric"] if m.startswith("agent_wins.")} == {
         f"agent_wins.{e}" for e in cheap
     }
+
+
+def _coup_in_one_buy(policy: str) -> tuple[np.ndarray, int]:
+    """Seat 0 holds the Warlord and leads three military Lands (Valley of Arrows, Black Harbour,
+    Zalesye) and ties seat 1 on the fourth, the Brothers; with 3 coins it buys one Land token at
+    the spending phase of turn 1. On the Brothers it is a Coup; on an empty civil Land (Golden
+    Coast, Brown Plains, Sapphire Lakes) it is one more Land of income, which greedy's priority
+    count rates the same. Returns the interface state before the phase and the winning move."""
+    p = PROC.params_model(
+        start_tokens=0, mercenaries=False, policies=[policy, "greedy", "greedy", "greedy"]
+    )
+    row = pack(p)
+    s = I.new_state(row, 0)
+    tok, pl, g, ch, land, law, card = I.position(s, SNAP)
+    st = np.zeros(CTX, dtype=np.uint64)
+    mv = np.zeros((G.MAX_MOVES, 5), dtype=np.int64)
+    setup(
+        row,
+        st,
+        tok,
+        pl,
+        g,
+        ch,
+        land,
+        law,
+        card,
+        mv,
+        np.zeros(G.MAX_MOVES, dtype=np.int64),
+        np.zeros(G.MAX_PLAYERS, dtype=np.int64),
+    )
+    lands = [x["name"] for x in G.DEFAULT_LANDS]
+    names = [c["name"] for c in G.DEFAULT_CHARACTERS]
+    for col, who in (
+        (lands.index("Valley of Arrows"), [0]),
+        (lands.index("Black Harbour"), [0]),
+        (lands.index("Zalesye"), [0]),
+        (lands.index("Brothers"), [0, 1]),
+        (G.N_LANDS + names.index("Edmar the Dark"), [0]),
+    ):
+        for q in who:
+            tok[q, col] += 1
+            pl[q, G.P_SUPPLY] -= 1
+    pl[:, G.P_COINS] = 0
+    pl[0, G.P_COINS] = 3
+    g[G.G_TURN] = 1
+    s[X_TURN] = 1
+    s[X_PHASE] = I.PH_SPEND
+    return s, 1 + lands.index("Brothers")
+
+
+@pytest.mark.parametrize("rung", SEARCH)
+def test_rollout_and_mcts_buy_the_coup_that_greedy_sees_as_one_land_among_four(rung):
+    s, coup = _coup_in_one_buy(rung)
+    rng = np.array([trial_state(np.uint64(1), np.int64(0))], dtype=np.uint64)
+    I.advance(s, rng)
+    assert I.to_move(s) == 0 and I.legal_moves(s, np.empty(512, dtype=np.int64)) == 8
+    row = pack_agents([SEARCH[rung]])[0]
+    for k in range(5):
+        assert search_move(s, row, np.array([mix64(np.uint64(k + 1))], dtype=np.uint64)) == coup
+    I.apply_move(s, coup, rng)
+    assert I.is_over(s) and _values(s)[0] == 60 and _values(s)[4 + 1] == 1  # a Coup by seat 0
+
+
+def test_greedy_rates_the_coup_like_any_land_of_income_and_misses_it_by_lot():
+    coups = 0
+    for seed in range(20):
+        s, _ = _coup_in_one_buy("greedy")
+        tok, pl, g, ch, land, _law, card = I.position(s, SNAP)
+        st = np.zeros(CTX, dtype=np.uint64)
+        st[0] = seed
+        spending_phase(
+            st,
+            tok,
+            pl,
+            g,
+            ch,
+            land,
+            card,
+            np.zeros((G.MAX_MOVES, 5), dtype=np.int64),
+            np.zeros(G.MAX_MOVES, dtype=np.int64),
+            np.zeros(G.MAX_PLAYERS, dtype=np.int64),
+        )
+        assert pl[0, G.P_COINS] == 0  # it bought a token: greedy rates every +1 Land alike
+        coups += g[G.G_VICTORY] == G.V_COUP
+    assert 0 < coups <= 12  # about one in four

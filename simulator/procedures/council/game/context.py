@@ -50,7 +50,8 @@ from simulator.rng import low32, next_word
     X_CLAMPS,
     X_OVERFLOW,
     X_CHECK,
-) = range(12)
+    X_PEND_TAG,
+) = range(13)
 CTX = 16
 PLAIN, REPLAY, DISCARD = 0, 1, 2
 #: Policy codes at or above this decide through the game interface (rollout 2, mcts 3).
@@ -112,10 +113,12 @@ def legacy_choose(st, pl, p, n, score):
 
 
 @kernel
-def expose(st, p, n):
-    """Make the game pending on seat p's decision among n: keep the position, discard the rest."""
+def expose(st, p, n, tag):
+    """Make the game pending on seat p's decision among n (``tag``: its script tag, see
+    :func:`choose_tagged`): keep the position, discard the rest of the phase."""
     st[X_PEND_SEAT] = p
     st[X_PEND_N] = n
+    st[X_PEND_TAG] = tag
     st[CUR : CUR + POS_SIZE] = st[WORK : WORK + POS_SIZE]
     # The rest of the phase is thrown away: ending it early only saves time.
     st[WORK + O_G + G_DONE] = 1
@@ -167,11 +170,12 @@ def choose_tagged(st, pl, p, n, score, first_merc):
         return np.int64(0)
     if scripted(st):
         return next_scripted(st, n)
+    tag = p + 16 * (first_merc + 1)
     if pl[p, P_POLICY] >= SEARCH:
-        expose(st, p, n)
+        expose(st, p, n, tag)
         return np.int64(0)
     i = legacy_choose(st, pl, p, n, score)
-    record(st, i, p + 16 * (first_merc + 1))
+    record(st, i, tag)
     return i
 
 
@@ -225,7 +229,7 @@ def tip_bid(st, pl, q, top_bid):
     if scripted(st):
         return next_scripted(st, top_bid + 1)
     if pl[q, P_POLICY] >= SEARCH:
-        expose(st, q, top_bid + 1)
+        expose(st, q, top_bid + 1, q)
         return np.int64(0)
     v = raw_pick(st, top_bid + 1) if pl[q, P_POLICY] == 0 else min(top_bid, 1)
     record(st, v, q)

@@ -49,7 +49,6 @@ from simulator.procedures.council.game.context import (
     REPLAY,
     ROW0,
     SCRIPT,
-    SEARCH,
     SNAP,
     STATE_SIZE,
     TAGS,
@@ -61,6 +60,7 @@ from simulator.procedures.council.game.context import (
     X_OVERFLOW,
     X_PEND_N,
     X_PEND_SEAT,
+    X_PEND_TAG,
     X_PHASE,
     X_POS,
     X_RNG,
@@ -262,7 +262,7 @@ def apply_move(s, move, rng):
         finish(s, np.zeros(MAX_PLAYERS, dtype=np.int64))
         return
     s[SCRIPT + k] = move
-    s[TAGS + k] = s[X_PEND_SEAT]
+    s[TAGS + k] = s[X_PEND_TAG]  # seat, and where Mercenary kinds start in a spending list
     s[X_LEN] = k + 1
     advance(s, rng)
 
@@ -313,10 +313,11 @@ def determinize(s, seat, rng):
     """A copy of ``s`` as ``seat`` sees it (module docstring)."""
     t = s.copy()
     _tok, pl, g, _ch, _land, _law, card = position(t, SNAP)
-    _ctok, _cpl, _cg, _cch, _cland, _claw, ccard = position(t, CUR)
+    _ctok, cpl, _cg, _cch, _cland, _claw, ccard = position(t, CUR)
     for p in range(g[G_PLAYERS]):
-        if p != seat and pl[p, P_POLICY] >= SEARCH:
+        if p != seat:
             pl[p, P_POLICY] = 1
+            cpl[p, P_POLICY] = 1
     for k in range(MAX_CARDS):
         q = card[k, K_OWNER]
         hidden = card[k, K_STATUS] >= 1 and q != seat
