@@ -298,7 +298,10 @@ def test_rollout_and_mcts_buy_the_coup_that_greedy_sees_as_one_land_among_four(r
     rng = np.array([trial_state(np.uint64(1), np.int64(0))], dtype=np.uint64)
     I.advance(s, rng)
     assert I.to_move(s) == 0 and I.legal_moves(s, np.empty(512, dtype=np.int64)) == 8
-    row = pack_agents([SEARCH[rung]])[0]
+    # 64 iterations: with a dozen, UCT's exploration term still outweighs one certain win among
+    # eight moves (a child made early has been available more often).
+    spec = SEARCH[rung] if rung == "rollout" else AgentSpec(agent="mcts", iterations=64, horizon=2)
+    row = pack_agents([spec])[0]
     for k in range(5):
         assert search_move(s, row, np.array([mix64(np.uint64(k + 1))], dtype=np.uint64)) == coup
     I.apply_move(s, coup, rng)

@@ -1,4 +1,5 @@
-"""The council game's kernel: setup, the turn loop, invariants, metric values and the trial loop."""
+"""The council game's kernel: the turn loop, metric values and the trial loop (a game in which a
+seat searches is played through the game interface, :mod:`.interface`)."""
 
 from __future__ import annotations
 
