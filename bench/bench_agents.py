@@ -102,6 +102,41 @@ def _tournament_seconds(
     return (time.thread_time() - t0) / deals
 
 
+def _decision_row(
+    label: str, rung: str, spec: dict[str, Any], cost: float, base: float, name: str
+) -> Row:
+    return Row(
+        f"{label}: {rung} ({_budget(spec)}), per decision", cost * 1e6, "µs", base * 1e6, name
+    )
+
+
+def _games_and_ladder_rows(
+    label: str,
+    proc: Any,
+    params: dict[str, Any],
+    ladder: dict[str, Any],
+    games: dict[str, int],
+    deals: int,
+) -> list[Row]:
+    """Games per CPU-second with every seat one rung (``games[rung]`` games), then the 500-deal
+    ladder projected from ``deals`` deals."""
+    out = []
+    for rung, spec in ladder.items():
+        rate = _games_per_second(proc, {**params, "policies": spec}, games[rung])
+        out.append(Row(f"{label}: every seat {rung}, games per CPU-second", rate, "games/s"))
+    projected = _tournament_seconds(proc, params, deals, ladder) * DEALS / 2
+    out.append(
+        Row(
+            f"{label}: {DEALS}-deal ladder tournament on 2 threads (projected)",
+            projected,
+            "s",
+            target=f"< {BUDGET_SECONDS:.0f} s",
+            met=projected < BUDGET_SECONDS,
+        )
+    )
+    return out
+
+
 def _game_rows(
     label: str,
     proc: Any,
@@ -117,31 +152,11 @@ def _game_rows(
     random_cost = _per_decision(choose, positions, LADDER["random"])
     for rung, spec in LADDER.items():
         cost = _per_decision(choose, positions, spec)
-        out.append(
-            Row(
-                f"{label}: {rung} ({_budget(spec)}), per decision",
-                cost * 1e6,
-                "µs",
-                random_cost * 1e6,
-                "random, same positions",
-            )
-        )
-    for rung, spec in LADDER.items():
-        games = {"random": 2000, "greedy": 500, "rollout": 20, "mcts": 10}[rung]
-        games = max(games // (10 if quick else 1), 2)
-        rate = _games_per_second(proc, {**params, "policies": spec}, games)
-        out.append(Row(f"{label}: every seat {rung}, games per CPU-second", rate, "games/s"))
-    per_deal = _tournament_seconds(proc, params, 2 if quick else 8)
-    projected = per_deal * DEALS / 2
-    out.append(
-        Row(
-            f"{label}: {DEALS}-deal ladder tournament on 2 threads (projected)",
-            projected,
-            "s",
-            target=f"< {BUDGET_SECONDS:.0f} s",
-            met=projected < BUDGET_SECONDS,
-        )
-    )
+        out.append(_decision_row(label, rung, spec, cost, random_cost, "random, same positions"))
+    div = 10 if quick else 1
+    games = {"random": 2000, "greedy": 500, "rollout": 20, "mcts": 10}
+    games = {k: max(v // div, 2) for k, v in games.items()}
+    out += _games_and_ladder_rows(label, proc, params, LADDER, games, 2 if quick else 8)
     return out
 
 
@@ -220,31 +235,11 @@ def _council_rows(quick: bool) -> list[Row]:
     out = []
     for rung in ("rollout", "mcts"):
         cost = _per_decision(search_move, positions, ladder[rung])
-        out.append(
-            Row(
-                f"{label}: {rung} ({_budget(ladder[rung])}), per decision",
-                cost * 1e6,
-                "µs",
-                random_cost * 1e6,
-                "a random draw from Python, same positions",
-            )
-        )
-    for rung, spec in ladder.items():
-        games = {"random": 400, "greedy": 400, "rollout": 4, "mcts": 4}[rung]
-        games = max(games // (4 if quick else 1), 1)
-        rate = _games_per_second(proc, {**params, "policies": spec}, games)
-        out.append(Row(f"{label}: every seat {rung}, games per CPU-second", rate, "games/s"))
-    per_deal = _tournament_seconds(proc, params, 2 if quick else 6, ladder)
-    projected = per_deal * DEALS / 2
-    out.append(
-        Row(
-            f"{label}: {DEALS}-deal ladder tournament on 2 threads (projected)",
-            projected,
-            "s",
-            target=f"< {BUDGET_SECONDS:.0f} s",
-            met=projected < BUDGET_SECONDS,
-        )
-    )
+        name = "a random draw from Python, same positions"
+        out.append(_decision_row(label, rung, ladder[rung], cost, random_cost, name))
+    games = {"random": 400, "greedy": 400, "rollout": 4, "mcts": 4}
+    games = {k: max(v // (4 if quick else 1), 1) for k, v in games.items()}
+    out += _games_and_ladder_rows(label, proc, params, ladder, games, 2 if quick else 6)
     return out
 
 
