@@ -80,7 +80,7 @@ from simulator.procedures.council.game.params import (
     ROW,
     V_DRAW,
 )
-from simulator.procedures.council.game.setup import audit, setup
+from simulator.procedures.council.game.setup import audit, scratch, setup
 from simulator.procedures.council.game.state import (
     G_CHECK,
     G_DONE,
@@ -204,15 +204,7 @@ def advance(s, rng):
     or the end of the game."""
     st = s.view(np.uint64)
     st[X_RNG] = rng[0]
-    mv = np.zeros((MAX_MOVES, 5), dtype=np.int64)
-    score = np.zeros(MAX_MOVES, dtype=np.int64)
-    tied = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    cand = np.zeros(N_CHARS + 1, dtype=np.int64)
-    votes = np.zeros(N_CHARS + 1, dtype=np.int64)
-    order = np.zeros(N_CHARS, dtype=np.int64)
-    owner = np.zeros(N_LANDS, dtype=np.int64)
-    contest = np.zeros((N_LANDS, MAX_PLAYERS), dtype=np.int64)
-    decl = np.zeros((5, MAX_PLAYERS + 1), dtype=np.int64)
+    mv, score, tied, cand, votes, order, owner, contest, decl = scratch()
     while s[X_OVER] == 0:
         s[WORK : WORK + POS_SIZE] = s[SNAP : SNAP + POS_SIZE]
         s[X_MODE] = REPLAY

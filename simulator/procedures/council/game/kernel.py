@@ -41,7 +41,6 @@ from simulator.procedures.council.game.params import (
     H_POLICY,
     MAX_CARDS,
     MAX_LAWS,
-    MAX_MOVES,
     MAX_PLAYERS,
     N_CHARS,
     N_GAPS,
@@ -52,7 +51,7 @@ from simulator.procedures.council.game.params import (
     CouncilGameParams,
     pack,
 )
-from simulator.procedures.council.game.setup import audit, setup
+from simulator.procedures.council.game.setup import audit, scratch, setup
 from simulator.procedures.council.game.state import (
     G_CHECK,
     G_CONTESTED,
@@ -229,15 +228,7 @@ def buffers_play(row, key, trial, check, out):
     land = np.zeros((N_LANDS, 4), dtype=np.int64)
     law = np.zeros((MAX_LAWS, 6), dtype=np.int64)
     card = np.zeros((MAX_CARDS, 6), dtype=np.int64)
-    mv = np.zeros((MAX_MOVES, 5), dtype=np.int64)
-    score = np.zeros(MAX_MOVES, dtype=np.int64)
-    tied = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    cand = np.zeros(N_CHARS + 1, dtype=np.int64)
-    votes = np.zeros(N_CHARS + 1, dtype=np.int64)
-    order = np.zeros(N_CHARS, dtype=np.int64)
-    owner = np.zeros(N_LANDS, dtype=np.int64)
-    contest = np.zeros((N_LANDS, MAX_PLAYERS), dtype=np.int64)
-    decl = np.zeros((5, MAX_PLAYERS + 1), dtype=np.int64)
+    mv, score, tied, cand, votes, order, owner, contest, decl = scratch()
     play_game(
         row,
         st,

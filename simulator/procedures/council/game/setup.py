@@ -32,6 +32,8 @@ from simulator.procedures.council.game.params import (
     H_TREASURY,
     MAX_CARDS,
     MAX_LAWS,
+    MAX_MOVES,
+    MAX_PLAYERS,
     N_CHARS,
     N_LANDS,
     N_SEATS,
@@ -129,6 +131,23 @@ def violations(tok, pl, g, ch, land, card):
     if g[G_MOOD] < -3 or g[G_MOOD] > 3:
         bad += 1
     return bad
+
+
+@kernel
+def scratch():
+    """The work arrays the phases share: moves, scores, tied players, candidates, votes, acting
+    order, Land owners, contests, declarations."""
+    return (
+        np.zeros((MAX_MOVES, 5), dtype=np.int64),
+        np.zeros(MAX_MOVES, dtype=np.int64),
+        np.zeros(MAX_PLAYERS, dtype=np.int64),
+        np.zeros(N_CHARS + 1, dtype=np.int64),
+        np.zeros(N_CHARS + 1, dtype=np.int64),
+        np.zeros(N_CHARS, dtype=np.int64),
+        np.zeros(N_LANDS, dtype=np.int64),
+        np.zeros((N_LANDS, MAX_PLAYERS), dtype=np.int64),
+        np.zeros((5, MAX_PLAYERS + 1), dtype=np.int64),
+    )
 
 
 @kernel
