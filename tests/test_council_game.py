@@ -17,10 +17,12 @@ from simulator.procedures.council.game import (
     kernel,
     mercenaries,
     params,
+    setup,
     state,
     victory,
     votes,
 )
+from simulator.procedures.council.game.context import CTX
 from simulator.rng import scenario_key
 from tests import naive_council
 from tests.fold import fold
@@ -30,7 +32,7 @@ PROC = get("council.game")
 G = SimpleNamespace(
     **{
         k: v
-        for m in (params, state, economy, votes, victory, mercenaries, actions, kernel)
+        for m in (params, state, economy, votes, victory, mercenaries, actions, setup, kernel)
         for k, v in vars(m).items()
         if not k.startswith("__")
     }
@@ -53,7 +55,8 @@ def position(**params) -> SimpleNamespace:
     p = G.CouncilGameParams(**params)
     s = SimpleNamespace(
         p=p,
-        st=np.array([12345], dtype=np.uint64),
+        # The trial stream and the decision context (all zero: PLAIN mode, context.py).
+        st=np.array([12345] + [0] * (CTX - 1), dtype=np.uint64),
         tok=np.zeros((G.MAX_PLAYERS, G.N_LANDS + G.N_CHARS), dtype=np.int64),
         pl=np.zeros((G.MAX_PLAYERS, 3), dtype=np.int64),
         g=np.zeros(G.G_SIZE, dtype=np.int64),

@@ -234,17 +234,18 @@ def test_the_sapphire_lakes_player_makes_one_neutral_head_vote_to_remove_a_counc
 # --- Players ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("policies", "message"),
-    [
-        ("mcts", "not wired into council.game yet"),
-        ([{"agent": "rollout", "playouts": 4}, "greedy", "random", "random"], "not wired"),
-        (["greedy", "random"], "one agent per seat"),
-    ],
-)
-def test_policies_name_only_the_rungs_the_council_plays(policies, message):
-    with pytest.raises(ValidationError, match=message):
-        PROC.params_model(policies=policies)
+def test_policies_name_one_agent_per_seat():
+    with pytest.raises(ValidationError, match="one agent per seat"):
+        PROC.params_model(policies=["greedy", "random"])
+
+
+def test_every_rung_of_the_ladder_is_seated_with_its_budget():
+    p = PROC.params_model(
+        policies=[{"agent": "rollout", "playouts": 4}, "mcts", "greedy", "random"]
+    )
+    row = G.pack(p)
+    assert row[G.H_POLICY : G.H_POLICY + 4].tolist() == [2.0, 3.0, 1.0, 0.0]
+    assert row[G.H_AGENTS + 2] == 4  # rollout's playouts (simulator.agents.spec.AGENT_PLAYOUTS)
 
 
 def test_one_agent_plays_every_seat():

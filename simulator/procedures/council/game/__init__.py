@@ -7,15 +7,19 @@ victory conditions checked as soon as one holds. A game that reaches ``max_turns
 
 Every decision is a choice among a list of legal moves made by the seat's agent (``policies:``):
 ``random`` picks uniformly, ``greedy`` picks the move that most increases its own priority count
-(Lands plus Characters it has priority on) one step ahead, ties by lot. Each game reads its own
-stream (``trial_state``/``next_word``); a word is read only when a choice has two or more options,
-so every variant of a scenario plays the same game until a rule that differs changes a choice.
+(Lands plus Characters it has priority on) one step ahead, ties by lot; ``rollout`` and ``mcts``
+are the generic search agents of :mod:`simulator.agents`, playing the game through its game
+interface (``interface.GAME``: resume by replay, ``context``). Each game reads its own stream
+(``trial_state``/``next_word``); a word is read only when a choice has two or more options, so
+every variant of a scenario plays the same game until a rule that differs changes a choice; a
+searching seat's decision reads its own decision sub-stream, never the game's.
 
 The package is split by concern: ``params`` (the scenario's values and the packed row), ``state``
 (array layouts and accessors), ``heuristic`` (priority counts, the leader, how a seat chooses),
-``votes``, ``victory``, ``economy`` (income, spending, tax), ``mercenaries``, ``actions`` and
-``kernel`` (setup, the turn loop, metrics). Interpretations are listed in docs/council.md; the
-gaps the seed leaves are counted as ``gap.*``.
+``votes``, ``victory``, ``economy`` (income, spending, tax), ``mercenaries``, ``actions``,
+``setup`` (the starting position, invariants), ``context`` (the decision hooks), ``interface``
+(the game interface) and ``kernel`` (the turn loop, metrics, the trial loop). Interpretations
+are listed in docs/council.md; the gaps the seed leaves are counted as ``gap.*``.
 """
 
 from simulator.jitcache import drop_stale
@@ -38,8 +42,10 @@ PROCEDURE = Procedure(
     exact=None,
     example={"players": 4},
     notes=(
-        "policies: random, or greedy (one step ahead on its own priority count, lot ties); "
-        "rollout and mcts are refused until the game is wired to the generic agents",
+        "policies: random, greedy (one step ahead on its own priority count, lot ties), rollout "
+        "and mcts (the generic search agents through the game interface, resuming a phase by "
+        "replay; their horizon counts phases, 6 a turn; they model the other seats as greedy "
+        "and resample the other seats' hidden Mercenary kinds)",
         "Land powers played: income_bonus (Black Harbour: a tie on Land + Head gives nobody the "
         "coin), mercenary_discount, mood_immune, rare_gift (Golden Coast), sway_head (Sapphire "
         "Lakes), sway_council (Brothers); the others are printed only (docs/council.md)",

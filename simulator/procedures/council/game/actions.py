@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.jit import inline, kernel
+from simulator.procedures.council.game.context import draw, tip_bid
 from simulator.procedures.council.game.heuristic import (
     choose,
-    pick,
     token_delta,
 )
 from simulator.procedures.council.game.mercenaries import (
@@ -73,7 +73,6 @@ from simulator.procedures.council.game.votes import (
     law_moves,
     pass_law,
 )
-from simulator.rng import next_word
 
 
 @kernel
@@ -94,7 +93,7 @@ def acting_order(st, tok, g, ch, order):
         key[c, 1] = -most
         key[c, 2] = char_total(tok, g, c)
         key[c, 3] = key[c, 2] + (land_total(tok, g, seat - HEAD0) if seat >= HEAD0 else 0)
-        key[c, 4] = np.int64(next_word(st) >> np.uint64(2))
+        key[c, 4] = np.int64(draw(st) >> np.uint64(2))
         order[n] = c
         n += 1
     for i in range(1, n):
@@ -282,8 +281,8 @@ def actions_phase(st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, vo
                 if tok[q, N_LANDS + c] != most:
                     continue
                 top_bid = min(tok[q, li], 2)
-                # random: 0..2 uniformly; greedy: 1 if it can
-                bid = pick(st, top_bid + 1) if pl[q, P_POLICY] == 0 else min(top_bid, 1)
+                # random: 0..2 uniformly; greedy: 1 if it can; search: its agent
+                bid = tip_bid(st, pl, q, top_bid)
                 remove_tokens(tok, pl, q, li, bid)
                 if bid > best:
                     best = bid

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.jit import kernel
+from simulator.procedures.council.game.context import choose_tagged
 from simulator.procedures.council.game.heuristic import (
     choose,
     token_delta,
@@ -187,18 +188,20 @@ def spending_phase(st, tok, pl, g, ch, land, card, mv, score, tied):
                         score[n] = token_delta(tok, g, ch, p, li, 1, tied)
                     n += 1
             price = merc_cost(tok, g, land, p)
+            first_merc = -1
             if (
                 g[G_MERCS_ON] == 1
                 and pl[p, P_COINS] >= price
                 and free_card(card) >= 0
                 and hand_size(card, p) < MAX_HAND
             ):
+                first_merc = n
                 for kind in range(5):
                     mv[n, 0] = MV_BUY_MERC
                     mv[n, 1] = kind
                     score[n] = 0
                     n += 1
-            i = choose(st, pl, p, n, score)
+            i = choose_tagged(st, pl, p, n, score, first_merc)
             if mv[i, 0] == MV_PASS:
                 break
             if mv[i, 0] == MV_LAND_TOKEN:

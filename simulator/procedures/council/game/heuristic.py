@@ -1,35 +1,35 @@
-"""How a seat values a position, and how a seat's policy picks among scored moves."""
+"""How a seat values a position (priority counts, the leader). The hooks through which a seat's
+policy picks among scored moves live in :mod:`.context` (``choose`` and ``pick`` are re-exported
+here for the phases)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from simulator.jit import inline, kernel
+from simulator.jit import kernel
+from simulator.procedures.council.game.context import choose as choose
+from simulator.procedures.council.game.context import pick as pick
 from simulator.procedures.council.game.params import (
     HEAD0,
     N_CHARS,
     N_LANDS,
+    PRIVY,
+    WARLORD,
 )
 from simulator.procedures.council.game.state import (
     C_SEAT,
     G_DECIDED_AT,
+    G_HOLDER0,
     G_LEAD_CHANGES,
     G_LEADER,
     G_PLAYERS,
+    G_REP,
     G_RUN,
-    P_POLICY,
+    L_CIV,
+    L_SOL,
     land_owner,
     strict_top,
 )
-from simulator.rng import low32, next_word
-
-
-@inline
-def pick(st, n):
-    """A uniform index below n; reads a word only when there is a choice."""
-    if n <= 1:
-        return np.int64(0)
-    return np.int64((low32(next_word(st)) * np.uint64(n)) >> np.uint64(32))
 
 
 @kernel
@@ -73,27 +73,6 @@ def token_delta(tok, g, ch, p, col, d, tied):
 
 
 @kernel
-def choose(st, pl, p, n, score):
-    """Index of the chosen move among n: random uniformly, greedy by best score then lot."""
-    if pl[p, P_POLICY] == 0:
-        return pick(st, n)
-    best = score[0]
-    for i in range(1, n):
-        best = max(best, score[i])
-    nbest = 0
-    for i in range(n):
-        if score[i] == best:
-            nbest += 1
-    k = pick(st, nbest)
-    for i in range(n):
-        if score[i] == best:
-            if k == 0:
-                return np.int64(i)
-            k -= 1
-    return np.int64(0)
-
-
-@kernel
 def leader(tok, g, ch, tied):
     """The player with strictly the highest priority count, or -1 (a tie names no leader)."""
     best = np.int64(-1)
@@ -121,3 +100,48 @@ def record_round(tok, g, ch, tied, t):
     if w != g[G_RUN]:
         g[G_RUN] = w
         g[G_DECIDED_AT] = t
+
+
+@kernel
+def standing(tok, g, ch, land, p, tied):
+    """How close p is to winning, in priority units: its priority count plus progress toward the
+    victory conditions (Lands it leads where it holds the Warlord or the Privy Councillor, and
+    Council members it has priority on)."""
+    v = np.float64(priority_count(tok, g, ch, p, tied))
+    n_players = g[G_PLAYERS]
+    council = 0
+    for k in range(5):
+        c = g[G_HOLDER0 + k] if k < 4 else g[G_REP]
+        if c >= 0 and strict_top(tok, n_players, N_LANDS + c) == p:
+            council += 1
+    v += council
+    for cond in range(2):
+        holder = g[G_HOLDER0 + (WARLORD if cond == 0 else PRIVY)]
+        if holder < 0 or strict_top(tok, n_players, N_LANDS + holder) != p:
+            continue
+        lands = 0
+        for li in range(N_LANDS):
+            if strict_top(tok, n_players, li) != p:
+                continue
+            sol = land[li, L_SOL]
+            civ = land[li, L_CIV]
+            if (cond == 0 and sol >= civ) or (cond == 1 and sol <= civ):
+                lands += 1
+        v += 1.5 * lands
+    return v
+
+
+@kernel
+def win_chances(tok, g, ch, land, tied, out):
+    """Each seat's estimated chance to win: a softmax of :func:`standing` (temperature 2)."""
+    n = g[G_PLAYERS]
+    best = -1e18
+    for p in range(n):
+        out[p] = standing(tok, g, ch, land, p, tied)
+        best = max(best, out[p])
+    total = 0.0
+    for p in range(n):
+        out[p] = np.exp((out[p] - best) / 2.0)
+        total += out[p]
+    for p in range(n):
+        out[p] /= total

@@ -1,13 +1,26 @@
-"""The council game's kernel: setup, the turn loop, invariants, metric values and the trial loop."""
+"""The council game's kernel: the turn loop, metric values and the trial loop (a game in which a
+seat searches is played through the game interface, :mod:`.interface`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
+from simulator.agents.factory import make_search_agents
+from simulator.agents.spec import AGENT_ROW
+from simulator.agents.streams import start_decision
 from simulator.jit import kernel
 from simulator.procedures.council.game.actions import (
     actions_phase,
+)
+from simulator.procedures.council.game.context import (
+    CTX,
+    CUR,
+    O_CH,
+    O_G,
+    SEARCH,
+    X_CLAMPS,
+    X_OVERFLOW,
 )
 from simulator.procedures.council.game.economy import (
     income_phase,
@@ -15,235 +28,54 @@ from simulator.procedures.council.game.economy import (
     tax_phase,
 )
 from simulator.procedures.council.game.heuristic import (
-    choose,
     record_round,
-    token_delta,
 )
+from simulator.procedures.council.game.interface import GAME, apply_move, is_over, to_move
+from simulator.procedures.council.game.interface import start as start_game
 from simulator.procedures.council.game.mercenaries import (
     reveal_step,
 )
 from simulator.procedures.council.game.params import (
-    H_ADVICE,
-    H_CHARS,
-    H_COUNCIL_VOTES,
-    H_INFLUENCE_COST,
-    H_LANDS,
-    H_LAWS,
-    H_MAX_TURNS,
-    H_MERC_COST,
-    H_MERCS,
-    H_MOOD,
-    H_MOOD_START,
-    H_N_LAWS,
+    H_AGENTS,
     H_PLAYERS,
     H_POLICY,
-    H_RARE_COST,
-    H_RARE_SCOPE,
-    H_REMOVE_VOTES,
-    H_START_COINS,
-    H_START_TOKENS,
-    H_SYCOPHANT_PHASE,
-    H_TAX_HALF,
-    H_TOKENS,
-    H_TREASURY,
     MAX_CARDS,
     MAX_LAWS,
-    MAX_MOVES,
     MAX_PLAYERS,
     N_CHARS,
     N_GAPS,
     N_LANDS,
     N_METRICS_BASE,
-    N_SEATS,
     V_DRAW,
     WIN_SCALE,
     CouncilGameParams,
     pack,
 )
+from simulator.procedures.council.game.setup import audit, scratch, setup
 from simulator.procedures.council.game.state import (
-    C_LEADER,
-    C_LOT,
-    C_SEAT,
-    C_TRAITS,
-    G_ADVICE,
     G_CHECK,
     G_CONTESTED,
-    G_COUNCIL_VOTES,
     G_DECIDED_AT,
     G_DONE,
     G_GAP0,
-    G_HOLDER0,
-    G_INF_COST,
-    G_ISSUED,
     G_KILLED,
     G_LAWS_PASSED,
     G_LEAD_CHANGES,
-    G_LEADER,
     G_MAX_TURNS,
     G_MERC0,
-    G_MERC_COST,
     G_MERCS_ON,
-    G_MOOD,
-    G_MOOD_ON,
-    G_N_LAWS,
     G_PLAYERS,
-    G_RARE_COST,
-    G_RARE_SCOPE,
-    G_REMOVE_VOTES,
-    G_REP,
     G_RUN,
     G_SIZE,
-    G_START_COINS,
-    G_START_TREASURY,
-    G_SYCOPHANT_PHASE,
-    G_TAX_HALF,
-    G_TO_BANK,
-    G_TOKENS,
-    G_TREASURY,
     G_TURN,
     G_VICTORY,
     G_VIOLATIONS,
     G_WINMASK,
-    K_OWNER,
-    K_STATUS,
-    L_CIV,
-    L_EFFECT,
-    L_SIZE,
-    L_SOL,
-    MV_CHAR_TOKEN,
-    MV_LAND_TOKEN,
-    P_COINS,
-    P_POLICY,
-    P_SUPPLY,
-    give_tokens,
 )
 from simulator.procedures.council.game.victory import (
     check_victory,
 )
 from simulator.rng import trial_state
-
-
-@kernel
-def violations(tok, pl, g, ch, land, card):
-    """Broken invariants of a position (tokens, coins, population, seats); 0 when all hold."""
-    bad = 0
-    n_players = g[G_PLAYERS]
-    coins = g[G_TREASURY] + g[G_TO_BANK]
-    for p in range(n_players):
-        total = pl[p, P_SUPPLY]
-        if pl[p, P_SUPPLY] < 0 or pl[p, P_COINS] < 0:
-            bad += 1
-        for col in range(N_LANDS + N_CHARS):
-            total += tok[p, col]
-            if tok[p, col] < 0:
-                bad += 1
-        for k in range(MAX_CARDS):
-            if card[k, K_STATUS] == 2 and card[k, K_OWNER] == p:
-                total += 1
-        if total != g[G_TOKENS]:
-            bad += 1
-        coins += pl[p, P_COINS]
-    if coins != n_players * g[G_START_COINS] + g[G_START_TREASURY] + g[G_ISSUED]:
-        bad += 1
-    if g[G_TREASURY] < 0:
-        bad += 1
-    for li in range(N_LANDS):
-        if land[li, L_CIV] < 0 or land[li, L_SOL] < 0:
-            bad += 1
-        if land[li, L_CIV] + land[li, L_SOL] > land[li, L_SIZE]:
-            bad += 1
-    for s in range(N_SEATS):
-        h = g[G_HOLDER0 + s]
-        if h >= 0 and ch[h, C_SEAT] != s:
-            bad += 1
-    for c in range(N_CHARS):
-        s = ch[c, C_SEAT]
-        if s >= 0 and g[G_HOLDER0 + s] != c:
-            bad += 1
-        if s == -2:
-            for p in range(n_players):
-                if tok[p, N_LANDS + c] != 0:
-                    bad += 1
-    if g[G_MOOD] < -3 or g[G_MOOD] > 3:
-        bad += 1
-    return bad
-
-
-@kernel
-def setup(row, st, tok, pl, g, ch, land, law, card, mv, score, tied):
-    """The starting position, then each player places ``start_tokens`` tokens one at a time."""
-    n_players = np.int64(row[H_PLAYERS])
-    tok[:, :] = 0
-    g[:] = 0
-    card[:, :] = 0
-    g[G_PLAYERS] = n_players
-    g[G_TOKENS] = np.int64(row[H_TOKENS])
-    g[G_MOOD] = np.int64(row[H_MOOD_START])
-    g[G_TREASURY] = np.int64(row[H_TREASURY])
-    g[G_START_TREASURY] = g[G_TREASURY]
-    g[G_RARE_COST] = np.int64(row[H_RARE_COST])
-    g[G_RARE_SCOPE] = np.int64(row[H_RARE_SCOPE])
-    g[G_SYCOPHANT_PHASE] = np.int64(row[H_SYCOPHANT_PHASE])
-    g[G_ADVICE] = np.int64(row[H_ADVICE])
-    g[G_LEADER] = -1
-    g[G_RUN] = -1
-    g[G_START_COINS] = np.int64(row[H_START_COINS])
-    g[G_N_LAWS] = np.int64(row[H_N_LAWS])
-    g[G_MOOD_ON] = np.int64(row[H_MOOD])
-    g[G_MERCS_ON] = np.int64(row[H_MERCS])
-    g[G_INF_COST] = np.int64(row[H_INFLUENCE_COST])
-    g[G_MERC_COST] = np.int64(row[H_MERC_COST])
-    g[G_TAX_HALF] = np.int64(row[H_TAX_HALF])
-    g[G_REMOVE_VOTES] = np.int64(row[H_REMOVE_VOTES])
-    g[G_COUNCIL_VOTES] = np.int64(row[H_COUNCIL_VOTES])
-    g[G_MAX_TURNS] = np.int64(row[H_MAX_TURNS])
-    g[G_VICTORY] = -1
-    g[G_REP] = -1
-    for p in range(n_players):
-        pl[p, P_COINS] = g[G_START_COINS]
-        pl[p, P_SUPPLY] = g[G_TOKENS]
-        pl[p, P_POLICY] = np.int64(row[H_POLICY + p])
-    for li in range(N_LANDS):
-        land[li, L_SIZE] = np.int64(row[H_LANDS + 4 * li])
-        land[li, L_CIV] = np.int64(row[H_LANDS + 4 * li + 1])
-        land[li, L_SOL] = np.int64(row[H_LANDS + 4 * li + 2])
-        land[li, L_EFFECT] = np.int64(row[H_LANDS + 4 * li + 3])
-    for s in range(N_SEATS):
-        g[G_HOLDER0 + s] = -1
-    for c in range(N_CHARS):
-        ch[c, C_TRAITS] = np.int64(row[H_CHARS + 2 * c])
-        ch[c, C_SEAT] = np.int64(row[H_CHARS + 2 * c + 1])
-        ch[c, C_LOT] = 0
-        ch[c, C_LEADER] = -1
-        if ch[c, C_SEAT] >= 0:
-            g[G_HOLDER0 + ch[c, C_SEAT]] = c
-    for i in range(MAX_LAWS):
-        for j in range(5):
-            law[i, j] = np.int64(row[H_LAWS + 5 * i + j])
-        law[i, 5] = -1
-    for _ in range(np.int64(row[H_START_TOKENS])):
-        for p in range(n_players):
-            if pl[p, P_SUPPLY] == 0:
-                continue
-            n = 0
-            for col in range(N_LANDS + N_CHARS):
-                if col >= N_LANDS and ch[col - N_LANDS, C_SEAT] < 0:
-                    continue
-                mv[n, 0] = MV_LAND_TOKEN if col < N_LANDS else MV_CHAR_TOKEN
-                mv[n, 1] = col
-                if pl[p, P_POLICY] == 1:
-                    score[n] = token_delta(tok, g, ch, p, col, 1, tied)
-                n += 1
-            i = choose(st, pl, p, n, score)
-            give_tokens(tok, pl, p, mv[i, 1], 1)
-            if check_victory(tok, g, land, ch):
-                return
-
-
-@kernel
-def audit(tok, pl, g, ch, land, card):
-    if g[G_CHECK] == 1:
-        g[G_VIOLATIONS] += violations(tok, pl, g, ch, land, card)
 
 
 @kernel
@@ -338,9 +170,56 @@ def game_values(g, out):
         out[m + k] = g[G_GAP0 + k]
 
 
+_search = make_search_agents(GAME)
+
+
+@kernel
+def search_move(s, agent_row, rng):
+    """The move a search agent (packed ``agent_row``) makes in interface state ``s``."""
+    return _search(s, agent_row, rng)
+
+
+@kernel
+def searching(row):
+    """Whether a seat of this row is played by a search agent (rollout, mcts)."""
+    n = 0
+    for p in range(np.int64(row[H_PLAYERS])):
+        n += row[H_POLICY + p] >= SEARCH
+    return n > 0
+
+
+@kernel
+def search_play(row, key, trial, check, out):
+    """One whole game through the game interface: searching seats choose by their agent on
+    decision sub-stream k of the trial (simulator.agents.streams), everything else reads the
+    trial's stream as :func:`play_game` does. Returns the invariant violations."""
+    rng = np.zeros(1, dtype=np.uint64)
+    rng[0] = trial_state(key, trial)
+    trial_key = rng[0]
+    agents = np.zeros((MAX_PLAYERS, AGENT_ROW), dtype=np.float64)
+    for p in range(np.int64(row[H_PLAYERS])):
+        for j in range(AGENT_ROW):
+            agents[p, j] = row[H_AGENTS + p * AGENT_ROW + j]
+    s = start_game(row, check, rng)
+    decision = np.zeros(1, dtype=np.uint64)
+    k = 0
+    while not is_over(s):
+        seat = to_move(s)
+        start_decision(decision, trial_key, k)
+        k += 1
+        apply_move(s, _search(s, agents[seat], decision), rng)
+    g = s[CUR + O_G : CUR + O_CH]
+    # A scripted choice out of range cannot happen in the real game (nothing is resampled).
+    g[G_VIOLATIONS] += s[X_CLAMPS] + s[X_OVERFLOW]
+    game_values(g, out)
+    return g[G_VIOLATIONS]
+
+
 @kernel
 def buffers_play(row, key, trial, check, out):
-    st = np.zeros(1, dtype=np.uint64)
+    if searching(row):
+        return search_play(row, key, trial, check, out)
+    st = np.zeros(CTX, dtype=np.uint64)
     st[0] = trial_state(key, trial)
     tok = np.zeros((MAX_PLAYERS, N_LANDS + N_CHARS), dtype=np.int64)
     pl = np.zeros((MAX_PLAYERS, 3), dtype=np.int64)
@@ -349,15 +228,7 @@ def buffers_play(row, key, trial, check, out):
     land = np.zeros((N_LANDS, 4), dtype=np.int64)
     law = np.zeros((MAX_LAWS, 6), dtype=np.int64)
     card = np.zeros((MAX_CARDS, 6), dtype=np.int64)
-    mv = np.zeros((MAX_MOVES, 5), dtype=np.int64)
-    score = np.zeros(MAX_MOVES, dtype=np.int64)
-    tied = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    cand = np.zeros(N_CHARS + 1, dtype=np.int64)
-    votes = np.zeros(N_CHARS + 1, dtype=np.int64)
-    order = np.zeros(N_CHARS, dtype=np.int64)
-    owner = np.zeros(N_LANDS, dtype=np.int64)
-    contest = np.zeros((N_LANDS, MAX_PLAYERS), dtype=np.int64)
-    decl = np.zeros((5, MAX_PLAYERS + 1), dtype=np.int64)
+    mv, score, tied, cand, votes, order, owner, contest, decl = scratch()
     play_game(
         row,
         st,

@@ -7,7 +7,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
-from simulator.agents.spec import AGENT_CODES, Policies, seat_agents
+from simulator.agents.spec import AGENT_CODES, AGENT_ROW, Policies, pack_agents, seat_agents
 from simulator.procedures.base import Metric, Params
 
 N_LANDS = 7
@@ -18,7 +18,6 @@ MAX_LAWS = 16
 ACTIVE_LAWS = 3
 MAX_CARDS = 48
 MAX_MOVES = 512
-PLAYABLE_AGENTS = ("random", "greedy")  # the rungs this game plays so far
 WIN_SCALE = 60  # a win shared by k players (Hand of Order ties) scores 60 / k
 
 WARLORD, TREASURER, BISHOP, PRIVY = 0, 1, 2, 3
@@ -310,7 +309,7 @@ class CouncilGameParams(Params):
     policies: Policies = Field(
         default="random",
         description="who plays: one agent for every seat or a list of one per seat "
-        "(random, greedy; rollout and mcts are not wired into this game yet)",
+        "(random, greedy, rollout, mcts)",
     )
 
     @field_validator("tax_rate")
@@ -361,16 +360,10 @@ class CouncilGameParams(Params):
 
     @field_validator("policies")
     @classmethod
-    def _policies_fit(cls, v: Any, info: ValidationInfo) -> Any:
+    def _one_agent_per_seat(cls, v: Any, info: ValidationInfo) -> Any:
         players = info.data.get("players")
-        if players is None:
-            return v
-        for a in seat_agents(v, players):
-            if a.agent not in PLAYABLE_AGENTS:
-                raise ValueError(
-                    f"agent {a.agent!r} is not wired into council.game yet: use "
-                    f"{' or '.join(PLAYABLE_AGENTS)}"
-                )
+        if players is not None:
+            seat_agents(v, players)  # raises for a list of the wrong length
         return v
 
 
@@ -403,7 +396,8 @@ H_POLICY = 24
 H_LANDS = H_POLICY + MAX_PLAYERS  # size, civilians, soldiers, effect per Land
 H_CHARS = H_LANDS + 4 * N_LANDS  # traits bitmask, seat per Character
 H_LAWS = H_CHARS + 2 * N_CHARS  # category, cost, mood, militarise, tax delta in halves
-ROW = H_LAWS + 5 * MAX_LAWS
+H_AGENTS = H_LAWS + 5 * MAX_LAWS  # one packed agent row per seat (simulator.agents.spec)
+ROW = H_AGENTS + MAX_PLAYERS * AGENT_ROW
 
 
 def metric_names(players: int) -> list[str]:
@@ -485,8 +479,11 @@ def pack(p: CouncilGameParams) -> np.ndarray:
     row[H_RARE_SCOPE] = 1 if p.rare_gift_once == "player" else 0
     row[H_SYCOPHANT_PHASE] = 1 if p.sycophant_count == "phase" else 0
     row[H_ADVICE] = 1 if p.advice else 0
-    for k, a in enumerate(seat_agents(p.policies, p.players)):
+    agents = seat_agents(p.policies, p.players)
+    for k, a in enumerate(agents):
         row[H_POLICY + k] = AGENT_CODES[a.agent]
+    packed = pack_agents(agents)
+    row[H_AGENTS : H_AGENTS + packed.size] = packed.reshape(-1)
     names = [land.name for land in p.lands]
     for i, land in enumerate(p.lands):
         row[H_LANDS + 4 * i : H_LANDS + 4 * i + 4] = (

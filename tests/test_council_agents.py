@@ -1,0 +1,332 @@
+"""The council game behind the game interface (interface.py, context.py) and its search agents.
+
+Resume by replay must play the very game the phase-by-phase kernel plays; a searching seat is
+asked exactly the choices the rules twin offers it; the agents' moves are legal; what a seat
+cannot see (the other seats' Mercenary kinds, their agents) never reaches its search; and a
+tournament of the ladder is the same on one thread and two.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from simulator import procedures
+from simulator.agents.spec import AgentSpec, pack_agents
+from simulator.procedures.council.game import economy, params, setup, state
+from simulator.procedures.council.game import interface as I
+from simulator.procedures.council.game.context import (
+    CHANCE,
+    CTX,
+    CUR,
+    O_CARD,
+    O_CH,
+    O_G,
+    O_PL,
+    SCRIPT,
+    SNAP,
+    TAGS,
+    X_CLAMPS,
+    X_LEN,
+    X_PHASE,
+    X_TURN,
+)
+from simulator.procedures.council.game.kernel import (
+    buffers_play,
+    game_values,
+    invariant_violations,
+    search_move,
+)
+from simulator.procedures.council.game.params import MAX_CARDS, N_METRICS_BASE, pack
+from simulator.procedures.council.game.state import K_KIND, K_OWNER, K_STATUS, P_POLICY
+from simulator.rng import mix64, trial_state
+from simulator.runner import run_scenario
+from simulator.scenario import load
+from tests import naive_council
+from tests.naive import Stream
+
+PROC = procedures.get("council.game")
+G = SimpleNamespace(
+    **vars(params), **{k: v for k, v in vars(state).items() if k not in vars(params)}
+)
+setup = setup.setup
+spending_phase = economy.spending_phase
+LADDER = "scenarios/council/ladder.yaml"
+GAMMA = 0x9E3779B97F4A7C15
+SEARCH = {
+    "rollout": AgentSpec(agent="rollout", playouts=2, horizon=2),
+    "mcts": AgentSpec(agent="mcts", iterations=12, horizon=2),
+}
+
+
+def _uniform(rng: np.ndarray, n: int) -> int:
+    """The random rung's draw (context.raw_pick) on the stream ``rng``."""
+    rng[0] = np.uint64((int(rng[0]) + GAMMA) % 2**64)
+    return ((int(mix64(rng[0])) & 0xFFFFFFFF) * n) >> 32
+
+
+def _values(s: np.ndarray, players: int = 4) -> np.ndarray:
+    out = np.zeros(players + N_METRICS_BASE, dtype=np.int64)
+    game_values(s[CUR + O_G : CUR + O_CH], out)
+    return out
+
+
+def _kernel_game(policies, key: int, trial: int) -> np.ndarray:
+    out = np.zeros(len(policies) + N_METRICS_BASE, dtype=np.int64)
+    buffers_play(pack(PROC.params_model(policies=policies)), np.uint64(key), trial, 0, out)
+    return out
+
+
+def _drive(policies, key: int, trial: int, asked: list[int] | None = None) -> np.ndarray:
+    """A game through the interface, every searching seat's move drawn by the random rung's rule
+    from the game stream itself (so it is the kernel's game with that seat random)."""
+    row = pack(PROC.params_model(policies=policies))
+    rng = np.array([trial_state(np.uint64(key), np.int64(trial))], dtype=np.uint64)
+    s = I.start(row, 1, rng)
+    moves = np.empty(I.GAME.max_moves, dtype=np.int64)
+    while not I.is_over(s):
+        n = I.legal_moves(s, moves)
+        assert list(moves[:n]) == list(range(n))
+        if asked is not None:
+            asked.append(n)
+        I.apply_move(s, _uniform(rng, n), rng)
+    assert s[X_CLAMPS] == 0
+    return s
+
+
+@pytest.mark.parametrize("trial", range(12))
+def test_a_game_driven_through_apply_move_is_the_kernels_game(trial):
+    s = _drive(["rollout", "greedy", "random", "greedy"], 5, trial)
+    np.testing.assert_array_equal(
+        _values(s), _kernel_game(["random", "greedy", "random", "greedy"], 5, trial)
+    )
+
+
+def test_a_game_of_random_and_greedy_seats_never_stops_for_a_decision():
+    policies = ["greedy", "random", "greedy", "random"]
+    row = pack(PROC.params_model(policies=policies))
+    for trial in range(6):
+        rng = np.array([trial_state(np.uint64(3), np.int64(trial))], dtype=np.uint64)
+        s = I.start(row, 1, rng)
+        assert I.is_over(s)
+        np.testing.assert_array_equal(_values(s), _kernel_game(policies, 3, trial))
+
+
+class _Asked(naive_council.Game):
+    """The twin, noting how many options seat 0 (random) is offered at each real choice."""
+
+    def __init__(self, p: dict, stream: Stream) -> None:
+        super().__init__(p, stream)
+        self.asked: list[int] = []
+        self._who: int | None = None
+
+    def greedy(self, player: int) -> bool:
+        self._who = player
+        return super().greedy(player)
+
+    def pick(self, n: int) -> int:
+        if self._who == 0 and n >= 2:
+            self.asked.append(n)
+        self._who = None
+        return super().pick(n)
+
+
+@pytest.mark.parametrize("trial", range(6))
+def test_a_searching_seat_is_offered_exactly_the_twins_choices(trial):
+    asked: list[int] = []
+    _drive(["mcts", "random", "greedy", "random"], 8, trial, asked)
+    p = PROC.params_model(policies=["random", "random", "greedy", "random"]).model_dump()
+    game = _Asked(p, Stream(8, trial))
+    game.play()
+    assert asked == game.asked
+
+
+def _positions(count: int, key: int = 21) -> list[np.ndarray]:
+    """Pending decisions of seat 0 from games of random play, some turns in."""
+    row = pack(PROC.params_model(policies=["rollout", "greedy", "greedy", "random"]))
+    moves = np.empty(I.GAME.max_moves, dtype=np.int64)
+    out = []
+    trial = 0
+    while len(out) < count:
+        rng = np.array([trial_state(np.uint64(key), np.int64(trial))], dtype=np.uint64)
+        trial += 1
+        s = I.start(row, 0, rng)
+        for _ in range(40 + 7 * len(out)):
+            if I.is_over(s):
+                break
+            I.apply_move(s, _uniform(rng, I.legal_moves(s, moves)), rng)
+        if not I.is_over(s):
+            out.append(s)
+    return out
+
+
+@pytest.mark.parametrize("rung", SEARCH)
+def test_search_agents_play_legal_moves_and_leave_the_position_alone(rung):
+    row = pack_agents([SEARCH[rung]])[0]
+    for k, s in enumerate(_positions(6)):
+        before = s.copy()
+        move = search_move(s, row, np.array([mix64(np.uint64(k + 1))], dtype=np.uint64))
+        assert 0 <= move < I.legal_moves(s, np.empty(I.GAME.max_moves, dtype=np.int64))
+        assert np.array_equal(s, before)
+
+
+def _hide_differently(s: np.ndarray, seat: int) -> np.ndarray:
+    """``s`` with every other seat's hidden Mercenary kinds and agents changed."""
+    other = s.copy()
+    for base in (SNAP, CUR):
+        card = other[base + O_CARD : base + O_CARD + MAX_CARDS * 6].reshape((MAX_CARDS, 6))
+        for k in range(MAX_CARDS):
+            if card[k, K_STATUS] >= 1 and card[k, K_OWNER] != seat:
+                card[k, K_KIND] = (card[k, K_KIND] + 1 + k % 4) % 5
+        pl = other[base + O_PL : base + O_G].reshape((-1, 3))
+        pl[1:4, P_POLICY] = [3, 0, 2]
+    for i in range(other[X_LEN]):  # the kinds other seats bought earlier in the phase
+        who, first = other[TAGS + i] & 15, (other[TAGS + i] >> 4) - 1
+        if who not in (seat, CHANCE) and first >= 0 and other[SCRIPT + i] >= first:
+            other[SCRIPT + i] = first + (other[SCRIPT + i] - first + 2) % 5
+    return other
+
+
+@pytest.mark.parametrize("rung", SEARCH)
+def test_search_agents_never_read_the_other_seats_hidden_cards_or_agents(rung):
+    row = pack_agents([SEARCH[rung]])[0]
+    tried = 0
+    for k, s in enumerate(_positions(8, key=33)):
+        other = _hide_differently(s, 0)
+        if np.array_equal(other[SNAP:], s[SNAP:]):
+            continue
+        tried += 1
+        rng_a = np.array([mix64(np.uint64(100 + k))], dtype=np.uint64)
+        rng_b = rng_a.copy()
+        # Structural: what the search starts from is the same whatever is hidden ...
+        np.testing.assert_array_equal(
+            I.determinize(s, 0, rng_a.copy()), I.determinize(other, 0, rng_b.copy())
+        )
+        # ... so the move is too.
+        assert search_move(s, row, rng_a) == search_move(other, row, rng_b)
+    assert tried >= 2
+
+
+def test_games_with_search_seats_keep_every_invariant_and_play_only_legal_moves():
+    # invariant_violations also counts a scripted move out of range (X_CLAMPS) in the real game.
+    p = PROC.params_model(
+        policies=[
+            {"agent": "rollout", "playouts": 2, "horizon": 2},
+            "greedy",
+            {"agent": "mcts", "iterations": 8, "horizon": 2},
+            "random",
+        ]
+    )
+    assert invariant_violations(pack(p), np.uint64(17), 0, 4) == 0
+
+
+def test_the_ladder_tournament_is_the_same_on_one_and_two_threads():
+    from simulator.tournament.procedure import tournament_procedure
+    from simulator.tournament.spec import TournamentSpec
+
+    scenario = load(LADDER)
+    cheap = {
+        "random": "random",
+        "greedy": "greedy",
+        "rollout": {"agent": "rollout", "playouts": 1, "horizon": 1},
+        "mcts": {"agent": "mcts", "iterations": 3, "horizon": 1},
+    }
+    scenario.procedure = tournament_procedure(
+        PROC, TournamentSpec.model_validate({"agents": cheap})
+    )
+    one = run_scenario(scenario, trials=3, threads=1, chunk_size=3)
+    two = run_scenario(scenario, trials=3, threads=2, chunk_size=2)
+    np.testing.assert_array_equal(one.outcome.stats, two.outcome.stats)
+    assert {m for m in one.estimates["metric"] if m.startswith("agent_wins.")} == {
+        f"agent_wins.{e}" for e in cheap
+    }
+
+
+def _coup_in_one_buy(policy: str) -> tuple[np.ndarray, int]:
+    """Seat 0 holds the Warlord and leads three military Lands (Valley of Arrows, Black Harbour,
+    Zalesye) and ties seat 1 on the fourth, the Brothers; with 3 coins it buys one Land token at
+    the spending phase of turn 1. On the Brothers it is a Coup; on an empty civil Land (Golden
+    Coast, Brown Plains, Sapphire Lakes) it is one more Land of income, which greedy's priority
+    count rates the same. Returns the interface state before the phase and the winning move."""
+    p = PROC.params_model(
+        start_tokens=0, mercenaries=False, policies=[policy, "greedy", "greedy", "greedy"]
+    )
+    row = pack(p)
+    s = I.new_state(row, 0)
+    tok, pl, g, ch, land, law, card = I.position(s, SNAP)
+    st = np.zeros(CTX, dtype=np.uint64)
+    mv = np.zeros((G.MAX_MOVES, 5), dtype=np.int64)
+    setup(
+        row,
+        st,
+        tok,
+        pl,
+        g,
+        ch,
+        land,
+        law,
+        card,
+        mv,
+        np.zeros(G.MAX_MOVES, dtype=np.int64),
+        np.zeros(G.MAX_PLAYERS, dtype=np.int64),
+    )
+    lands = [x["name"] for x in G.DEFAULT_LANDS]
+    names = [c["name"] for c in G.DEFAULT_CHARACTERS]
+    for col, who in (
+        (lands.index("Valley of Arrows"), [0]),
+        (lands.index("Black Harbour"), [0]),
+        (lands.index("Zalesye"), [0]),
+        (lands.index("Brothers"), [0, 1]),
+        (G.N_LANDS + names.index("Edmar the Dark"), [0]),
+    ):
+        for q in who:
+            tok[q, col] += 1
+            pl[q, G.P_SUPPLY] -= 1
+    pl[:, G.P_COINS] = 0
+    pl[0, G.P_COINS] = 3
+    g[G.G_TURN] = 1
+    s[X_TURN] = 1
+    s[X_PHASE] = I.PH_SPEND
+    return s, 1 + lands.index("Brothers")
+
+
+@pytest.mark.parametrize("rung", SEARCH)
+def test_rollout_and_mcts_buy_the_coup_that_greedy_sees_as_one_land_among_four(rung):
+    s, coup = _coup_in_one_buy(rung)
+    rng = np.array([trial_state(np.uint64(1), np.int64(0))], dtype=np.uint64)
+    I.advance(s, rng)
+    assert I.to_move(s) == 0 and I.legal_moves(s, np.empty(512, dtype=np.int64)) == 8
+    # 64 iterations: with a dozen, UCT's exploration term still outweighs one certain win among
+    # eight moves (a child made early has been available more often).
+    spec = SEARCH[rung] if rung == "rollout" else AgentSpec(agent="mcts", iterations=64, horizon=2)
+    row = pack_agents([spec])[0]
+    for k in range(5):
+        assert search_move(s, row, np.array([mix64(np.uint64(k + 1))], dtype=np.uint64)) == coup
+    I.apply_move(s, coup, rng)
+    assert I.is_over(s) and _values(s)[0] == 60 and _values(s)[4 + 1] == 1  # a Coup by seat 0
+
+
+def test_greedy_rates_the_coup_like_any_land_of_income_and_misses_it_by_lot():
+    coups = 0
+    for seed in range(20):
+        s, _ = _coup_in_one_buy("greedy")
+        tok, pl, g, ch, land, _law, card = I.position(s, SNAP)
+        st = np.zeros(CTX, dtype=np.uint64)
+        st[0] = seed
+        spending_phase(
+            st,
+            tok,
+            pl,
+            g,
+            ch,
+            land,
+            card,
+            np.zeros((G.MAX_MOVES, 5), dtype=np.int64),
+            np.zeros(G.MAX_MOVES, dtype=np.int64),
+            np.zeros(G.MAX_PLAYERS, dtype=np.int64),
+        )
+        assert pl[0, G.P_COINS] == 0  # it bought a token: greedy rates every +1 Land alike
+        coups += g[G.G_VICTORY] == G.V_COUP
+    assert 0 < coups <= 12  # about one in four
