@@ -42,8 +42,11 @@ format: $(VENV)/.dev-installed
 	$(BIN)/ruff format simulator tests bench mutants
 	$(BIN)/ruff check --fix simulator tests bench mutants
 
+# Two worker processes (CI has two cores); a file's tests stay on one worker, so the Numba kernels
+# a file needs compile once (and the disk cache serves the other worker and later runs).
+TEST_WORKERS ?= 2
 unit: $(VENV)/.dev-installed
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 ## bench: speed figures, each beside its baseline measured in the same run
 bench: $(VENV)/.dev-installed
