@@ -73,6 +73,7 @@ def numpy_campaign(
         "siege_broken": np.full(n, int(units <= defenders), dtype=np.int64),
         "attacker_hits": np.zeros(n, dtype=np.int64),
         "defender_hits": np.zeros(n, dtype=np.int64),
+        "space_falls_at_assault": np.zeros(n, dtype=np.int64),
     }
     if units <= defenders:
         live = live[:0]
@@ -96,8 +97,11 @@ def numpy_campaign(
         out["defender_hits"][live] += dh
         out["assaults_used"][live] = k + 1
         out["space_falls"][live] = falls
+        out["space_falls_at_assault"][live] = falls * (k + 1)
         out["siege_broken"][live] = broken
         live = live[~(falls | broken)]
+    # The defender's leader is rated 0 (a leader all the same): captured when the space falls.
+    out["defender_leader_captured"] = out["space_falls"].copy()
     out["attacker_units_left"] = u
     out["defender_units_left"] = d
     return out
