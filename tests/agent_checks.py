@@ -49,3 +49,31 @@ def assert_legal_and_untouched(
         n = game.legal_moves(s, moves)
         assert move in moves[:n], f"position {k}: move {move} is not legal"
         assert np.array_equal(s, before), f"position {k}: the agent changed the position"
+
+
+def assert_ladder_same_on_threads_and_chunks(
+    ladder: Any, procedure: Any, mcts_iterations: int, trials: int, chunks: tuple[int, int]
+) -> None:
+    """A cheap four-rung ladder on the scenario ``ladder`` (its file path): one thread in one
+    chunk and two threads in chunks of ``chunks[1]`` give the same statistics, bit for bit, and
+    every entrant's win share is reported."""
+    from simulator.runner import run_scenario
+    from simulator.scenario import load
+    from simulator.tournament.procedure import tournament_procedure
+    from simulator.tournament.spec import TournamentSpec
+
+    cheap = {
+        "random": "random",
+        "greedy": "greedy",
+        "rollout": {"agent": "rollout", "playouts": 1, "horizon": 1},
+        "mcts": {"agent": "mcts", "iterations": mcts_iterations, "horizon": 1},
+    }
+    scenario = load(ladder)
+    scenario.procedure = tournament_procedure(
+        procedure, TournamentSpec.model_validate({"agents": cheap})
+    )
+    one = run_scenario(scenario, trials=trials, threads=1, chunk_size=chunks[0])
+    two = run_scenario(scenario, trials=trials, threads=2, chunk_size=chunks[1])
+    np.testing.assert_array_equal(one.outcome.stats, two.outcome.stats)
+    wins = {m for m in one.estimates["metric"] if m.startswith("agent_wins.")}
+    assert wins == {f"agent_wins.{e}" for e in cheap}

@@ -22,7 +22,11 @@ from simulator.procedures.recruitment.loyalty.state import H_DECK_LEN, S_DECK, S
 from simulator.runner import run_scenario
 from simulator.scenario import load
 from tests import naive_agents as twin
-from tests.agent_checks import assert_legal_and_untouched, random_positions
+from tests.agent_checks import (
+    assert_ladder_same_on_threads_and_chunks,
+    assert_legal_and_untouched,
+    random_positions,
+)
 
 LADDER = "scenarios/recruitment/ladder.yaml"
 SEARCH = {
@@ -75,25 +79,9 @@ def test_search_agents_never_read_the_deck_order(rung):
 
 
 def test_the_ladder_tournament_is_the_same_on_one_and_two_threads():
-    scenario = load(LADDER)
-    cheap = {
-        "random": "random",
-        "greedy": "greedy",
-        "rollout": {"agent": "rollout", "playouts": 1, "horizon": 1},
-        "mcts": {"agent": "mcts", "iterations": 4, "horizon": 1},
-    }
-    from simulator.tournament.procedure import tournament_procedure
-    from simulator.tournament.spec import TournamentSpec
-
-    scenario.procedure = tournament_procedure(
-        procedures.get("recruitment.loyalty"), TournamentSpec.model_validate({"agents": cheap})
+    assert_ladder_same_on_threads_and_chunks(
+        LADDER, procedures.get("recruitment.loyalty"), 4, 12, (12, 5)
     )
-    one = run_scenario(scenario, trials=12, threads=1, chunk_size=12)
-    two = run_scenario(scenario, trials=12, threads=2, chunk_size=5)
-    np.testing.assert_array_equal(one.outcome.stats, two.outcome.stats)
-    assert {m for m in one.estimates["metric"] if m.startswith("agent_wins.")} == {
-        f"agent_wins.{e}" for e in cheap
-    }
 
 
 def test_search_finds_the_deliberate_tie_under_1_1_that_greedy_misses():

@@ -168,7 +168,14 @@ def test_every_procedure_has_a_scenario_and_a_readme_row():
     from simulator import procedures
 
     readme = (ROOT / "README.md").read_text()
-    used = {json.dumps(p.read_text()) for p in SCENARIOS}
+    rows = {m[1]: m[2] for m in re.finditer(r"^\| `([a-z_.]+)` \|[^|]*\|([^\n]*)\|$", readme, re.M)}
     for name in procedures.names():
-        assert f"`{name}`" in readme, f"{name} missing from the README's procedure table"
-        assert any(f"procedure: {name}" in text for text in used), f"no scenario for {name}"
+        assert name in rows, f"{name} missing from the README's procedure table"
+        files = {
+            str(p.relative_to(ROOT))
+            for p in SCENARIOS
+            if re.search(rf"^procedure: {re.escape(name)}$", p.read_text(), re.M)
+        }
+        assert files, f"no scenario for {name}"
+        listed = set(re.findall(r"`(scenarios/[^`]+\.yaml)`", rows[name]))
+        assert listed == files, f"README row of {name}: lists {sorted(listed)}, has {sorted(files)}"

@@ -42,9 +42,8 @@ from simulator.procedures.council.game.kernel import (
 from simulator.procedures.council.game.params import MAX_CARDS, N_METRICS_BASE, pack
 from simulator.procedures.council.game.state import K_KIND, K_OWNER, K_STATUS, P_POLICY
 from simulator.rng import mix64, trial_state
-from simulator.runner import run_scenario
-from simulator.scenario import load
 from tests import naive_council
+from tests.agent_checks import assert_ladder_same_on_threads_and_chunks
 from tests.naive import Stream
 
 PROC = procedures.get("council.game")
@@ -223,25 +222,7 @@ def test_games_with_search_seats_keep_every_invariant_and_play_only_legal_moves(
 
 
 def test_the_ladder_tournament_is_the_same_on_one_and_two_threads():
-    from simulator.tournament.procedure import tournament_procedure
-    from simulator.tournament.spec import TournamentSpec
-
-    scenario = load(LADDER)
-    cheap = {
-        "random": "random",
-        "greedy": "greedy",
-        "rollout": {"agent": "rollout", "playouts": 1, "horizon": 1},
-        "mcts": {"agent": "mcts", "iterations": 3, "horizon": 1},
-    }
-    scenario.procedure = tournament_procedure(
-        PROC, TournamentSpec.model_validate({"agents": cheap})
-    )
-    one = run_scenario(scenario, trials=3, threads=1, chunk_size=3)
-    two = run_scenario(scenario, trials=3, threads=2, chunk_size=2)
-    np.testing.assert_array_equal(one.outcome.stats, two.outcome.stats)
-    assert {m for m in one.estimates["metric"] if m.startswith("agent_wins.")} == {
-        f"agent_wins.{e}" for e in cheap
-    }
+    assert_ladder_same_on_threads_and_chunks(LADDER, PROC, 3, 3, (3, 2))
 
 
 def _coup_in_one_buy(policy: str) -> tuple[np.ndarray, int]:

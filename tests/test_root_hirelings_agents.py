@@ -24,10 +24,12 @@ from simulator.procedures.root._hirelings_state import (
     start_game,
 )
 from simulator.procedures.root.hirelings import choose_move, pack
-from simulator.runner import run_scenario
-from simulator.scenario import load
 from tests import naive_agents as twin
-from tests.agent_checks import assert_legal_and_untouched, random_positions
+from tests.agent_checks import (
+    assert_ladder_same_on_threads_and_chunks,
+    assert_legal_and_untouched,
+    random_positions,
+)
 
 LADDER = "scenarios/root/ladder.yaml"
 PROC = procedures.get("root.hirelings")
@@ -121,22 +123,4 @@ def test_hireling_points_zero_never_moves_a_score_by_hirelings():
 
 
 def test_the_ladder_tournament_is_the_same_on_one_and_two_threads():
-    scenario = load(LADDER)
-    cheap = {
-        "random": "random",
-        "greedy": "greedy",
-        "rollout": {"agent": "rollout", "playouts": 1, "horizon": 1},
-        "mcts": {"agent": "mcts", "iterations": 4, "horizon": 1},
-    }
-    from simulator.tournament.procedure import tournament_procedure
-    from simulator.tournament.spec import TournamentSpec
-
-    scenario.procedure = tournament_procedure(
-        PROC, TournamentSpec.model_validate({"agents": cheap})
-    )
-    one = run_scenario(scenario, trials=6, threads=1, chunk_size=6)
-    two = run_scenario(scenario, trials=6, threads=2, chunk_size=4)
-    np.testing.assert_array_equal(one.outcome.stats, two.outcome.stats)
-    assert {m for m in one.estimates["metric"] if m.startswith("agent_wins.")} == {
-        f"agent_wins.{e}" for e in cheap
-    }
+    assert_ladder_same_on_threads_and_chunks(LADDER, PROC, 4, 6, (6, 4))
