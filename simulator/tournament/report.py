@@ -116,8 +116,10 @@ def write_plots(result: Any, out_dir: Path) -> list[Path]:
 
     n = len(per_variant)
     size = 1.2 + 0.9 * len(next(iter(per_variant.values()))["entrants"])
-    fig = new_figure(size * n + 0.8, size)
+    fig = new_figure(size * n + 0.8, size + 0.6)
     axes = fig.subplots(1, n, squeeze=False)[0]
+    # Room below for the rotated entrant names and the "against" label (they were cut off).
+    fig.subplots_adjust(bottom=0.3, top=0.84)
     image = None
     for ax, (variant, s) in zip(axes, per_variant.items(), strict=True):
         m = matchup_frame(s)
