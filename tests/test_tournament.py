@@ -246,3 +246,15 @@ def test_a_tournament_on_dask_gives_the_local_result(monkeypatch):
         on_dask = run_scenario(sc, trials=40, chunk_size=8, backend=backend)
     assert on_dask.outcome.backend == "dask"
     assert _document(on_dask) == _document(local)
+
+
+def test_win_share_intervals_stay_inside_zero_and_one_with_few_deals():
+    """Two deals: the normal interval of a per-deal share can reach below 0; a share cannot."""
+    result = run_scenario(_scenario(), trials=2, threads=1)
+    raw = result.estimates[result.estimates["metric"].str.startswith("agent_wins.")]
+    s = summaries(result)["base"]
+    shown = [e for d in (s["agent_wins"], s["seat_wins"]) for e in d.values()]
+    shown += [e for row in s["matchup"].values() for e in row.values()]
+    assert all(0 <= e["ci_low"] <= e["mean"] <= e["ci_high"] <= 1 for e in shown)
+    # The raw estimates are left alone (what --json reports as the engine computed it).
+    assert len(raw) == len(ENTRANTS)

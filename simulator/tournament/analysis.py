@@ -22,13 +22,19 @@ from simulator.tournament.procedure import Tournament, tournament_of
 ELO = 400 / math.log(10)
 
 
-def _est(df: pd.DataFrame, metric: str) -> dict[str, float]:
+def _est(df: pd.DataFrame, metric: str, share: bool = False) -> dict[str, float]:
+    """One metric's estimate; a ``share`` (a per-deal win share, in [0, 1]) has its interval cut
+    to [0, 1]: with a handful of deals the normal interval reaches below 0 or above 1, where no
+    share can lie."""
     row = df[df["metric"] == metric]
     if row.empty:
         nan = float("nan")
         return {"mean": nan, "se": nan, "ci_low": nan, "ci_high": nan, "n": 0}
     r = row.iloc[0]
     out = {k: float(r[k]) for k in ("mean", "se", "ci_low", "ci_high")}
+    if share:
+        out["ci_low"] = min(max(out["ci_low"], 0.0), 1.0)
+        out["ci_high"] = min(max(out["ci_high"], 0.0), 1.0)
     return {**out, "n": int(r["n"])}
 
 
@@ -90,13 +96,15 @@ def analyse(t: Tournament, estimates: pd.DataFrame, variant: str) -> dict[str, A
     df = estimates[estimates["variant"] == variant]
     names = t.entrants
     n = len(names)
-    wins = {e: _est(df, f"agent_wins.{e}") for e in names}
-    matchup = {a: {b: _est(df, f"matchup.{a}.{b}") for b in names if b != a} for a in names}
+    wins = {e: _est(df, f"agent_wins.{e}", share=True) for e in names}
+    matchup = {
+        a: {b: _est(df, f"matchup.{a}.{b}", share=True) for b in names if b != a} for a in names
+    }
     seats = sorted(
         (m for m in df["metric"] if m.startswith("seat_wins.seat")),
         key=lambda m: int(m.rsplit("seat", 1)[1]),
     )
-    seat_wins = {m.removeprefix("seat_wins."): _est(df, m) for m in seats}
+    seat_wins = {m.removeprefix("seat_wins."): _est(df, m, share=True) for m in seats}
     deals = max((v["n"] for v in wins.values()), default=0)
     h2h = np.zeros((n, n))
     for a in range(n):
