@@ -120,9 +120,9 @@ def print_tables(
 def print_result(result: RunResult, console: Console, detail: bool = False) -> None:
     """What `sim run` and `sim compare` print: the summary, the seat table and the verdict, then
     (with ``detail``) today's full tables; runs without variants or seats get the full tables."""
-    from simulator.tournament.analysis import summaries as tournament_summaries
+    from simulator.tournament.procedure import tournament_of
 
-    if tournament_summaries(result):
+    if tournament_of(result.scenario.procedure) is not None:
         # A tournament's answer is its own table: win shares, the matchup, seats, the ladder and
         # the skill gap; the per-metric tables (matchup.*, gap.*, h2h.*) are the detail.
         from simulator.tournament.report import print_tournament
