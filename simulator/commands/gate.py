@@ -100,7 +100,7 @@ def check(
     out.print(output.scenario_table(result))
     moved = output.moved_rows(result)
     if not moved.empty:
-        out.print(output.rich_table(result, moved))
+        out.print(output.moved_table(moved))
     for n in output.notices(result):
         say(out, f"notice: {n}")
     say(out, output.verdict(result))

@@ -133,11 +133,11 @@ def moved_rows(result: CheckResult) -> pd.DataFrame:
     return g[g["status"] != "unchanged"] if not g.empty else g
 
 
-def rich_table(result: CheckResult, rows: pd.DataFrame | None = None) -> Any:
-    """One row per gated metric of ``rows`` (default: every gated metric)."""
+def moved_table(rows: pd.DataFrame) -> Any:
+    """One row per moved gated metric (``rows`` from :func:`moved_rows`): the values, the paired
+    difference, the trials changed, the test and why it drifted."""
     from rich.table import Table
 
-    rows = result.gated if rows is None else rows
     table = Table(title="gated metrics whose outcomes moved", title_justify="left")
     for col in ("scenario", "variant · point", "metric", "status", "before", "after"):
         table.add_column(col, justify="right" if col in ("before", "after") else "left")
