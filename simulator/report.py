@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pandas as pd
 from rich.console import Console
@@ -160,12 +159,6 @@ def print_result(result: RunResult, console: Console, detail: bool = False) -> N
 # Files
 
 
-def atomic_write(path: Path, write: Callable[[IO[Any]], object], binary: bool = False) -> None:
-    """Write a file whole (:func:`simulator.output.safe_write`): a temporary file renamed over a
-    regular file or nothing; a device or pipe is written through, a symlink's target written."""
-    safe_write(path, write, binary)
-
-
 def axis_columns(result: RunResult) -> dict[str, str]:
     """Column name of each swept path in the long table: the path itself, or ``param.<path>``
     where the path would clash with a fixed column (e.g. a parameter called ``kind``)."""
@@ -245,15 +238,15 @@ def _write_files(result: RunResult, out_dir: Path) -> list[Path]:
     written = []
     table = long_table(result)
     csv_path = out_dir / "summary.csv"
-    atomic_write(csv_path, lambda f: table.to_csv(f, index=False))
+    safe_write(csv_path, lambda f: table.to_csv(f, index=False))
     written.append(csv_path)
     if result.is_sweep:
         parquet_path = out_dir / "summary.parquet"
-        atomic_write(parquet_path, lambda f: table.to_parquet(f, index=False), binary=True)
+        safe_write(parquet_path, lambda f: table.to_parquet(f, index=False), binary=True)
         written.append(parquet_path)
     json_path = out_dir / "summary.json"
     document = summary_json(result)
-    atomic_write(json_path, lambda f: json.dump(document, f, indent=2, default=str))
+    safe_write(json_path, lambda f: json.dump(document, f, indent=2, default=str))
     written.append(json_path)
     from simulator.tournament import report as tournament
 
@@ -264,7 +257,7 @@ def _write_files(result: RunResult, out_dir: Path) -> list[Path]:
 
     html_path = out_dir / "report.html"
     page = render(result, plots)
-    atomic_write(html_path, lambda f: f.write(page))
+    safe_write(html_path, lambda f: f.write(page))
     written.append(html_path)
     return written
 

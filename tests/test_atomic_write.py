@@ -1,5 +1,5 @@
 """Reports are written atomically: a write that fails midway leaves the previous file whole and
-no temporary file behind (``simulator.report.atomic_write``, used for every report ``sim run``
+no temporary file behind (``simulator.output.safe_write``, used for every report ``sim run``
 writes)."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from typer.testing import CliRunner
 
 from simulator import report
 from simulator.cli import app
-from simulator.report import atomic_write
+from simulator.output import safe_write
 
 
 def test_a_write_that_fails_midway_leaves_the_old_file_whole(tmp_path):
     path = tmp_path / "summary.json"
-    atomic_write(path, lambda f: f.write("old, complete"))
+    safe_write(path, lambda f: f.write("old, complete"))
 
     def half_then_fail(f):
         f.write("new, half")
@@ -24,7 +24,7 @@ def test_a_write_that_fails_midway_leaves_the_old_file_whole(tmp_path):
         raise OSError("disk full")
 
     with pytest.raises(OSError, match="disk full"):
-        atomic_write(path, half_then_fail)
+        safe_write(path, half_then_fail)
     assert path.read_text() == "old, complete"
     assert [p.name for p in tmp_path.iterdir()] == ["summary.json"]
 
@@ -55,8 +55,6 @@ def test_a_temporary_left_by_a_killed_writer_is_removed_by_the_next_write(tmp_pa
     holds it (locked) or it is younger than a minute."""
     import fcntl
     import os
-
-    from simulator.output import safe_write
 
     path = tmp_path / "baseline.json"
     dead = tmp_path / ".baseline.json.dead1.tmp"

@@ -85,10 +85,10 @@ def key_of(variant: str, point: dict[str, Any], metric: str) -> str:
 
 
 def write(baseline: BaselineFile, path: Path) -> None:
-    from simulator.report import atomic_write
+    from simulator.output import safe_write
 
     text = json.dumps(baseline.model_dump(mode="json"), indent=1, sort_keys=False) + "\n"
-    atomic_write(Path(path), lambda f: f.write(text))
+    safe_write(Path(path), lambda f: f.write(text))
 
 
 def _no_constants(name: str) -> Any:

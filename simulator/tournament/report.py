@@ -73,7 +73,7 @@ def print_tournament(result: Any, console: Console) -> None:
 def write_files(result: Any, out_dir: Path) -> list[Path]:
     """``tournament.csv``: one row per variant, entrant and opponent (win share, matchup,
     rating) — the matchup matrix in long form."""
-    from simulator.output import safe_write as atomic_write
+    from simulator.output import safe_write
 
     per_variant = summaries(result)
     if not per_variant:
@@ -103,7 +103,7 @@ def write_files(result: Any, out_dir: Path) -> list[Path]:
 
     path = Path(out_dir) / "tournament.csv"
     frame = pd.DataFrame(rows)
-    atomic_write(path, lambda f: frame.to_csv(f, index=False))
+    safe_write(path, lambda f: frame.to_csv(f, index=False))
     return [path]
 
 

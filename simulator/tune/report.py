@@ -409,16 +409,16 @@ def render_html(result: TuneResult, plot: Path | None) -> str:
 
 def write_reports(result: TuneResult, out_dir: Path) -> list[Path]:
     """tune.csv, tune.json, tune.png and report.html in ``out_dir``."""
-    from simulator.report import atomic_write
+    from simulator.output import safe_write
 
     written = []
     csv_path = out_dir / "tune.csv"
     frame = candidates_frame(result)
-    atomic_write(csv_path, lambda f: frame.to_csv(f, index=False))
+    safe_write(csv_path, lambda f: frame.to_csv(f, index=False))
     written.append(csv_path)
     json_path = out_dir / "tune.json"
     text = json.dumps(document(result), indent=2, default=str) + "\n"
-    atomic_write(json_path, lambda f: f.write(text))
+    safe_write(json_path, lambda f: f.write(text))
     written.append(json_path)
     plot = (
         write_plot(result, out_dir / "tune.png")
@@ -429,6 +429,6 @@ def write_reports(result: TuneResult, out_dir: Path) -> list[Path]:
         written.append(plot)
     html_path = out_dir / "report.html"
     page = render_html(result, plot)
-    atomic_write(html_path, lambda f: f.write(page))
+    safe_write(html_path, lambda f: f.write(page))
     written.append(html_path)
     return written
