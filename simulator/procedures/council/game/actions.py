@@ -5,10 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.jit import inline, kernel
-from simulator.procedures.council.game.context import draw, tip_bid
+from simulator.procedures.council.game.context import draw, tip_bid, wants_scores
 from simulator.procedures.council.game.heuristic import (
     choose,
-    token_delta,
+    edge,
+    gain_from,
+    soldier_gain,
 )
 from simulator.procedures.council.game.mercenaries import (
     add_sends,
@@ -50,7 +52,6 @@ from simulator.procedures.council.game.state import (
     MV_REMOVE_HEAD,
     MV_SEND,
     MV_WARLORD,
-    P_POLICY,
     P_SUPPLY,
     char_owner,
     char_total,
@@ -152,11 +153,14 @@ def character_action(st, tok, pl, g, ch, land, law, card, mv, score, tied, decl,
                 mv[n, 1] = s
                 n += 1
     n = add_sends(tok, ch, card, mv, n, p, c)
-    if pl[p, P_POLICY] == 1:
-        score_sends(tok, g, ch, mv, score, 0, n, p, tied)
+    if wants_scores(st, pl, p):
+        score_sends(tok, pl, g, ch, land, card, mv, score, 0, n, p, tied)
+        base = edge(tok, pl, g, ch, land, p, tied)
         for i in range(n):
             if mv[i, 0] == MV_BISHOP:
-                score[i] = token_delta(tok, g, ch, p, mv[i, 1], 1, tied)
+                score[i] = gain_from(base, tok, pl, g, ch, land, p, mv[i, 1], 1, 0, tied)
+            elif mv[i, 0] == MV_WARLORD:
+                score[i] = soldier_gain(tok, pl, g, ch, land, p, mv[i, 1], mv[i, 2], base, tied)
     i = choose(st, pl, p, n, score)
     kind = mv[i, 0]
     a = mv[i, 1]
@@ -202,8 +206,8 @@ def character_action(st, tok, pl, g, ch, land, law, card, mv, score, tied, decl,
                 break
             mv[0, 0] = MV_PASS
             score[0] = 0
-            if pl[p, P_POLICY] == 1:
-                score_sends(tok, g, ch, mv, score, 1, n, p, tied)
+            if wants_scores(st, pl, p):
+                score_sends(tok, pl, g, ch, land, card, mv, score, 1, n, p, tied)
             i = choose(st, pl, p, n, score)
             if mv[i, 0] == MV_PASS:
                 break

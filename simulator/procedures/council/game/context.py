@@ -51,7 +51,8 @@ from simulator.rng import low32, next_word
     X_OVERFLOW,
     X_CHECK,
     X_PEND_TAG,
-) = range(13)
+    X_PEND_BEST,
+) = range(14)
 CTX = 16
 PLAIN, REPLAY, DISCARD = 0, 1, 2
 #: Policy codes at or above this decide through the game interface (rollout 2, mcts 3).
@@ -112,13 +113,45 @@ def legacy_choose(st, pl, p, n, score):
     return np.int64(0)
 
 
+@inline
+def scripted(st):
+    """Whether a scripted value is left to replay."""
+    return st[X_POS] < st[X_LEN]
+
+
+@inline
+def wants_scores(st, pl, p):
+    """Whether p's moves need greedy's scores now: a greedy seat's, and a searching seat's at
+    its pending decision (its playouts' default move, :func:`.interface.default_move`); never
+    for a scripted value or a discarded phase."""
+    policy = pl[p, P_POLICY]
+    if policy == 0:
+        return False
+    mode = np.int64(st[X_MODE])
+    if mode == DISCARD or (mode == REPLAY and scripted(st)):
+        return False
+    return policy == 1 or mode == REPLAY
+
+
+@inline
+def first_best(n, score):
+    """The first of the best-scored moves among n."""
+    b = np.int64(0)
+    for i in range(1, n):
+        if score[i] > score[b]:
+            b = i
+    return b
+
+
 @kernel
-def expose(st, p, n, tag):
+def expose(st, p, n, tag, best):
     """Make the game pending on seat p's decision among n (``tag``: its script tag, see
-    :func:`choose_tagged`): keep the position, discard the rest of the phase."""
+    :func:`choose_tagged`; ``best``: greedy's choice, the playouts' default move): keep the
+    position, discard the rest of the phase."""
     st[X_PEND_SEAT] = p
     st[X_PEND_N] = n
     st[X_PEND_TAG] = tag
+    st[X_PEND_BEST] = best
     st[CUR : CUR + POS_SIZE] = st[WORK : WORK + POS_SIZE]
     # The rest of the phase is thrown away: ending it early only saves time.
     st[WORK + O_G + G_DONE] = 1
@@ -138,12 +171,6 @@ def record(st, v, tag):
     st[TAGS + k] = np.uint64(tag)
     st[X_LEN] = np.uint64(k + 1)
     st[X_POS] = np.uint64(k + 1)
-
-
-@inline
-def scripted(st):
-    """Whether a scripted value is left to replay."""
-    return st[X_POS] < st[X_LEN]
 
 
 @inline
@@ -172,7 +199,7 @@ def choose_tagged(st, pl, p, n, score, first_merc):
         return next_scripted(st, n)
     tag = p + 16 * (first_merc + 1)
     if pl[p, P_POLICY] >= SEARCH:
-        expose(st, p, n, tag)
+        expose(st, p, n, tag, first_best(n, score))
         return np.int64(0)
     i = legacy_choose(st, pl, p, n, score)
     record(st, i, tag)
@@ -229,7 +256,7 @@ def tip_bid(st, pl, q, top_bid):
     if scripted(st):
         return next_scripted(st, top_bid + 1)
     if pl[q, P_POLICY] >= SEARCH:
-        expose(st, q, top_bid + 1, q)
+        expose(st, q, top_bid + 1, q, min(top_bid, 1))
         return np.int64(0)
     v = raw_pick(st, top_bid + 1) if pl[q, P_POLICY] == 0 else min(top_bid, 1)
     record(st, v, q)

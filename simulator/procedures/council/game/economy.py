@@ -5,10 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.jit import kernel
-from simulator.procedures.council.game.context import choose_tagged
+from simulator.procedures.council.game.context import choose_tagged, wants_scores
 from simulator.procedures.council.game.heuristic import (
+    CARD,
+    MESSENGER_CARD,
+    SCALE,
     choose,
-    token_delta,
+    edge,
+    gain_from,
 )
 from simulator.procedures.council.game.params import (
     E_INCOME_BONUS,
@@ -16,6 +20,7 @@ from simulator.procedures.council.game.params import (
     E_MOOD_IMMUNE,
     HEAD0,
     MAX_PLAYERS,
+    MESSENGER,
     N_CHARS,
     N_LANDS,
     T_COWARDLY,
@@ -56,7 +61,6 @@ from simulator.procedures.council.game.state import (
     MV_LAND_TOKEN,
     MV_PASS,
     P_COINS,
-    P_POLICY,
     P_SUPPLY,
     combined_top,
     free_card,
@@ -180,12 +184,16 @@ def spending_phase(st, tok, pl, g, ch, land, card, mv, score, tied):
             n = 1
             mv[0, 0] = MV_PASS
             score[0] = 0
+            scored = wants_scores(st, pl, p)
+            base = edge(tok, pl, g, ch, land, p, tied) if scored else 0.0
             if pl[p, P_COINS] >= g[G_INF_COST] and pl[p, P_SUPPLY] > 0:
                 for li in range(N_LANDS):
                     mv[n, 0] = MV_LAND_TOKEN
                     mv[n, 1] = li
-                    if pl[p, P_POLICY] == 1:
-                        score[n] = token_delta(tok, g, ch, p, li, 1, tied)
+                    score[n] = 0
+                    if scored:
+                        cost = -g[G_INF_COST]
+                        score[n] = gain_from(base, tok, pl, g, ch, land, p, li, 1, cost, tied)
                     n += 1
             price = merc_cost(tok, g, land, p)
             first_merc = -1
@@ -196,10 +204,17 @@ def spending_phase(st, tok, pl, g, ch, land, card, mv, score, tied):
                 and hand_size(card, p) < MAX_HAND
             ):
                 first_merc = n
+                paid = 0
+                if scored:
+                    paid = gain_from(base, tok, pl, g, ch, land, p, -1, 0, -price, tied)
                 for kind in range(5):
                     mv[n, 0] = MV_BUY_MERC
                     mv[n, 1] = kind
                     score[n] = 0
+                    if scored:
+                        # A card is worth CARD; a Messenger, a gift of a token to come, more.
+                        extra = MESSENGER_CARD if kind == MESSENGER else 0.0
+                        score[n] = paid + np.int64(round((CARD + extra) * SCALE))
                     n += 1
             i = choose_tagged(st, pl, p, n, score, first_merc)
             if mv[i, 0] == MV_PASS:

@@ -13,8 +13,10 @@ moves (``legal_moves`` gives ``0 .. n-1``).
 - ``to_move``: the seat of the pending decision (only searching seats are ever asked);
 - ``round_of``: the phase counter (6 a turn), so an agent's ``horizon`` counts phases;
 - ``returns``: win share (a draw gives nobody anything) plus a tie-break term, the seat's share
-  of the table's :func:`.heuristic.standing`, scaled into ``[0, 1e-3)``;
+  of the table's :func:`.heuristic.standings`, scaled into ``[0, 1e-3)``;
 - ``heuristic``: :func:`.heuristic.win_chances` of the position at the pending decision;
+- ``default_move``: greedy's choice at the pending decision (its scores are kept when the
+  decision is exposed), so playouts play like greedy seats rather than at random;
 - ``determinize``: the other seats are modelled as ``greedy`` (their real agents are not the
   seat's to see), and the kinds of their Mercenary cards still hidden (in hand or face down, and
   the kinds they bought this phase) are drawn afresh, uniformly. Future chance comes from the
@@ -58,6 +60,7 @@ from simulator.procedures.council.game.context import (
     X_MODE,
     X_OVER,
     X_OVERFLOW,
+    X_PEND_BEST,
     X_PEND_N,
     X_PEND_SEAT,
     X_PEND_TAG,
@@ -67,7 +70,7 @@ from simulator.procedures.council.game.context import (
     X_TURN,
 )
 from simulator.procedures.council.game.economy import income_phase, spending_phase, tax_phase
-from simulator.procedures.council.game.heuristic import record_round, standing, win_chances
+from simulator.procedures.council.game.heuristic import record_round, standings, win_chances
 from simulator.procedures.council.game.mercenaries import reveal_step
 from simulator.procedures.council.game.params import (
     MAX_CARDS,
@@ -276,14 +279,14 @@ def n_seats(s):
 
 @kernel
 def returns(s, out):
-    tok, _pl, g, ch, land, _law, _card = position(s, CUR)
+    tok, pl, g, ch, land, _law, _card = position(s, CUR)
     tied = np.zeros(MAX_PLAYERS, dtype=np.int64)
     n = g[G_PLAYERS]
     winners = 0
     total = 0.0
+    standings(tok, pl, g, ch, land, tied, out)
     for p in range(n):
         winners += (g[G_WINMASK] >> p) & 1
-        out[p] = standing(tok, g, ch, land, p, tied)
         total += out[p]
     for p in range(n):
         share = 1.0 / winners if (g[G_WINMASK] >> p) & 1 else 0.0
@@ -295,9 +298,16 @@ def heuristic(s, out):
     if s[X_OVER] == 1:
         returns(s, out)
         return
-    tok, _pl, g, ch, land, _law, _card = position(s, CUR)
+    tok, pl, g, ch, land, _law, _card = position(s, CUR)
     tied = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    win_chances(tok, g, ch, land, tied, out)
+    win_chances(tok, pl, g, ch, land, tied, out)
+
+
+@kernel
+def default_move(s, rng):
+    """The playouts' move: what greedy would choose at the pending decision (the first of its
+    best-scored moves, kept when the decision was exposed)."""
+    return s[X_PEND_BEST]
 
 
 @kernel
@@ -342,6 +352,7 @@ GAME = GameFunctions(
     round_of=round_of,
     n_seats=n_seats,
     max_moves=MAX_MOVES,
+    default_move=default_move,
 )
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.jit import kernel
+from simulator.procedures.council.game.context import wants_scores
 from simulator.procedures.council.game.heuristic import (
     choose,
-    token_delta,
+    edge,
+    gain,
+    gain_from,
 )
 from simulator.procedures.council.game.params import (
     ASSASSIN,
@@ -64,15 +67,16 @@ from simulator.procedures.council.game.victory import (
 
 
 @kernel
-def guard_answers(st, tok, pl, g, ch, card, target, bonus, tied, score):
+def guard_answers(st, tok, pl, g, ch, land, card, target, bonus, tied, score):
     """A face-down Guard on ``target`` may answer (its owner chooses). Returns its card or -1."""
     for m in range(MAX_CARDS):
         if card[m, K_STATUS] != 2 or card[m, K_KIND] != GUARD or card[m, K_TARGET] != target:
             continue
         r = card[m, K_OWNER]
-        score[0] = token_delta(
-            tok, g, ch, r, N_LANDS + target, min(bonus, pl[r, P_SUPPLY] + 1), tied
-        )
+        score[0] = 0
+        if wants_scores(st, pl, r):
+            put = min(bonus, pl[r, P_SUPPLY] + 1)
+            score[0] = gain(tok, pl, g, ch, land, r, N_LANDS + target, put, 0, tied)
         score[1] = -1 if char_owner(tok, g, target) == r else 0
         if choose(st, pl, r, 2, score) == 0:
             return np.int64(m)
@@ -88,6 +92,7 @@ def reveal_step(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
         if card[k, K_STATUS] != 2 or card[k, K_TURN] >= t or card[k, K_KIND] == GUARD:
             continue
         p = card[k, K_OWNER]
+        scored = wants_scores(st, pl, p)
         target = card[k, K_TARGET]
         kind = card[k, K_KIND]
         n = 1
@@ -103,12 +108,14 @@ def reveal_step(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
                 mv[n, 0] = MV_REVEAL
                 mv[n, 1] = k
                 mv[n, 2] = j
-                gain = gift_size(ch, target) + j if card[k, K_MODE] == 0 else 1 + j
+                size = gift_size(ch, target) + j if card[k, K_MODE] == 0 else 1 + j
                 if card[k, K_MODE] == 1 and has_trait(ch, target, T_INCORRUPTIBLE) == 1:
-                    gain = 0
-                score[n] = token_delta(
-                    tok, g, ch, p, N_LANDS + target, min(gain, pl[p, P_SUPPLY] + 1), tied
-                )
+                    size = 0
+                put = min(size, pl[p, P_SUPPLY] + 1)
+                paid = -3 * j if card[k, K_MODE] == 1 else (-g[G_RARE_COST] if j == 1 else 0)
+                score[n] = 0
+                if scored:
+                    score[n] = gain(tok, pl, g, ch, land, p, N_LANDS + target, put, paid, tied)
                 n += 1
         elif kind == ASSASSIN:
             mv[n, 0] = MV_REVEAL
@@ -142,7 +149,7 @@ def reveal_step(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
                 if has_trait(ch, target, T_INCORRUPTIBLE) == 0:
                     give_tokens(tok, pl, p, N_LANDS + target, 1 + j)
         elif kind == ASSASSIN:
-            m = guard_answers(st, tok, pl, g, ch, card, target, 2, tied, score)
+            m = guard_answers(st, tok, pl, g, ch, land, card, target, 2, tied, score)
             if m >= 0:
                 r = card[m, K_OWNER]
                 g[G_MERC0 + GUARD] += 1
@@ -155,7 +162,10 @@ def reveal_step(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
                     for c in range(N_CHARS):
                         if tok[p, N_LANDS + c] > 0:
                             mv[n, 1] = c
-                            score[n] = token_delta(tok, g, ch, p, N_LANDS + c, -1, tied)
+                            score[n] = 0
+                            if wants_scores(st, pl, p):
+                                col = N_LANDS + c
+                                score[n] = gain(tok, pl, g, ch, land, p, col, -1, 0, tied)
                             n += 1
                     if n == 0:
                         break
@@ -198,7 +208,7 @@ def reveal_step(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
                     remove_tokens(tok, pl, p, N_LANDS + tm, 1)
             else:  # THIEF
                 if km == MESSENGER:
-                    gm = guard_answers(st, tok, pl, g, ch, card, tm, 1, tied, score)
+                    gm = guard_answers(st, tok, pl, g, ch, land, card, tm, 1, tied, score)
                     if gm >= 0:
                         r = card[gm, K_OWNER]
                         g[G_MERC0 + GUARD] += 1
@@ -282,13 +292,21 @@ def add_sends(tok, ch, card, mv, n, p, c):
 
 
 @kernel
-def score_sends(tok, g, ch, mv, score, first, n, p, tied):
-    """Scores of moves first..n-1 for a greedy seat: sends by the priority the token costs, the
-    rest 0."""
+def score_sends(tok, pl, g, ch, land, card, mv, score, first, n, p, tied):
+    """Scores of moves first..n-1 for a greedy seat: a send by what the token it costs is worth
+    (:func:`.heuristic.gain`), plus for a Messenger what its gift or bribe will bring to the
+    target when revealed; the rest 0."""
+    base = edge(tok, pl, g, ch, land, p, tied)
     for i in range(first, n):
         score[i] = 0
         if mv[i, 0] == MV_SEND:
-            score[i] = token_delta(tok, g, ch, p, mv[i, 4], -1, tied)
+            score[i] = gain_from(base, tok, pl, g, ch, land, p, mv[i, 4], -1, 0, tied)
+            if card[mv[i, 1], K_KIND] == MESSENGER:
+                t = mv[i, 2]
+                if mv[i, 3] == 0 or has_trait(ch, t, T_INCORRUPTIBLE) == 0:
+                    put = gift_size(ch, t) if mv[i, 3] == 0 else 1
+                    col = N_LANDS + t
+                    score[i] += gain_from(base, tok, pl, g, ch, land, p, col, put, 0, tied)
 
 
 @kernel

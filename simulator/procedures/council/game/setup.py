@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.jit import kernel
-from simulator.procedures.council.game.heuristic import choose, token_delta
+from simulator.procedures.council.game.context import wants_scores
+from simulator.procedures.council.game.heuristic import choose, gain
 from simulator.procedures.council.game.params import (
     H_ADVICE,
     H_CHARS,
@@ -212,8 +213,8 @@ def setup(row, st, tok, pl, g, ch, land, law, card, mv, score, tied):
                     continue
                 mv[n, 0] = MV_LAND_TOKEN if col < N_LANDS else MV_CHAR_TOKEN
                 mv[n, 1] = col
-                if pl[p, P_POLICY] == 1:
-                    score[n] = token_delta(tok, g, ch, p, col, 1, tied)
+                if wants_scores(st, pl, p):
+                    score[n] = gain(tok, pl, g, ch, land, p, col, 1, 0, tied)
                 n += 1
             i = choose(st, pl, p, n, score)
             give_tokens(tok, pl, p, mv[i, 1], 1)

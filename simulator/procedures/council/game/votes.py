@@ -6,10 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.jit import kernel
+from simulator.procedures.council.game.context import wants_scores
 from simulator.procedures.council.game.heuristic import (
+    ADVICE_VALUE,
     choose,
+    gain,
     pick,
-    token_delta,
 )
 from simulator.procedures.council.game.params import (
     ACTIVE_LAWS,
@@ -45,7 +47,6 @@ from simulator.procedures.council.game.state import (
     MV_ADVISE,
     MV_LAW,
     MV_PASS,
-    P_POLICY,
     char_owner,
     char_total,
     council_member,
@@ -279,10 +280,9 @@ def council_vote(st, tok, pl, g, ch, land, proposer, category, mv, score, tied, 
             for i in range(2):
                 against_trait = (stance < 0) if i == 0 else (stance > 0)
                 score[i] = 0
-                if against_trait and pl[p, P_POLICY] == 1:
-                    score[i] = token_delta(
-                        tok, g, ch, p, N_LANDS + c, -min(cost, tok[p, N_LANDS + c]), tied
-                    )
+                if against_trait and wants_scores(st, pl, p):
+                    lost = -min(cost, tok[p, N_LANDS + c])
+                    score[i] = gain(tok, pl, g, ch, land, p, N_LANDS + c, lost, 0, tied)
             decl[k, p] = 1 if choose(st, pl, p, 2, score) == 0 else -1
     advise(st, tok, pl, g, ch, land, proposer, mv, score, tied, decl)
     return tally_council(tok, pl, g, ch, category, decl)
@@ -309,8 +309,8 @@ def advise(st, tok, pl, g, ch, land, proposer, mv, score, tied, decl):
             continue
         free = land[li, L_EFFECT] == E_SWAY_COUNCIL
         loss = np.int64(0)
-        if not free and pl[q, P_POLICY] == 1:
-            loss = token_delta(tok, g, ch, q, N_LANDS + h, -1, tied)
+        if not free and wants_scores(st, pl, q):
+            loss = gain(tok, pl, g, ch, land, q, N_LANDS + h, -1, 0, tied)
         n = 1
         mv[0, 0] = MV_PASS
         score[0] = 0
@@ -323,7 +323,7 @@ def advise(st, tok, pl, g, ch, land, proposer, mv, score, tied, decl):
                 mv[n, 0] = MV_ADVISE
                 mv[n, 1] = k
                 mv[n, 2] = 1 if side == 0 else -1
-                score[n] = 2 * loss + mv[n, 2] * pref
+                score[n] = 2 * loss + mv[n, 2] * pref * ADVICE_VALUE
                 n += 1
         i = choose(st, pl, q, n, score)
         if i == 0:
