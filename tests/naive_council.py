@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from simulator.procedures.council.game import heuristic as H
 from simulator.procedures.council.game.params import TRAITS as GAME_TRAITS
 from tests.naive import Stream
 
@@ -152,13 +153,74 @@ class Game:
         n = sum(self.land_priority(land)[0] == q for land in range(7))
         return n + sum(self.in_play(c) and self.char_owner(c) == q for c in range(11))
 
-    def delta(self, q: int, where: tuple[str, int], d: int) -> int:
-        table = self.on_land if where[0] == "land" else self.on_char
-        before = self.priority_count(q)
-        table[q][where[1]] += d
-        after = self.priority_count(q)
-        table[q][where[1]] -= d
-        return after - before
+    # -- greedy's scores: how close each player is to winning (the weights are the kernel's) ------
+
+    def standings(self) -> list[float]:
+        """Priority count, the better of Coup / Will progress, Council members held, margins
+        where the player leads, coins up to the coming tax and a token."""
+        n = self.n
+        held, prio, margin, council = [0] * n, [0] * n, [0] * n, [0] * n
+        kinds = [[0] * n, [0] * n]  # Lands held by their own tokens: military, civil
+        for land in range(7):
+            owner = self.land_priority(land)[0]
+            if owner >= 0:
+                held[owner] += 1
+            counts = [self.on_land[q][land] for q in range(n)]
+            t = self.strict_top(counts)
+            if t >= 0:
+                margin[t] += min(counts[t] - max(counts[:t] + counts[t + 1 :]) - 1, 2)
+                kinds[0][t] += self.sol[land] >= self.civ[land]
+                kinds[1][t] += self.sol[land] <= self.civ[land]
+        for c in range(11):
+            counts = [self.on_char[q][c] for q in range(n)]
+            t = self.strict_top(counts)
+            if self.in_play(c) and t >= 0:
+                prio[t] += 1
+                margin[t] += min(counts[t] - max(counts[:t] + counts[t + 1 :]) - 1, 2)
+        for k in range(5):
+            c = self.council_member(k)
+            if c >= 0 and self.char_owner(c) >= 0:
+                council[self.char_owner(c)] += 1
+        seats = []
+        for seat in ("warlord", "privy_councillor"):
+            h = self.holder(seat)
+            seats.append(self.char_owner(h) if h >= 0 else -1)
+        half = max(round(self.p["tax_rate"] * 2) + self.tax_delta_halves(), 0)
+        out = []
+        for q in range(n):
+            v = float(prio[q] + held[q])
+            best = 0.0
+            for cond in range(2):
+                lands = min(kinds[cond][q], 4)
+                x = H.LAND_STEP * lands
+                if seats[cond] == q:
+                    x += H.SEAT_STEP + H.PAIR_STEP * lands
+                best = max(best, x)
+            v += best
+            v += H.COUNCIL_STEP * council[q] + H.COUNCIL_NEAR * max(council[q] - 3, 0)
+            v += H.MARGIN * margin[q]
+            need = (half * held[q]) // 2 + self.p["influence_cost"]
+            v += H.COIN * min(self.coins[q], need) + H.COIN_SPARE * max(self.coins[q] - need, 0)
+            out.append(v)
+        return out
+
+    def edge(self, q: int) -> float:
+        v = self.standings()
+        return v[q] - H.RIVAL * max(v[r] for r in range(self.n) if r != q)
+
+    def delta(self, q: int, where, d: int, coins: int = 0) -> int:
+        """Greedy's score of changing q's tokens at ``where`` (None: nowhere) by d and its coins
+        by ``coins``: the change of q's edge over the best rival, scaled to an integer."""
+        before = self.edge(q)
+        table = self.on_land if where is not None and where[0] == "land" else self.on_char
+        if where is not None:
+            table[q][where[1]] += d
+        self.coins[q] += coins
+        after = self.edge(q)
+        if where is not None:
+            table[q][where[1]] -= d
+        self.coins[q] -= coins
+        return round((after - before) * H.SCALE)
 
     def take(self, q: int, where: tuple[str, int], k: int) -> None:
         table = self.on_land if where[0] == "land" else self.on_char
@@ -264,7 +326,9 @@ class Game:
                 continue
             r = card.owner
             scores = [
-                self.delta(r, ("char", target), min(bonus, self.supply[r] + 1)),
+                self.delta(r, ("char", target), min(bonus, self.supply[r] + 1))
+                if self.greedy(r)
+                else 0,
                 -1 if self.char_owner(target) == r else 0,
             ]
             if self.choose(r, scores) == 0:
@@ -325,7 +389,10 @@ class Game:
                     if card.bribe and self.has(target, "incorruptible"):
                         gain = 0
                     options.append(j)
-                    scores.append(self.delta(q, ("char", target), min(gain, self.supply[q] + 1)))
+                    paid = -3 * j if card.bribe else -self.p["rare_gift_cost"] * j
+                    put = min(gain, self.supply[q] + 1)
+                    greedy = self.greedy(q)
+                    scores.append(self.delta(q, ("char", target), put, paid) if greedy else 0)
             elif card.kind == "assassin":
                 options.append(0)
                 scores.append(-1 if self.char_owner(target) == q else 0)
@@ -361,7 +428,8 @@ class Game:
                         chars = [c for c in range(11) if self.on_char[q][c] > 0]
                         if not chars:
                             break
-                        scores = [self.delta(q, ("char", c), -1) for c in chars]
+                        greedy = self.greedy(q)
+                        scores = [self.delta(q, ("char", c), -1) if greedy else 0 for c in chars]
                         self.take(q, ("char", chars[self.choose(q, scores)]), 1)
                 else:
                     self.kill(target)
@@ -530,7 +598,9 @@ class Game:
                 if self.coins[q] >= self.p["influence_cost"] and self.supply[q] > 0:
                     for land in range(7):
                         options.append(("land", land))
-                        scores.append(self.delta(q, ("land", land), 1) if self.greedy(q) else 0)
+                        cost = -self.p["influence_cost"]
+                        greedy = self.greedy(q)
+                        scores.append(self.delta(q, ("land", land), 1, cost) if greedy else 0)
                 hand = sum(
                     1 for c in self.cards if c is not None and not c.face_down and c.owner == q
                 )
@@ -541,9 +611,12 @@ class Game:
                     and None in self.cards
                     and hand < MAX_HAND
                 ):
+                    paid = self.delta(q, None, 0, -cost) if self.greedy(q) else 0
                     for kind in KINDS:
                         options.append(kind)
-                        scores.append(0)
+                        # a card is worth CARD; a Messenger, a gift to come, more
+                        worth = H.CARD + (H.MESSENGER_CARD if kind == "messenger" else 0.0)
+                        scores.append(paid + round(worth * H.SCALE) if self.greedy(q) else 0)
                 choice = options[self.choose(q, scores)]
                 if choice is None:
                     break
@@ -706,7 +779,7 @@ class Game:
                 pref = 1 if q == proposer else declared[k].get(q, 0)
                 for side in (1, -1):
                     options.append((k, side))
-                    scores.append(2 * loss + side * pref)
+                    scores.append(2 * loss + side * pref * H.ADVICE_VALUE)
             choice = options[self.choose(q, scores)]
             if choice is None:
                 continue
@@ -818,7 +891,14 @@ class Game:
                 if mv[0] == "bishop":
                     scores[i] = self.delta(q, ("land", mv[1]), 1)
                 elif mv[0] == "send":
-                    scores[i] = self.delta(q, mv[4], -1)
+                    scores[i] = self.send_score(q, mv)
+                elif mv[0] == "warlord":
+                    before = self.edge(q)
+                    self.sol[mv[1]] -= 1
+                    self.sol[mv[2]] += 1
+                    scores[i] = round((self.edge(q) - before) * H.SCALE)
+                    self.sol[mv[1]] += 1
+                    self.sol[mv[2]] -= 1
         mv = moves[self.choose(q, scores)]
         if mv[0] == "warlord":
             self.sol[mv[1]] -= 1
@@ -852,7 +932,7 @@ class Game:
                     break
                 scores = [0] * len(more)
                 if self.greedy(q):
-                    scores = [0] + [self.delta(q, mv[4], -1) for mv in more[1:]]
+                    scores = [0] + [self.send_score(q, mv) for mv in more[1:]]
                 mv = more[self.choose(q, scores)]
                 if mv[0] == "stop":
                     break
@@ -877,6 +957,14 @@ class Game:
                     for source in sources:
                         if len(moves) < MAX_MOVES:
                             moves.append(("send", k, t, bribe, source))
+
+    def send_score(self, q: int, mv) -> int:
+        """Greedy: the token a send costs, plus what a Messenger will bring its target."""
+        score = self.delta(q, mv[4], -1)
+        card, t, bribe = self.cards[mv[1]], mv[2], mv[3]
+        if card.kind == "messenger" and not (bribe and self.has(t, "incorruptible")):
+            score += self.delta(q, ("char", t), 1 if bribe else self.gift_size(t))
+        return score
 
     def send(self, q: int, mv) -> None:
         source = mv[4]

@@ -229,10 +229,16 @@ def _coup_in_one_buy(policy: str) -> tuple[np.ndarray, int]:
     """Seat 0 holds the Warlord and leads three military Lands (Valley of Arrows, Black Harbour,
     Zalesye) and ties seat 1 on the fourth, the Brothers; with 3 coins it buys one Land token at
     the spending phase of turn 1. On the Brothers it is a Coup; on an empty civil Land (Golden
-    Coast, Brown Plains, Sapphire Lakes) it is one more Land of income, which greedy's priority
-    count rates the same. Returns the interface state before the phase and the winning move."""
+    Coast, Brown Plains, Sapphire Lakes) it is one more Land of income, which the priority count
+    alone rates the same. It is now or never: every Land is full (the Warlord cannot move a
+    soldier) and seat 1 holds the Bishop (whose blessing would put seat 1's token on the Brothers;
+    seat 0's would win). Returns the interface state before the phase and the winning move."""
+    lands = [{**x, "size": x["civilians"] + x["soldiers"]} for x in G.DEFAULT_LANDS]
     p = PROC.params_model(
-        start_tokens=0, mercenaries=False, policies=[policy, "greedy", "greedy", "greedy"]
+        start_tokens=0,
+        mercenaries=False,
+        lands=lands,
+        policies=[policy, "greedy", "greedy", "greedy"],
     )
     row = pack(p)
     s = I.new_state(row, 0)
@@ -253,14 +259,15 @@ def _coup_in_one_buy(policy: str) -> tuple[np.ndarray, int]:
         np.zeros(G.MAX_MOVES, dtype=np.int64),
         np.zeros(G.MAX_PLAYERS, dtype=np.int64),
     )
-    lands = [x["name"] for x in G.DEFAULT_LANDS]
     names = [c["name"] for c in G.DEFAULT_CHARACTERS]
+    lands = [x["name"] for x in G.DEFAULT_LANDS]
     for col, who in (
         (lands.index("Valley of Arrows"), [0]),
         (lands.index("Black Harbour"), [0]),
         (lands.index("Zalesye"), [0]),
         (lands.index("Brothers"), [0, 1]),
         (G.N_LANDS + names.index("Edmar the Dark"), [0]),
+        (G.N_LANDS + names.index("Mark the Broad-Shouldered"), [1, 1]),
     ):
         for q in who:
             tok[q, col] += 1
@@ -289,8 +296,10 @@ def test_rollout_and_mcts_buy_the_coup_that_greedy_sees_as_one_land_among_four(r
     assert I.is_over(s) and _values(s)[0] == 60 and _values(s)[4 + 1] == 1  # a Coup by seat 0
 
 
-def test_greedy_rates_the_coup_like_any_land_of_income_and_misses_it_by_lot():
-    coups = 0
+def test_greedy_buys_the_land_that_completes_a_coup_not_one_more_land_of_income():
+    # Greedy scores a move by how much closer it brings the seat to a victory condition (the
+    # Warlord's fourth military Land), not by the priority count, which rates the four Lands
+    # alike (so greedy used to take the Coup only by lot, about one time in four).
     for seed in range(20):
         s, _ = _coup_in_one_buy("greedy")
         tok, pl, g, ch, land, _law, card = I.position(s, SNAP)
@@ -308,6 +317,24 @@ def test_greedy_rates_the_coup_like_any_land_of_income_and_misses_it_by_lot():
             np.zeros(G.MAX_MOVES, dtype=np.int64),
             np.zeros(G.MAX_PLAYERS, dtype=np.int64),
         )
-        assert pl[0, G.P_COINS] == 0  # it bought a token: greedy rates every +1 Land alike
-        coups += g[G.G_VICTORY] == G.V_COUP
-    assert 0 < coups <= 12  # about one in four
+        assert g[G.G_VICTORY] == G.V_COUP and g[G.G_WINMASK] == 1
+
+
+def test_the_twins_greedy_rates_the_coup_above_every_other_land():
+    s, coup = _coup_in_one_buy("greedy")
+    tok, pl, g, _ch, land, _law, _card = I.position(s, SNAP)
+    p = PROC.params_model(
+        start_tokens=0,
+        mercenaries=False,
+        lands=[{**x, "size": x["civilians"] + x["soldiers"]} for x in G.DEFAULT_LANDS],
+        policies="greedy",
+    ).model_dump()
+    twin = naive_council.Game(p, Stream(0, 0))
+    twin.setup()
+    twin.on_land = [[int(tok[q, li]) for li in range(7)] for q in range(4)]
+    twin.on_char = [[int(tok[q, 7 + c]) for c in range(11)] for q in range(4)]
+    twin.coins = [int(x) for x in pl[:4, G.P_COINS]]
+    cost = -p["influence_cost"]
+    scores = [twin.delta(0, ("land", li), 1, cost) for li in range(7)]
+    assert scores.index(max(scores)) == coup - 1
+    assert sorted(scores)[-2] < max(scores)

@@ -7,9 +7,10 @@ import numpy as np
 from simulator.jit import inline, kernel
 from simulator.procedures.council.game.context import draw, tip_bid, wants_scores
 from simulator.procedures.council.game.heuristic import (
+    breakdown,
     choose,
-    edge,
-    gain_from,
+    edge_of,
+    gain_at,
     soldier_gain,
 )
 from simulator.procedures.council.game.mercenaries import (
@@ -155,12 +156,13 @@ def character_action(st, tok, pl, g, ch, land, law, card, mv, score, tied, decl,
     n = add_sends(tok, ch, card, mv, n, p, c)
     if wants_scores(st, pl, p):
         score_sends(tok, pl, g, ch, land, card, mv, score, 0, n, p, tied)
-        base = edge(tok, pl, g, ch, land, p, tied)
+        bd = breakdown(tok, g, ch, land, tied)
+        base = edge_of(bd, pl, g, p)
         for i in range(n):
             if mv[i, 0] == MV_BISHOP:
-                score[i] = gain_from(base, tok, pl, g, ch, land, p, mv[i, 1], 1, 0, tied)
+                score[i] = gain_at(bd, base, tok, pl, g, ch, land, p, mv[i, 1], 1, 0, tied)
             elif mv[i, 0] == MV_WARLORD:
-                score[i] = soldier_gain(tok, pl, g, ch, land, p, mv[i, 1], mv[i, 2], base, tied)
+                score[i] = soldier_gain(bd, base, tok, pl, g, land, p, mv[i, 1], mv[i, 2])
     i = choose(st, pl, p, n, score)
     kind = mv[i, 0]
     a = mv[i, 1]

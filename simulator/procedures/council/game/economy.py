@@ -10,9 +10,10 @@ from simulator.procedures.council.game.heuristic import (
     CARD,
     MESSENGER_CARD,
     SCALE,
+    breakdown,
     choose,
-    edge,
-    gain_from,
+    edge_of,
+    gain_at,
 )
 from simulator.procedures.council.game.params import (
     E_INCOME_BONUS,
@@ -185,7 +186,9 @@ def spending_phase(st, tok, pl, g, ch, land, card, mv, score, tied):
             mv[0, 0] = MV_PASS
             score[0] = 0
             scored = wants_scores(st, pl, p)
-            base = edge(tok, pl, g, ch, land, p, tied) if scored else 0.0
+            if scored:
+                bd = breakdown(tok, g, ch, land, tied)
+                base = edge_of(bd, pl, g, p)
             if pl[p, P_COINS] >= g[G_INF_COST] and pl[p, P_SUPPLY] > 0:
                 for li in range(N_LANDS):
                     mv[n, 0] = MV_LAND_TOKEN
@@ -193,7 +196,7 @@ def spending_phase(st, tok, pl, g, ch, land, card, mv, score, tied):
                     score[n] = 0
                     if scored:
                         cost = -g[G_INF_COST]
-                        score[n] = gain_from(base, tok, pl, g, ch, land, p, li, 1, cost, tied)
+                        score[n] = gain_at(bd, base, tok, pl, g, ch, land, p, li, 1, cost, tied)
                     n += 1
             price = merc_cost(tok, g, land, p)
             first_merc = -1
@@ -206,7 +209,7 @@ def spending_phase(st, tok, pl, g, ch, land, card, mv, score, tied):
                 first_merc = n
                 paid = 0
                 if scored:
-                    paid = gain_from(base, tok, pl, g, ch, land, p, -1, 0, -price, tied)
+                    paid = gain_at(bd, base, tok, pl, g, ch, land, p, -1, 0, -price, tied)
                 for kind in range(5):
                     mv[n, 0] = MV_BUY_MERC
                     mv[n, 1] = kind

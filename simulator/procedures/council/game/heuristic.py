@@ -10,6 +10,7 @@ from simulator.jit import inline, kernel
 from simulator.procedures.council.game.context import choose as choose
 from simulator.procedures.council.game.context import pick as pick
 from simulator.procedures.council.game.params import (
+    HEAD0,
     MAX_PLAYERS,
     N_CHARS,
     N_LANDS,
@@ -19,7 +20,6 @@ from simulator.procedures.council.game.params import (
 from simulator.procedures.council.game.state import (
     C_SEAT,
     G_DECIDED_AT,
-    G_HOLDER0,
     G_INF_COST,
     G_LEAD_CHANGES,
     G_LEADER,
@@ -79,7 +79,7 @@ def record_round(tok, g, ch, tied, t):
         g[G_DECIDED_AT] = t
 
 
-#: Weights of :func:`standings`, in priority units (one Land or Character held = 1). A Coup or a
+#: Weights of :func:`value_of`, in priority units (one Land or Character held = 1). A Coup or a
 #: Will of the People needs the seat and four Lands of its kind: each such Land held counts
 #: LAND_STEP, the seat SEAT_STEP, and both together a further PAIR_STEP a Land (measured: greedy
 #: with these beats the priority count alone; docs/council.md, "The ladder").
@@ -108,7 +108,7 @@ SCALE = 1000.0
 
 @inline
 def top_and_second(tok, n_players, col):
-    """The player with strictly most tokens at col (or -1) and the largest count of the others."""
+    """The player with strictly most tokens at col (or -1) and its lead over the next."""
     top = np.int64(0)
     second = np.int64(0)
     who = np.int64(-1)
@@ -126,116 +126,182 @@ def top_and_second(tok, n_players, col):
     return who, top - second
 
 
+# Rows of a breakdown (:func:`breakdown`): per player, what :func:`values` weighs.
+B_PRIO, B_HELD, B_MILITARY, B_CIVIL, B_MARGIN, B_COUNCIL, B_SEAT = range(7)
+B_ROWS = 7  # B_SEAT holds the Warlord's player in column 0 and the Privy Councillor's in 1
+
+
+@inline
+def kind_terms(b, land, li, t, sign):
+    """Add or take away Land li's kind (military and/or civil) for t, the player leading it."""
+    if t >= 0:
+        if land[li, L_SOL] >= land[li, L_CIV]:
+            b[B_MILITARY, t] += sign
+        if land[li, L_SOL] <= land[li, L_CIV]:
+            b[B_CIVIL, t] += sign
+
+
+@inline
+def land_terms(tok, g, land, li, tied, b, sign):
+    """Add (sign 1) or take away (-1) Land li's part of breakdown b: its income priority (held),
+    and the player leading it by its own tokens (its kind, military and/or civil, and margin)."""
+    o = land_owner(tok, g, li, tied)
+    if o >= 0:
+        b[B_HELD, o] += sign
+    t, m = top_and_second(tok, g[G_PLAYERS], li)
+    if t >= 0:
+        b[B_MARGIN, t] += sign * min(m - 1, 2)
+    kind_terms(b, land, li, t, sign)
+
+
+@inline
+def char_terms(tok, g, ch, c, b, sign):
+    """Add or take away Character c's part of breakdown b: priority and margin if it is in play,
+    a Council place, the Warlord's or the Privy Councillor's seat."""
+    if ch[c, C_SEAT] < 0:
+        return
+    t, m = top_and_second(tok, g[G_PLAYERS], N_LANDS + c)
+    if t < 0:
+        return
+    b[B_PRIO, t] += sign
+    b[B_MARGIN, t] += sign * min(m - 1, 2)
+    seat = ch[c, C_SEAT]
+    if seat < HEAD0 or g[G_REP] == c:
+        b[B_COUNCIL, t] += sign
+    if seat == WARLORD:
+        b[B_SEAT, 0] = t if sign > 0 else -1
+    elif seat == PRIVY:
+        b[B_SEAT, 1] = t if sign > 0 else -1
+
+
+@kernel
+def breakdown(tok, g, ch, land, tied):
+    """What each player holds that :func:`values` weighs (rows ``B_*``)."""
+    b = np.zeros((B_ROWS, MAX_PLAYERS), dtype=np.int64)
+    b[B_SEAT, 0] = -1
+    b[B_SEAT, 1] = -1
+    for li in range(N_LANDS):
+        land_terms(tok, g, land, li, tied, b, 1)
+    for c in range(N_CHARS):
+        char_terms(tok, g, ch, c, b, 1)
+    return b
+
+
+@inline
+def value_of(b, pl, g, half, p):
+    """How close player p is to winning, in priority units: its priority count (Lands by the
+    income rule, Characters in play), the better of its Coup and Will of the People progress
+    (Lands led by their own tokens of the right kind, up to four, and the seat), Council members
+    held, margins where it leads, and coins (the weights above; Mercenary cards are scored where
+    they are bought, :data:`CARD`). ``half``: the tax rate in half coins."""
+    held = b[B_HELD, p]
+    v = np.float64(b[B_PRIO, p] + held)
+    best = 0.0
+    for cond in range(2):
+        lands = min(b[B_MILITARY + cond, p], 4)
+        x = LAND_STEP * lands
+        if b[B_SEAT, cond] == p:
+            x += SEAT_STEP + PAIR_STEP * lands
+        best = max(best, x)
+    v += best
+    council = b[B_COUNCIL, p]
+    v += COUNCIL_STEP * council + COUNCIL_NEAR * max(council - 3, 0)
+    v += MARGIN * b[B_MARGIN, p]
+    need = (half * held) // 2 + g[G_INF_COST]
+    coins = pl[p, P_COINS]
+    v += COIN * min(coins, need) + COIN_SPARE * max(coins - need, 0)
+    return v
+
+
+@kernel
+def values(b, pl, g, out):
+    """:func:`value_of` each player, into ``out``."""
+    half = max(g[G_TAX_HALF] + g[G_TAX_DELTA], 0)
+    for p in range(g[G_PLAYERS]):
+        out[p] = value_of(b, pl, g, half, p)
+
+
 @kernel
 def standings(tok, pl, g, ch, land, tied, out):
-    """How close each player is to winning, in priority units, into ``out``: its priority count
-    (Lands by the income rule, Characters in play), the better of its Coup and Will of the People
-    progress (Lands held by their own tokens of the right kind, up to four, and the seat),
-    Council members held, margins where it leads, and coins (the weights above; Mercenary cards
-    are scored where they are bought, :data:`CARD`)."""
-    n = g[G_PLAYERS]
-    prio = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    held = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    kind = np.zeros((2, MAX_PLAYERS), dtype=np.int64)
-    margin = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    council = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    for li in range(N_LANDS):
-        o = land_owner(tok, g, li, tied)
-        if o >= 0:
-            held[o] += 1
-        t, m = top_and_second(tok, n, li)
-        if t >= 0:
-            margin[t] += min(m - 1, 2)
-            if land[li, L_SOL] >= land[li, L_CIV]:
-                kind[0, t] += 1
-            if land[li, L_SOL] <= land[li, L_CIV]:
-                kind[1, t] += 1
-    for c in range(N_CHARS):
-        if ch[c, C_SEAT] < 0:
-            continue
-        t, m = top_and_second(tok, n, N_LANDS + c)
-        if t >= 0:
-            prio[t] += 1
-            margin[t] += min(m - 1, 2)
-    for k in range(5):
-        c = g[G_HOLDER0 + k] if k < 4 else g[G_REP]
-        if c >= 0:
-            t = strict_top(tok, n, N_LANDS + c)
-            if t >= 0:
-                council[t] += 1
-    seat_of = np.full(2, -1, dtype=np.int64)
-    for cond in range(2):
-        h = g[G_HOLDER0 + (WARLORD if cond == 0 else PRIVY)]
-        if h >= 0:
-            seat_of[cond] = strict_top(tok, n, N_LANDS + h)
-    half = max(g[G_TAX_HALF] + g[G_TAX_DELTA], 0)
-    for p in range(n):
-        v = np.float64(prio[p] + held[p])
-        best = 0.0
-        for cond in range(2):
-            lands = min(kind[cond, p], 4)
-            x = LAND_STEP * lands
-            if seat_of[cond] == p:
-                x += SEAT_STEP + PAIR_STEP * lands
-            best = max(best, x)
-        v += best
-        v += COUNCIL_STEP * council[p] + COUNCIL_NEAR * max(council[p] - 3, 0)
-        v += MARGIN * margin[p]
-        need = (half * held[p]) // 2 + g[G_INF_COST]
-        coins = pl[p, P_COINS]
-        v += COIN * min(coins, need) + COIN_SPARE * max(coins - need, 0)
-        out[p] = v
+    """:func:`values` of the position."""
+    values(breakdown(tok, g, ch, land, tied), pl, g, out)
 
 
-@kernel
-def edge(tok, pl, g, ch, land, p, tied):
+@inline
+def edge_of(b, pl, g, p):
     """p's standing less :data:`RIVAL` times the best rival's: what greedy maximises."""
-    out = np.empty(MAX_PLAYERS, dtype=np.float64)
-    standings(tok, pl, g, ch, land, tied, out)
+    half = max(g[G_TAX_HALF] + g[G_TAX_DELTA], 0)
     best = -1e18
     for q in range(g[G_PLAYERS]):
         if q != p:
-            best = max(best, out[q])
-    return out[p] - RIVAL * best
+            best = max(best, value_of(b, pl, g, half, q))
+    return value_of(b, pl, g, half, p) - RIVAL * best
+
+
+@inline
+def column_terms(tok, g, ch, land, col, tied, b, sign):
+    """The parts of breakdown b that tokens at column col change (a Head's also its Land's)."""
+    if col < N_LANDS:
+        land_terms(tok, g, land, col, tied, b, sign)
+        return
+    c = col - N_LANDS
+    char_terms(tok, g, ch, c, b, sign)
+    if ch[c, C_SEAT] >= HEAD0:
+        land_terms(tok, g, land, ch[c, C_SEAT] - HEAD0, tied, b, sign)
 
 
 @kernel
-def gain_from(base, tok, pl, g, ch, land, p, col, d, coins, tied):
+def gain_at(b, base, tok, pl, g, ch, land, p, col, d, coins, tied):
     """Greedy's score of a move that changes p's tokens at column col (none if negative) by d
-    and its coins by ``coins``: the change of :func:`edge` from ``base``, times :data:`SCALE`, as
-    an integer."""
+    and its coins by ``coins``: the change of :func:`edge_of` from ``base`` (the edge of
+    breakdown ``b`` of the position), times :data:`SCALE`, as an integer. Only the parts of b
+    the column changes are recounted (b is left as it was)."""
     if col >= 0:
+        column_terms(tok, g, ch, land, col, tied, b, -1)
         tok[p, col] += d
+        column_terms(tok, g, ch, land, col, tied, b, 1)
     pl[p, P_COINS] += coins
-    after = edge(tok, pl, g, ch, land, p, tied)
-    if col >= 0:
-        tok[p, col] -= d
+    after = edge_of(b, pl, g, p)
     pl[p, P_COINS] -= coins
+    if col >= 0:
+        column_terms(tok, g, ch, land, col, tied, b, -1)
+        tok[p, col] -= d
+        column_terms(tok, g, ch, land, col, tied, b, 1)
     return np.int64(round((after - base) * SCALE))
 
 
 @kernel
 def gain(tok, pl, g, ch, land, p, col, d, coins, tied):
-    """:func:`gain_from` the position as it stands."""
-    base = edge(tok, pl, g, ch, land, p, tied)
-    return gain_from(base, tok, pl, g, ch, land, p, col, d, coins, tied)
+    """:func:`gain_at` the position as it stands."""
+    b = breakdown(tok, g, ch, land, tied)
+    return gain_at(b, edge_of(b, pl, g, p), tok, pl, g, ch, land, p, col, d, coins, tied)
 
 
 @kernel
-def soldier_gain(tok, pl, g, ch, land, p, a, b, base, tied):
-    """Greedy's score of the Warlord moving a soldier from Land a to Land b (``base``: the
-    :func:`edge` before), as :func:`gain`."""
+def soldier_gain(b, base, tok, pl, g, land, p, a, to):
+    """Greedy's score of the Warlord moving a soldier from Land a to Land ``to`` (only the two
+    Lands' kinds change), as :func:`gain_at`."""
+    ta, _ = top_and_second(tok, g[G_PLAYERS], a)
+    tt, _ = top_and_second(tok, g[G_PLAYERS], to)
+    kind_terms(b, land, a, ta, -1)
+    kind_terms(b, land, to, tt, -1)
     land[a, L_SOL] -= 1
-    land[b, L_SOL] += 1
-    after = edge(tok, pl, g, ch, land, p, tied)
+    land[to, L_SOL] += 1
+    kind_terms(b, land, a, ta, 1)
+    kind_terms(b, land, to, tt, 1)
+    after = edge_of(b, pl, g, p)
+    kind_terms(b, land, a, ta, -1)
+    kind_terms(b, land, to, tt, -1)
     land[a, L_SOL] += 1
-    land[b, L_SOL] -= 1
+    land[to, L_SOL] -= 1
+    kind_terms(b, land, a, ta, 1)
+    kind_terms(b, land, to, tt, 1)
     return np.int64(round((after - base) * SCALE))
 
 
 @kernel
 def win_chances(tok, pl, g, ch, land, tied, out):
-    """Each seat's estimated chance to win: a softmax of :func:`standings` (temperature 2)."""
+    """Each seat's estimated chance to win: a softmax of :func:`value_of` (temperature 2)."""
     n = g[G_PLAYERS]
     standings(tok, pl, g, ch, land, tied, out)
     best = -1e18

@@ -331,12 +331,24 @@ def determinize(s, seat, rng):
             mode = below(rng, 2) if kind == MESSENGER and card[k, K_STATUS] == 2 else 0
             card[k, K_MODE] = mode
             ccard[k, K_MODE] = mode
+    # Mercenaries bought in this phase: the k-th purchase of the script took the k-th free card
+    # of SNAP (nothing is discarded while buying), so CUR shows the kind an opponent bought
+    # unless it is redrawn with its script value.
+    free = 0
     for i in range(t[X_LEN]):
         tag = t[TAGS + i]
         who = tag & 15
         first = (tag >> 4) - 1
-        if who != CHANCE and who != seat and first >= 0 and t[SCRIPT + i] >= first:
+        if who == CHANCE or first < 0 or t[SCRIPT + i] < first:
+            continue
+        while free < MAX_CARDS and card[free, K_STATUS] != 0:
+            free += 1
+        if who != seat:
             t[SCRIPT + i] = first + below(rng, 5)
+            if free < MAX_CARDS and ccard[free, K_STATUS] >= 1 and ccard[free, K_OWNER] == who:
+                ccard[free, K_KIND] = t[SCRIPT + i] - first
+                ccard[free, K_MODE] = 0
+        free += 1
     return t
 
 

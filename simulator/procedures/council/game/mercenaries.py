@@ -7,10 +7,11 @@ import numpy as np
 from simulator.jit import kernel
 from simulator.procedures.council.game.context import wants_scores
 from simulator.procedures.council.game.heuristic import (
+    breakdown,
     choose,
-    edge,
+    edge_of,
     gain,
-    gain_from,
+    gain_at,
 )
 from simulator.procedures.council.game.params import (
     ASSASSIN,
@@ -291,22 +292,35 @@ def add_sends(tok, ch, card, mv, n, p, c):
     return n
 
 
+UNSCORED = -(2**62)
+
+
 @kernel
 def score_sends(tok, pl, g, ch, land, card, mv, score, first, n, p, tied):
     """Scores of moves first..n-1 for a greedy seat: a send by what the token it costs is worth
     (:func:`.heuristic.gain`), plus for a Messenger what its gift or bribe will bring to the
     target when revealed; the rest 0."""
-    base = edge(tok, pl, g, ch, land, p, tied)
+    bd = breakdown(tok, g, ch, land, tied)
+    base = edge_of(bd, pl, g, p)
+    # The same few sources and targets recur across cards and modes: each is scored once.
+    paid = np.full(N_LANDS + N_CHARS, UNSCORED, dtype=np.int64)
+    brought = np.full((N_CHARS, 3), UNSCORED, dtype=np.int64)
     for i in range(first, n):
         score[i] = 0
-        if mv[i, 0] == MV_SEND:
-            score[i] = gain_from(base, tok, pl, g, ch, land, p, mv[i, 4], -1, 0, tied)
-            if card[mv[i, 1], K_KIND] == MESSENGER:
-                t = mv[i, 2]
-                if mv[i, 3] == 0 or has_trait(ch, t, T_INCORRUPTIBLE) == 0:
-                    put = gift_size(ch, t) if mv[i, 3] == 0 else 1
-                    col = N_LANDS + t
-                    score[i] += gain_from(base, tok, pl, g, ch, land, p, col, put, 0, tied)
+        if mv[i, 0] != MV_SEND:
+            continue
+        src = mv[i, 4]
+        if paid[src] == UNSCORED:
+            paid[src] = gain_at(bd, base, tok, pl, g, ch, land, p, src, -1, 0, tied)
+        score[i] = paid[src]
+        t = mv[i, 2]
+        gives = mv[i, 3] == 0 or has_trait(ch, t, T_INCORRUPTIBLE) == 0
+        if card[mv[i, 1], K_KIND] == MESSENGER and gives:
+            put = gift_size(ch, t) if mv[i, 3] == 0 else 1
+            if brought[t, put] == UNSCORED:
+                col = N_LANDS + t
+                brought[t, put] = gain_at(bd, base, tok, pl, g, ch, land, p, col, put, 0, tied)
+            score[i] += brought[t, put]
 
 
 @kernel

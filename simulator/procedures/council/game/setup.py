@@ -6,7 +6,7 @@ import numpy as np
 
 from simulator.jit import kernel
 from simulator.procedures.council.game.context import wants_scores
-from simulator.procedures.council.game.heuristic import choose, gain
+from simulator.procedures.council.game.heuristic import breakdown, choose, edge_of, gain_at
 from simulator.procedures.council.game.params import (
     H_ADVICE,
     H_CHARS,
@@ -208,13 +208,17 @@ def setup(row, st, tok, pl, g, ch, land, law, card, mv, score, tied):
             if pl[p, P_SUPPLY] == 0:
                 continue
             n = 0
+            scored = wants_scores(st, pl, p)
+            if scored:
+                bd = breakdown(tok, g, ch, land, tied)
+                base = edge_of(bd, pl, g, p)
             for col in range(N_LANDS + N_CHARS):
                 if col >= N_LANDS and ch[col - N_LANDS, C_SEAT] < 0:
                     continue
                 mv[n, 0] = MV_LAND_TOKEN if col < N_LANDS else MV_CHAR_TOKEN
                 mv[n, 1] = col
-                if wants_scores(st, pl, p):
-                    score[n] = gain(tok, pl, g, ch, land, p, col, 1, 0, tied)
+                if scored:
+                    score[n] = gain_at(bd, base, tok, pl, g, ch, land, p, col, 1, 0, tied)
                 n += 1
             i = choose(st, pl, p, n, score)
             give_tokens(tok, pl, p, mv[i, 1], 1)

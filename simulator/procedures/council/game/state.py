@@ -102,7 +102,7 @@ def head_tok(tok, g, p, li):
     return tok[p, N_LANDS + h]
 
 
-@kernel
+@inline
 def land_owner(tok, g, li, tied):
     """Priority on Land li by Land + Head tokens (ties: more on the Head). Returns the player, -1
     when nobody has tokens, -2 when contested (``tied[p]`` then marks the contesting players)."""
