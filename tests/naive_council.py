@@ -29,6 +29,7 @@ GAPS = (
     "simultaneous_victory",
     "hand_of_order_tie",
     "removal_four_votes",
+    "stalled_draw",
 )
 UNDEFINED = -(2**62)  # the kernel's mark of a value a game does not define
 MAX_HAND = 6
@@ -1087,6 +1088,8 @@ class Game:
         self.turn = self.p["max_turns"]
         self.victory = "draw"
         self.winners = []
+        if not any(any(row) for row in self.on_land):
+            self.gaps["stalled_draw"] += 1  # no token on any Land: no income can return
         self.record_round(self.turn)
 
     def record_round(self, t: int) -> None:

@@ -81,7 +81,6 @@ from simulator.procedures.council.game.params import (
     N_CHARS,
     N_LANDS,
     ROW,
-    V_DRAW,
 )
 from simulator.procedures.council.game.setup import audit, scratch, setup
 from simulator.procedures.council.game.state import (
@@ -91,7 +90,6 @@ from simulator.procedures.council.game.state import (
     G_MERCS_ON,
     G_PLAYERS,
     G_TURN,
-    G_VICTORY,
     G_VIOLATIONS,
     G_WINMASK,
     K_KIND,
@@ -100,7 +98,7 @@ from simulator.procedures.council.game.state import (
     K_STATUS,
     P_POLICY,
 )
-from simulator.procedures.council.game.victory import check_victory
+from simulator.procedures.council.game.victory import check_victory, draw_at_turn_limit
 
 PH_SETUP, PH_REVEAL, PH_INCOME, PH_SPEND, PH_ACTIONS, PH_TAX = range(6)
 PHASES = 6
@@ -169,9 +167,7 @@ def finish(s, tied):
     """The game is over (SNAP holds the last position): a draw at the turn limit if nobody won."""
     tok, _pl, g, ch, _land, _law, _card = position(s, SNAP)
     if g[G_DONE] == 0:
-        g[G_VICTORY] = V_DRAW
-        g[G_WINMASK] = 0
-        g[G_TURN] = g[G_MAX_TURNS]
+        draw_at_turn_limit(tok, g)
     record_round(tok, g, ch, tied, g[G_TURN])
     s[X_OVER] = 1
     s[X_PEND_SEAT] = -1

@@ -74,6 +74,7 @@ from simulator.procedures.council.game.state import (
 )
 from simulator.procedures.council.game.victory import (
     check_victory,
+    draw_at_turn_limit,
 )
 from simulator.rng import trial_state
 
@@ -132,9 +133,7 @@ def play_game(
         if check_victory(tok, g, land, ch):
             break
     if g[G_DONE] == 0:
-        g[G_VICTORY] = V_DRAW
-        g[G_WINMASK] = 0
-        g[G_TURN] = max_turns
+        draw_at_turn_limit(tok, g)
     record_round(tok, g, ch, tied, g[G_TURN])
 
 

@@ -81,10 +81,15 @@ GAPS = (
     ("simultaneous_victory", "two victory conditions held at the same check: first in order wins"),
     ("hand_of_order_tie", "Hand of Order still tied after every tie-break: the win is shared"),
     ("removal_four_votes", "a vote to remove a Councillor got exactly 4 of 7 (the 4-vs-5 point)"),
+    (
+        "stalled_draw",
+        "drawn at the turn limit with no token on any Land: no income can return (the seed has no"
+        " base income and no rule ending a stalled game)",
+    ),
 )
 N_GAPS = len(GAPS)
 N_METRICS_BASE = 5 + 4 + 2 + 5 + 1 + N_GAPS  # metrics besides the per-seat wins
-GAP_TIP, GAP_APPOINT, GAP_SIMULTANEOUS, GAP_HAND_TIE, GAP_FOUR_VOTES = range(N_GAPS)
+GAP_TIP, GAP_APPOINT, GAP_SIMULTANEOUS, GAP_HAND_TIE, GAP_FOUR_VOTES, GAP_STALLED = range(N_GAPS)
 
 
 # ---------------------------------------------------------------------------------------------

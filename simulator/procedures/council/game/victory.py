@@ -8,10 +8,12 @@ from simulator.jit import kernel
 from simulator.procedures.council.game.params import (
     GAP_HAND_TIE,
     GAP_SIMULTANEOUS,
+    GAP_STALLED,
     N_CHARS,
     N_LANDS,
     PRIVY,
     V_COUP,
+    V_DRAW,
     V_ELECTION,
     V_HAND,
     V_WILL,
@@ -21,7 +23,9 @@ from simulator.procedures.council.game.state import (
     G_DONE,
     G_GAP0,
     G_HOLDER0,
+    G_MAX_TURNS,
     G_PLAYERS,
+    G_TURN,
     G_VICTORY,
     G_WINMASK,
     L_CIV,
@@ -68,6 +72,21 @@ def check_victory(tok, g, land, ch):
         g[G_DONE] = 1
         return True
     return False
+
+
+@kernel
+def draw_at_turn_limit(tok, g):
+    """Nobody won by the turn limit: a draw; counted as stalled when no token is left on any
+    Land (no income can return: the seed has no base income and no rule ending such a game)."""
+    g[G_VICTORY] = V_DRAW
+    g[G_WINMASK] = 0
+    g[G_TURN] = g[G_MAX_TURNS]
+    on_lands = 0
+    for p in range(g[G_PLAYERS]):
+        for li in range(N_LANDS):
+            on_lands += tok[p, li]
+    if on_lands == 0:
+        g[G_GAP0 + GAP_STALLED] += 1
 
 
 @kernel
