@@ -491,6 +491,19 @@ def test_max_turns_without_a_winner_is_a_draw():
     assert draws == 200 and turns == 200
 
 
+def test_a_draw_with_no_token_on_any_land_is_counted_as_stalled():
+    # Without starting tokens or coins nobody can ever buy a token: no income, no way back.
+    stalled = PROC.params_model(max_turns=3, start_tokens=0, start_coins=0, policies="greedy")
+    # With tokens on the board, a draw at the turn limit is not a stalled one.
+    held = PROC.params_model(max_turns=1, start_tokens=3, policies="greedy")
+    for p, expected in ((stalled, 50), (held, 0)):
+        plan = make_plan(PROC, {"base": p}, seed=5)
+        stats = run_range(plan, -1, 0, 50)
+        names = [m.name for m in plan.metrics]
+        assert stats[0, 4 * names.index("gap.stalled_draw") + 1] == expected
+    assert stats[0, 4 * names.index("victory.draw") + 1] > 0  # the held board drew too
+
+
 # --- Mercenaries (the seed's interaction table) ---------------------------------------------------
 # Each owner may keep a card hidden, so these play the reveal step on many streams and check every
 # stream on which the card of interest was revealed.
