@@ -322,7 +322,7 @@ def test_greedy_buys_the_land_that_completes_a_coup_not_one_more_land_of_income(
 
 def test_the_twins_greedy_rates_the_coup_above_every_other_land():
     s, coup = _coup_in_one_buy("greedy")
-    tok, pl, g, _ch, land, _law, _card = I.position(s, SNAP)
+    tok, pl, _g, _ch, _land, _law, _card = I.position(s, SNAP)
     p = PROC.params_model(
         start_tokens=0,
         mercenaries=False,
