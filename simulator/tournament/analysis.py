@@ -148,7 +148,7 @@ def summaries(result: Any) -> dict[str, dict[str, Any]] | None:
         return None
     cache = getattr(result, "derived", None)
     if cache is not None and "tournament" in cache:
-        return cache["tournament"]  # type: ignore[no-any-return]
+        return cache["tournament"]
     out = {v: analyse(t, result.estimates, v) for v in result.plan.variant_names}
     if cache is not None:
         cache["tournament"] = out
