@@ -184,6 +184,22 @@ def test_the_verdict_of_a_hand_built_comparison_is_exactly_this():
     ]
 
 
+def test_with_the_full_tables_shown_the_verdict_points_to_them_not_to_detail(tmp_path):
+    # `sim run --detail` prints every metric's table after the verdict, and report.html has them
+    # below its summary: "see --detail" would send the reader to what is already there.
+    assert verdict(build(hand_built()), detail=True)[-1] == (
+        "also changed (not in the summary, in the full tables below): debug"
+    )
+    # At 2,000 trials revision 1.2 moves games_with_gap_equipped, outside the summary
+    # (docs/comparisons.md shows the run without --detail).
+    args = ["run", str(REVISIONS), "--trials", "2000", "-q", "--out", str(tmp_path / "o")]
+    shown = runner.invoke(app, [*args, "--detail"])
+    assert shown.exit_code == 0, shown.stderr
+    text = " ".join(shown.stdout.split())
+    assert "also changed (not in the summary, in the full tables below): games_with_gap" in text
+    assert "see --detail" not in text
+
+
 @pytest.mark.parametrize(
     "shares", [(0.34, 0.33, 0.33), (0.36, 0.32, 0.32), (0.25, 0.2, 0.3, 0.2), (0.5, 0.45)]
 )
