@@ -154,7 +154,7 @@ def rollout_move(
             stream[0] = np.uint64(start)
             g.apply_move(c, m, stream)
             results[i].append(playout(g, c, horizon, stream)[me])
-    # Prior: the one-step value counts as `prior` playouts; (sum + w H) / (P + w) ranks as sum + w H.
+    # The one-step value counts as `prior` playouts: (sum + w H) / (P + w) ranks as sum + w H.
     scores = [sum(r, 0.0) + prior * h for r, h in zip(results, values, strict=True)]
     best = moves.index(_argmax_random_ties(scores, moves, rng))
     if fallback and best != pick:
