@@ -124,16 +124,12 @@ def playout(g, s, horizon: int, rng) -> list[float]:
     return _score(g, s)
 
 
-def rollout_move(
-    g,
-    s,
-    playouts: int,
-    horizon: int,
-    rng,
-    candidates: int = 0,
-    prior: float = 0.0,
-    fallback: float = 0.0,
-) -> int:
+#: ``(candidates, prior, fallback)`` of an agent that does not lean on greedy.
+PLAIN = (0, 0.0, 0.0)
+
+
+def rollout_move(g, s, playouts: int, horizon: int, rng, knobs=PLAIN) -> int:
+    candidates, prior, fallback = knobs
     moves = _legal(g, s)
     if len(moves) == 1:
         return moves[0]
@@ -175,17 +171,8 @@ class _Node:
         self.results: list[float] = []  # root children: the mover's result of each visit
 
 
-def mcts_move(
-    g,
-    s,
-    iterations: int,
-    horizon: int,
-    c_explore: float,
-    rng,
-    candidates: int = 0,
-    prior: float = 0.0,
-    fallback: float = 0.0,
-) -> int:
+def mcts_move(g, s, iterations: int, horizon: int, c_explore: float, rng, knobs=PLAIN) -> int:
+    candidates, prior, fallback = knobs
     root_moves = _legal(g, s)
     if len(root_moves) == 1:
         return root_moves[0]

@@ -87,10 +87,10 @@ def test_every_rung_makes_the_move_of_its_plain_python_twin(rung):
         elif rung == "greedy":
             expected = twin.greedy_move(nim.GAME, s, r)
         elif spec.agent == "rollout":
-            expected = twin.rollout_move(nim.GAME, s, spec.playouts, spec.horizon, r, *_guide(spec))
+            expected = twin.rollout_move(nim.GAME, s, spec.playouts, spec.horizon, r, _guide(spec))
         else:
             expected = twin.mcts_move(
-                nim.GAME, s, spec.iterations, spec.horizon, spec.exploration, r, *_guide(spec)
+                nim.GAME, s, spec.iterations, spec.horizon, spec.exploration, r, _guide(spec)
             )
         assert compiled == expected, f"position {k}"
 
