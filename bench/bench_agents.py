@@ -31,8 +31,15 @@ if ROOT not in sys.path:
 LADDER = {
     "random": {"agent": "random"},
     "greedy": {"agent": "greedy"},
-    "rollout": {"agent": "rollout", "playouts": 8, "horizon": 2},
-    "mcts": {"agent": "mcts", "iterations": 300, "horizon": 2},
+    "rollout": {"agent": "rollout", "playouts": 8, "horizon": 0, "candidates": 4, "fallback": 2},
+    "mcts": {
+        "agent": "mcts",
+        "iterations": 300,
+        "horizon": 0,
+        "candidates": 4,
+        "prior": 10,
+        "fallback": 2,
+    },
 }
 DEALS = 500
 BUDGET_SECONDS = 600.0

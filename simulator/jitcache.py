@@ -6,6 +6,10 @@ machine code includes every function it calls. When a game is split into modules
 in Numba's eyes, still running the old vote: stale results with no error. :func:`drop_stale` is
 called by such a package's ``__init__`` before its modules load: it keeps a digest of all the
 package's sources next to the cache and deletes the package's cached functions when it changes.
+
+A game's kernel also carries the search agents it compiles by closure (:mod:`simulator.agents`)
+and the random words it reads (:mod:`simulator.rng`), so a game package counts those sources too
+(:data:`SHARED`): editing an agent drops every game's cached kernels, not only the council's.
 """
 
 from __future__ import annotations
@@ -17,6 +21,19 @@ from numba.core import config
 
 STAMP = "sources.sha256"
 
+_SIMULATOR = Path(__file__).resolve().parent
+
+#: Sources outside a game package that its cached kernels compile in.
+SHARED: tuple[Path, ...] = (_SIMULATOR / "agents", _SIMULATOR / "rng.py", _SIMULATOR / "jit.py")
+
+
+def _sources(paths: tuple[Path, ...]) -> list[Path]:
+    """The ``.py`` files of each directory (not recursing) and each file, in a fixed order."""
+    out: list[Path] = []
+    for p in paths:
+        out += sorted(p.glob("*.py")) if p.is_dir() else [p]
+    return out
+
 
 def _cache_dirs(package: Path) -> list[Path]:
     """Where Numba writes the package's cache: ``__pycache__``, or under NUMBA_CACHE_DIR."""
@@ -27,16 +44,18 @@ def _cache_dirs(package: Path) -> list[Path]:
     return [package / "__pycache__"]
 
 
-def drop_stale(package_init: str) -> None:
-    """Delete a package's cached Numba functions if any of its ``.py`` files changed.
+def drop_stale(package_init: str, shared: tuple[Path, ...] = SHARED) -> None:
+    """Delete a package's cached Numba functions if any of its ``.py`` files, or of the
+    ``shared`` sources its kernels compile in, changed.
 
     Args:
         package_init: the package's ``__init__.py`` path (pass ``__file__``).
+        shared: directories (their ``.py`` files) and files outside the package that count.
     """
     package = Path(package_init).parent
     digest = hashlib.sha256()
-    for source in sorted(package.glob("*.py")):
-        digest.update(source.name.encode())
+    for source in _sources((package, *shared)):
+        digest.update(f"{source.parent.name}/{source.name}".encode())
         digest.update(source.read_bytes())
     value = digest.hexdigest()
     for cache in _cache_dirs(package):

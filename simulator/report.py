@@ -136,9 +136,9 @@ def print_result(result: RunResult, console: Console, detail: bool = False) -> N
         print_tables(result, console)
         return
     summary = build(result)
-    for table in terminal_tables(summary):
+    for table in terminal_tables(summary, console.width):
         console.print(table)
-    lines = verdict(summary)
+    lines = verdict(summary, detail)
     # The hint shares the heading's line: `sim run` of a whole game fits one screen.
     hint = "" if detail else " (full tables: --detail)"
     if lines:

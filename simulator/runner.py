@@ -69,6 +69,10 @@ class RunResult:
     distributions: pd.DataFrame
     comparisons: pd.DataFrame
     points: list[PointResult] = field(default_factory=list)
+    #: Tables derived from the fields above, computed once by whoever needs them first (the
+    #: report writers ask for a tournament's summary once per file). Not copied by
+    #: ``dataclasses.replace``, so a narrowed copy of a result derives its own.
+    derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def complete(self) -> bool:

@@ -557,36 +557,89 @@ def legend(summary: Summary) -> str:
     )
 
 
-def terminal_tables(summary: Summary) -> list[Any]:
-    """The summary and seat tables as rich renderables (compact enough for 100 columns)."""
+def _rich_table(header: list[str]) -> Any:
+    """A plain rich table: first column left, the rest right, no wrapping inside a cell."""
     from rich import box
     from rich.table import Table
-    from rich.text import Text
 
-    def table(header: list[str], title: str | None) -> Table:
-        t = Table(
-            title=title,
-            title_justify="left",
-            box=box.SIMPLE_HEAD,
-            padding=(0, 1),
-            pad_edge=False,
-            show_edge=False,
-        )
-        for i, h in enumerate(header):
-            t.add_column(h, justify="left" if i == 0 else "right", no_wrap=True)
-        return t
+    t = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, show_edge=False)
+    for i, h in enumerate(header):
+        t.add_column(h, justify="left" if i == 0 else "right", no_wrap=True)
+    return t
+
+
+def _natural_width(table: Any) -> int:
+    """The width ``table`` takes without squeezing any column."""
+    from rich.console import Console
+
+    console = Console(width=10_000)
+    return int(table.__rich_measure__(console, console.options).maximum)
+
+
+def _by_variant_table(summary: Summary) -> Any:
+    """The summary turned on its side: one row per variant, an estimate column (and after the
+    first variant a Δ column) per metric. Fits many variants of few metrics."""
+    header = ["variant"]
+    for row in summary.rows:
+        header += [row_label(row).strip(), "Δ ±95%"]
+    t = _rich_table(header)
+    for i, v in enumerate(summary.variants):
+        cells = [v]
+        for row in summary.rows:
+            d = row_digits(row)
+            c = row.cells[v]
+            cells.append(fmt_estimate(c.estimate, row.kind, d))
+            first = i == 0 or row.role == "spread"
+            cells.append("" if first else fmt_difference(c, row.kind, d))
+        t.add_row(*cells)
+    return t
+
+
+def _long_table(summary: Summary) -> Any:
+    """The summary as one line per (metric, variant): always fits, however many of each."""
+    t = _rich_table(["metric", "variant", "estimate", "Δ ±95%"])
+    for row in summary.rows:
+        d = row_digits(row)
+        for i, v in enumerate(summary.variants):
+            c = row.cells[v]
+            first = i == 0 or row.role == "spread"
+            t.add_row(
+                row_label(row) if i == 0 else "",
+                v,
+                fmt_estimate(c.estimate, row.kind, d),
+                "" if first else fmt_difference(c, row.kind, d),
+                end_section=i == len(summary.variants) - 1,
+            )
+    return t
+
+
+def summary_table(summary: Summary, width: int | None = None) -> Any:
+    """The summary as a rich table no wider than ``width`` where it can be: metrics as rows and
+    variants as columns; turned on its side (variants as rows) when the variants do not fit
+    side by side; one line per metric and variant when neither fits."""
+    wide = _rich_table(table_header(summary))
+    for row in summary.rows:
+        wide.add_row(*table_cells(summary, row))
+    if width is None or len(summary.variants) == 1 or _natural_width(wide) <= width:
+        return wide
+    turned = _by_variant_table(summary)
+    if _natural_width(turned) <= width:
+        return turned
+    return _long_table(summary)
+
+
+def terminal_tables(summary: Summary, width: int | None = None) -> list[Any]:
+    """The summary and seat tables as rich renderables, laid out to fit ``width`` columns."""
+    from rich.text import Text
 
     out: list[Any] = []
     # The title as a line of its own: a table's title wraps to the table's width.
     out.append(Text(f"{summary.scenario} · {caption(summary)}", style="italic"))
-    main = table(table_header(summary), None)
-    for row in summary.rows:
-        main.add_row(*table_cells(summary, row))
-    out.append(main)
+    out.append(summary_table(summary, width))
     if legend(summary):
         out.append(Text(legend(summary), style="dim"))
     if summary.seats:
-        seats = table(seat_header(summary), None)
+        seats = _rich_table(seat_header(summary))
         for s in summary.seats:
             seats.add_row(*seat_cells(summary, s))
         out.append(seats)

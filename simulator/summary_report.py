@@ -162,7 +162,8 @@ def html_section(result: RunResult, plots: Sequence[Path] = ()) -> str:
     if not wants_summary(result):
         return ""
     summary = build(result)
-    lines = verdict(summary)
+    # report.html has every metric's table below the summary.
+    lines = verdict(summary, detail=True)
     parts = ["<h2>Summary</h2>"]
     if lines:
         parts.append(

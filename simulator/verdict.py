@@ -9,7 +9,8 @@ Lines, in order (each only when it has something to say):
    seats ("balanced" means exactly that the test does not reject equal seats at 5%);
 3. draws and game length, where the procedure reports them;
 4. what did not move: summary metrics with no significant difference in any variant;
-5. metrics outside the summary that changed significantly (shown by ``--detail``).
+5. metrics outside the summary that changed significantly (in the full tables: ``--detail``, and
+   report.html below its summary).
 """
 
 from __future__ import annotations
@@ -170,18 +171,21 @@ def unmoved(summary: Summary) -> list[str]:
     return [f"no significant change in any variant: {_listed(still)}"]
 
 
-def elsewhere(summary: Summary) -> list[str]:
+def elsewhere(summary: Summary, detail: bool = False) -> list[str]:
+    """Metrics outside the summary that changed; where to read them depends on whether the full
+    tables are shown after the verdict (``detail``)."""
     if not summary.other_changes:
         return []
-    return [f"also changed (not in the summary, see --detail): {_listed(summary.other_changes)}"]
+    where = "in the full tables below" if detail else "see --detail"
+    return [f"also changed (not in the summary, {where}): {_listed(summary.other_changes)}"]
 
 
-def verdict(summary: Summary) -> list[str]:
-    """The verdict lines (see the module docstring)."""
+def verdict(summary: Summary, detail: bool = False) -> list[str]:
+    """The verdict lines (see the module docstring); ``detail``: the full tables follow it."""
     return (
         changes(summary)
         + seat_balance(summary)
         + game_lines(summary)
         + unmoved(summary)
-        + elsewhere(summary)
+        + elsewhere(summary, detail)
     )

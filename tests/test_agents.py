@@ -18,6 +18,13 @@ RUNGS = {
     "greedy": AgentSpec(agent="greedy"),
     "rollout": AgentSpec(agent="rollout", playouts=8, horizon=2),
     "mcts": AgentSpec(agent="mcts", iterations=60, horizon=2),
+    # Leaning on greedy (simulator/agents/prior.py): pruning, prior and fallback together.
+    "rollout_guided": AgentSpec(
+        agent="rollout", playouts=8, horizon=2, candidates=2, prior=2.0, fallback=1.0
+    ),
+    "mcts_guided": AgentSpec(
+        agent="mcts", iterations=60, horizon=2, candidates=3, prior=4.0, fallback=0.5
+    ),
 }
 
 
@@ -79,13 +86,17 @@ def test_every_rung_makes_the_move_of_its_plain_python_twin(rung):
             expected = twin.random_move(nim.GAME, s, r)
         elif rung == "greedy":
             expected = twin.greedy_move(nim.GAME, s, r)
-        elif rung == "rollout":
-            expected = twin.rollout_move(nim.GAME, s, spec.playouts, spec.horizon, r)
+        elif spec.agent == "rollout":
+            expected = twin.rollout_move(nim.GAME, s, spec.playouts, spec.horizon, r, _guide(spec))
         else:
             expected = twin.mcts_move(
-                nim.GAME, s, spec.iterations, spec.horizon, spec.exploration, r
+                nim.GAME, s, spec.iterations, spec.horizon, spec.exploration, r, _guide(spec)
             )
         assert compiled == expected, f"position {k}"
+
+
+def _guide(spec: AgentSpec) -> tuple[int, float, float]:
+    return spec.candidates, spec.prior, spec.fallback
 
 
 def _five_stones() -> np.ndarray:
@@ -112,6 +123,48 @@ def test_search_finds_the_move_that_leaves_four_stones(spec):
     # playouts); the tree search sees that every reply to 4 stones loses.
     s = _five_stones()
     assert {nim.choose(s, _row(spec), _rng(k)) for k in range(20)} == {1}
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        AgentSpec(agent="rollout", playouts=400, horizon=0, prior=1.0, fallback=2.0),
+        AgentSpec(agent="mcts", iterations=1000, horizon=0, prior=10.0, fallback=2.0),
+    ],
+    ids=["rollout", "mcts"],
+)
+def test_search_leaning_on_greedy_still_finds_the_move_greedy_calls_a_trap(spec):
+    # Greedy's one-step values rank taking three (0.8) over two (0.75) over one (0.67): the prior
+    # pulls towards the trap and the fallback keeps greedy's move unless search is sure. Rollout:
+    # one stone beats three by 2/3 - 1/2 in 400 paired playouts, about 4.7 standard errors of the
+    # paired difference, against a prior worth one playout; mcts's tree sees every reply lose.
+    s = _five_stones()
+    assert {nim.choose(s, _row(spec), _rng(k)) for k in range(20)} == {1}
+
+
+@pytest.mark.parametrize("agent", ["rollout", "mcts"])
+def test_pruning_to_greedys_two_best_moves_cuts_the_winning_one(agent):
+    # candidates: 2 keeps greedy's two best (three and two stones); one stone is never searched.
+    spec = AgentSpec(agent=agent, playouts=400, iterations=1000, horizon=0, candidates=2)
+    s = _five_stones()
+    assert {nim.choose(s, _row(spec), _rng(k)) for k in range(20)} <= {2, 3}
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        AgentSpec(agent="rollout", playouts=8, candidates=1),
+        AgentSpec(agent="mcts", iterations=60, candidates=1),
+        # One playout cannot separate two moves: the fallback keeps greedy's.
+        AgentSpec(agent="rollout", playouts=1, horizon=0, fallback=0.1),
+        AgentSpec(agent="mcts", iterations=60, horizon=0, fallback=100.0),
+    ],
+    ids=["rollout_k1", "mcts_k1", "rollout_one_playout", "mcts_sure"],
+)
+def test_search_plays_greedys_move_when_told_to_keep_only_it_or_cannot_beat_it(spec):
+    greedy = _row(RUNGS["greedy"])
+    for k, s in enumerate(_positions(40)):
+        assert nim.choose(s, _row(spec), _rng(k)) == nim.choose(s, greedy, _rng(k)), k
 
 
 def _hidden_pair() -> tuple[np.ndarray, np.ndarray]:

@@ -78,6 +78,24 @@ def test_search_agents_never_read_the_deck_order(rung):
         assert choose_move(s, row, rng_a) == choose_move(other, row, rng_b)
 
 
+@pytest.mark.parametrize("agent", ["rollout", "mcts"])
+def test_search_kept_to_one_candidate_plays_greedys_move_ties_and_all(agent):
+    # GAME.move_values is greedy's own scoring (greedy.py): with candidates 1 the search rungs
+    # must make greedy's move on the same decision stream, its random tie-breaks included.
+    spec = pack_agents([AgentSpec(agent=agent, playouts=2, iterations=8, candidates=1)])[0]
+    greedy = pack_agents([AgentSpec(agent="greedy")])[0]
+    ties = 0
+    for k, s in enumerate(_positions(40)):
+        rng = np.array([twin.decision_seed(11, k)], dtype=np.uint64)
+        values = np.empty(GAME.max_moves, dtype=np.float64)
+        moves = np.empty(GAME.max_moves, dtype=np.int64)
+        n = GAME.legal_moves(s, moves)
+        GAME.move_values(s, moves, n, rng.copy(), values)
+        ties += int(np.sum(values[:n] == values[:n].max()) > 1)
+        assert choose_move(s, spec, rng.copy()) == choose_move(s, greedy, rng.copy()), k
+    assert ties > 0, "some positions must have tied best moves, or the tie-breaks are untested"
+
+
 def test_the_ladder_tournament_is_the_same_on_one_and_two_threads():
     assert_ladder_same_on_threads_and_chunks(
         LADDER, procedures.get("recruitment.loyalty"), 4, 12, (12, 5)

@@ -42,6 +42,7 @@ from simulator.procedures.council.game.kernel import (
 from simulator.procedures.council.game.params import MAX_CARDS, N_METRICS_BASE, pack
 from simulator.procedures.council.game.state import K_KIND, K_OWNER, K_STATUS, P_POLICY
 from simulator.rng import mix64, trial_state
+from tests import naive_agents as twin
 from tests import naive_council
 from tests.agent_checks import assert_ladder_same_on_threads_and_chunks
 from tests.naive import Stream
@@ -169,6 +170,39 @@ def test_search_agents_play_legal_moves_and_leave_the_position_alone(rung):
         move = search_move(s, row, np.array([mix64(np.uint64(k + 1))], dtype=np.uint64))
         assert 0 <= move < I.legal_moves(s, np.empty(I.GAME.max_moves, dtype=np.int64))
         assert np.array_equal(s, before)
+
+
+def _first_decision(policies, trial: int = 0) -> np.ndarray:
+    """A fresh deal played to its first decision: seat 0 placing a start token (setup phase)."""
+    row = pack(PROC.params_model(players=len(policies), policies=policies))
+    rng = np.array([trial_state(np.uint64(13), np.int64(trial))], dtype=np.uint64)
+    s = I.start(row, 0, rng)
+    assert s[X_PHASE] == I.PH_SETUP and I.to_move(s) == 0
+    return s
+
+
+@pytest.mark.parametrize("players", [3, 4, 6])
+def test_the_table_has_all_its_seats_from_the_start_tokens_on(players):
+    # Issue 13: the seat count came from the position at the start of the phase, all zeros until
+    # the setup phase is over, so at the start tokens the agents sized their scores to 0 seats
+    # and wrote and read past them: a ladder's games depended on what the process ran before.
+    s = _first_decision(["mcts"] + ["random"] * (players - 1))
+    assert I.n_seats(s) == players
+
+
+@pytest.mark.parametrize("rung", SEARCH)
+def test_search_agents_place_start_tokens_like_their_plain_python_twins(rung):
+    spec = SEARCH[rung]
+    row = pack_agents([spec])[0]
+    for k in range(3):
+        s = _first_decision([rung, "greedy", rung, "random"], trial=k)
+        compiled = search_move(s, row, np.array([mix64(np.uint64(k + 1))], dtype=np.uint64))
+        r = np.array([mix64(np.uint64(k + 1))], dtype=np.uint64)
+        if rung == "rollout":
+            expected = twin.rollout_move(I.GAME, s, spec.playouts, spec.horizon, r)
+        else:
+            expected = twin.mcts_move(I.GAME, s, spec.iterations, spec.horizon, spec.exploration, r)
+        assert compiled == expected, f"deal {k}"
 
 
 def _hide_differently(s: np.ndarray, seat: int) -> np.ndarray:

@@ -184,6 +184,22 @@ def test_the_verdict_of_a_hand_built_comparison_is_exactly_this():
     ]
 
 
+def test_with_the_full_tables_shown_the_verdict_points_to_them_not_to_detail(tmp_path):
+    # `sim run --detail` prints every metric's table after the verdict, and report.html has them
+    # below its summary: "see --detail" would send the reader to what is already there.
+    assert verdict(build(hand_built()), detail=True)[-1] == (
+        "also changed (not in the summary, in the full tables below): debug"
+    )
+    # At 2,000 trials revision 1.2 moves games_with_gap_equipped, outside the summary
+    # (docs/comparisons.md shows the run without --detail).
+    args = ["run", str(REVISIONS), "--trials", "2000", "-q", "--out", str(tmp_path / "o")]
+    shown = runner.invoke(app, [*args, "--detail"])
+    assert shown.exit_code == 0, shown.stderr
+    text = " ".join(shown.stdout.split())
+    assert "also changed (not in the summary, in the full tables below): games_with_gap" in text
+    assert "see --detail" not in text
+
+
 @pytest.mark.parametrize(
     "shares", [(0.34, 0.33, 0.33), (0.36, 0.32, 0.32), (0.25, 0.2, 0.3, 0.2), (0.5, 0.45)]
 )
@@ -453,3 +469,43 @@ def test_the_html_summary_renders_in_headless_chromium_with_the_forest_plot(tmp_
     assert int(decoded[1]) > 300 and int(decoded[2]) > 300, "forest or seat plot did not decode"
     for table in ("verdict", "summary", "seats"):
         assert f'id="{table}"' in dom.stdout
+
+
+@pytest.fixture(scope="module")
+def many_variants() -> RunResult:
+    # Eleven variants of one metric: side by side they need about 250 columns.
+    return run_scenario(ROOT / "scenarios" / "his" / "interception.yaml", trials=2_000, threads=1)
+
+
+def _printed(result: RunResult, width: int) -> list[str]:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, color_system=None, legacy_windows=False)
+    print_result(result, console)
+    return buffer.getvalue().splitlines()
+
+
+@pytest.mark.parametrize("width", [100, 140])
+def test_many_variants_turn_the_summary_on_its_side_instead_of_squeezing_names(
+    many_variants, width
+):
+    lines = _printed(many_variants, width)
+    table = lines[: lines.index(next(ln for ln in lines if ln.startswith("Δ:")))]
+    assert not any("…" in ln for ln in table), "\n".join(table)
+    assert table[1].split() == ["variant", "success", "Δ", "±95%"]
+    s = build(many_variants)
+    for v in s.variants:
+        (line,) = [ln for ln in table if ln.startswith(v + " ")]
+        assert len(line.split()) == (2 if v == s.variants[0] else 3), line
+
+
+def test_a_summary_too_wide_either_way_prints_a_line_per_metric_and_variant(revisions):
+    lines = _printed(revisions, 64)
+    table = lines[: lines.index(next(ln for ln in lines if ln.startswith("Δ:")))]
+    assert table[1].split() == ["metric", "variant", "estimate", "Δ", "±95%"]
+    assert not any("…" in ln for ln in table), "\n".join(table)
+    s = build(revisions)
+    for row in s.rows:
+        if row.role != "spread":
+            (line,) = [ln for ln in table if ln.startswith(row.metric + " ")]
+            assert line.split()[1] == s.variants[0]
+    assert sum(ln.lstrip().startswith(s.variants[-1] + " ") for ln in table) == len(s.rows)

@@ -125,13 +125,19 @@ def test_bradley_terry_recovers_strengths_from_exact_pair_records():
     np.testing.assert_allclose(fitted - fitted[0], strength - strength[0], atol=1e-4)
 
 
-def test_reports_show_the_matchup_heatmap_and_table(tmp_path):
+def test_reports_show_the_matchup_heatmap_and_table(tmp_path, monkeypatch):
     from rich.console import Console
 
     from simulator.report import print_tables, write_reports
+    from simulator.tournament import analysis
 
     result = run_scenario(_scenario(), trials=16, threads=1)
+    fits = Counter()
+    analyse = analysis.analyse
+    monkeypatch.setattr(analysis, "analyse", lambda t, e, v: fits.update([v]) or analyse(t, e, v))
     names = {p.name for p in write_reports(result, tmp_path)}
+    # Four files show the tournament; its summary (a Bradley-Terry fit) is computed once.
+    assert fits == {"base": 1}
     assert {"tournament.csv", "matchup.png", "summary.json", "report.html"} <= names
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert set(summary["tournament"]["base"]["agent_wins"]) == set(ENTRANTS)

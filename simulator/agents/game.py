@@ -32,6 +32,11 @@ class GameFunctions(NamedTuple):
             for the playouts of search agents (e.g. its greedy agent); ``None``: uniform random
             over ``legal_moves``. A playout that knows what the game rewards ranks the moves
             before it far better than random play does (docs/agents.md, "Measured").
+        move_values: optional ``move_values(s, moves, n, rng, out)``, the one-step values the
+            game's greedy agent ranks ``moves[:n]`` by (the mover's), into ``out[:n]``, drawing
+            from ``rng`` exactly what greedy draws before its tie-breaks; ``None``: the generic
+            greedy's values (:func:`simulator.agents.prior.make_move_values`). The search rungs'
+            ``candidates``, ``prior`` and ``fallback`` lean on it.
     """
 
     copy_state: Any
@@ -46,3 +51,4 @@ class GameFunctions(NamedTuple):
     n_seats: Any
     max_moves: int
     default_move: Any = None
+    move_values: Any = None

@@ -16,6 +16,13 @@ in one determinisation may be illegal in another.
 The tree lives in preallocated arrays (one node per iteration at most), no Python objects: the
 children of a node are a linked list (``first_child``, ``next_sibling``). The move played is the
 root child visited most (ties: the better mean, then the first found).
+
+Leaning on greedy (:mod:`simulator.agents.prior`, each off at 0), at the root only: ``candidates``
+keeps the root's moves to greedy's best; ``prior`` w gives each root child w virtual visits at
+greedy's one-step value H (its mean ``(value + w H) / (visits + w)``, its exploration term over
+``visits + w``); ``fallback`` z plays greedy's choice unless the most visited child's mean beats
+that child's mean by more than z standard errors. Deeper nodes are plain UCT: their one-step
+values would cost a copy and a move per legal move at every expansion.
 """
 
 from __future__ import annotations
@@ -26,9 +33,10 @@ import numpy as np
 
 from simulator.agents.game import GameFunctions
 from simulator.agents.playout import make_playout, make_search_setup
-from simulator.agents.spec import AGENT_EXPLORATION, AGENT_ITERATIONS
+from simulator.agents.prior import leans_on_greedy, make_guide, means_beat
+from simulator.agents.spec import AGENT_EXPLORATION, AGENT_FALLBACK, AGENT_ITERATIONS, AGENT_PRIOR
 from simulator.agents.streams import below
-from simulator.jit import closure
+from simulator.jit import closure, inline
 
 
 def make_mcts(game: GameFunctions) -> Any:
@@ -37,6 +45,7 @@ def make_mcts(game: GameFunctions) -> Any:
     to_move, n_seats, determinize = game.to_move, game.n_seats, game.determinize
     playout = make_playout(game)
     setup = make_search_setup(game)
+    guide = make_guide(game)
 
     @closure
     def mcts_move(s, row, rng):  # pragma: no cover - compiled
@@ -45,6 +54,16 @@ def make_mcts(game: GameFunctions) -> Any:
             return root_moves[0]
         iterations = max(np.int64(row[AGENT_ITERATIONS]), 1)
         c_explore = row[AGENT_EXPLORATION]
+        weight = row[AGENT_PRIOR]
+        z = row[AGENT_FALLBACK]
+        values = np.zeros(n_root, dtype=np.float64)
+        g = -1
+        n_legal = n_root
+        if leans_on_greedy(row):
+            g, n_root = guide(s, root_moves, n_root, row, rng, values)
+            if n_root == 1:
+                return root_moves[0]
+        pruned = n_root < n_legal
         seats = n_seats(s)
         cap = iterations + 1
         first_child = np.full(cap, -1, dtype=np.int64)
@@ -53,6 +72,9 @@ def make_mcts(game: GameFunctions) -> Any:
         visits = np.zeros(cap, dtype=np.int64)
         avail = np.zeros(cap, dtype=np.int64)
         value = np.zeros((cap, seats), dtype=np.float64)
+        # Root children only: the mover's prior value and sum of squared results.
+        prior = np.zeros(cap, dtype=np.float64)
+        square = np.zeros(cap, dtype=np.float64)
         path = np.empty(cap + 1, dtype=np.int64)
         moves = np.empty(scratch.shape[0], dtype=np.int64)
         n_nodes = 1
@@ -64,6 +86,8 @@ def make_mcts(game: GameFunctions) -> Any:
             while not is_over(c):
                 p = to_move(c)
                 n = legal_moves(c, moves)
+                if node == 0 and pruned:
+                    n = _keep_among(moves, n, root_moves, n_root)
                 if n == 0:
                     break
                 best = -1
@@ -80,9 +104,15 @@ def make_mcts(game: GameFunctions) -> Any:
                             pick = k
                     else:
                         avail[child] += 1
-                        score = value[child, p] / visits[child] + c_explore * np.sqrt(
-                            np.log(avail[child]) / visits[child]
-                        )
+                        if node == 0 and weight > 0:
+                            seen = visits[child] + weight
+                            score = (
+                                value[child, p] + weight * prior[child]
+                            ) / seen + c_explore * np.sqrt(np.log(avail[child]) / seen)
+                        else:
+                            score = value[child, p] / visits[child] + c_explore * np.sqrt(
+                                np.log(avail[child]) / visits[child]
+                            )
                         if score > best_score:
                             best_score = score
                             best = child
@@ -93,6 +123,10 @@ def make_mcts(game: GameFunctions) -> Any:
                     avail[child] = 1
                     next_sibling[child] = first_child[node]
                     first_child[node] = child
+                    if node == 0:
+                        for k in range(n_root):
+                            if root_moves[k] == moves[pick]:
+                                prior[child] = values[k]
                     apply_move(c, moves[pick], rng)
                     path[depth] = child
                     depth += 1
@@ -111,7 +145,11 @@ def make_mcts(game: GameFunctions) -> Any:
                 visits[nd] += 1
                 for q in range(seats):
                     value[nd, q] += out[q]
+            if depth > 1:
+                square[path[1]] += out[me] * out[me]
         best_move = root_moves[0]
+        best_child = -1
+        greedy_child = -1
         best_visits = -1
         best_mean = -np.inf
         child = first_child[0]
@@ -121,6 +159,8 @@ def make_mcts(game: GameFunctions) -> Any:
                 if root_moves[k] == move_of[child]:
                     legal = True
             if legal:
+                if g >= 0 and move_of[child] == root_moves[g]:
+                    greedy_child = child
                 mean = value[child, me] / visits[child]
                 if visits[child] > best_visits or (
                     visits[child] == best_visits and mean > best_mean
@@ -128,7 +168,29 @@ def make_mcts(game: GameFunctions) -> Any:
                     best_visits = visits[child]
                     best_mean = mean
                     best_move = move_of[child]
+                    best_child = child
             child = next_sibling[child]
+        if z > 0 and best_move != root_moves[g]:
+            a, b = best_child, greedy_child
+            if a < 0 or b < 0:
+                return best_move
+            if not means_beat(
+                value[a, me], square[a], visits[a], value[b, me], square[b], visits[b], z
+            ):
+                return root_moves[g]
         return best_move
 
     return mcts_move
+
+
+@inline
+def _keep_among(moves, n, kept, n_kept):
+    """Compact ``moves[:n]`` to those in ``kept[:n_kept]``, in order; returns how many."""
+    m = 0
+    for i in range(n):
+        for k in range(n_kept):
+            if kept[k] == moves[i]:
+                moves[m] = moves[i]
+                m += 1
+                break
+    return m

@@ -14,10 +14,9 @@ from typing import Any
 import numpy as np
 
 from simulator.agents.game import GameFunctions
-from simulator.agents.playout import make_scorer
+from simulator.agents.prior import best_index, make_move_values
 from simulator.agents.streams import below
 from simulator.jit import closure
-from simulator.rng import next_word
 
 
 def make_random(game: GameFunctions) -> Any:
@@ -35,11 +34,11 @@ def make_random(game: GameFunctions) -> Any:
 
 
 def make_greedy(game: GameFunctions) -> Any:
-    """``greedy_move(s, rng) -> move``: the best move one step ahead by the heuristic."""
-    legal_moves, apply_move, copy_state = game.legal_moves, game.apply_move, game.copy_state
-    to_move, n_seats, determinize = game.to_move, game.n_seats, game.determinize
+    """``greedy_move(s, rng) -> move``: the best move one step ahead by the heuristic (the
+    game's ``move_values`` where it gives them, :func:`simulator.agents.prior.make_move_values`)."""
+    legal_moves = game.legal_moves
     max_moves = game.max_moves
-    score = make_scorer(game)
+    move_values = make_move_values(game)
 
     @closure
     def greedy_move(s, rng):  # pragma: no cover - compiled
@@ -47,28 +46,8 @@ def make_greedy(game: GameFunctions) -> Any:
         n = legal_moves(s, moves)
         if n == 1:
             return moves[0]
-        me = to_move(s)
-        out = np.empty(n_seats(s), dtype=np.float64)
-        chance = np.empty(1, dtype=np.uint64)
-        dice = next_word(rng)
-        view = determinize(s, me, rng)
-        best = -np.inf
-        best_move = moves[0]
-        ties = 0
-        for i in range(n):
-            c = copy_state(view)
-            chance[0] = dice
-            apply_move(c, moves[i], chance)
-            score(c, out)
-            v = out[me]
-            if v > best:
-                best = v
-                best_move = moves[i]
-                ties = 1
-            elif v == best:
-                ties += 1
-                if below(rng, ties) == 0:
-                    best_move = moves[i]
-        return best_move
+        values = np.empty(n, dtype=np.float64)
+        move_values(s, moves, n, rng, values)
+        return moves[best_index(values, n, rng)]
 
     return greedy_move

@@ -7,6 +7,12 @@
     policies: [mcts, greedy, random, random]
     policies: {agent: mcts, iterations: 400}
     policies: [{agent: rollout, playouts: 16, horizon: 2}, greedy]
+    policies: {agent: rollout, playouts: 8, candidates: 3, fallback: 2}
+
+The search rungs may lean on what greedy knows (:mod:`simulator.agents.prior`): ``candidates``
+searches only greedy's best moves, ``prior`` counts greedy's one-step value as that many
+playouts of each move, ``fallback`` keeps greedy's move unless search beats it clearly. All
+three are off by default: ``{agent: mcts, iterations: 400}`` is plain UCT.
 
 Kernels receive agents as packed rows (:func:`pack_agents`), one per seat, so a game's kernel does
 not know how a scenario spelled them.
@@ -30,7 +36,10 @@ AGENT_ITERATIONS = 1
 AGENT_PLAYOUTS = 2
 AGENT_HORIZON = 3
 AGENT_EXPLORATION = 4
-AGENT_ROW = 5
+AGENT_CANDIDATES = 5
+AGENT_PRIOR = 6
+AGENT_FALLBACK = 7
+AGENT_ROW = 8
 
 
 class AgentSpec(BaseModel):
@@ -54,6 +63,28 @@ class AgentSpec(BaseModel):
     )
     exploration: float = Field(
         default=1.4, ge=0.0, le=100.0, description="mcts: UCT exploration constant"
+    )
+    candidates: int = Field(
+        default=0,
+        ge=0,
+        le=1_000,
+        description="rollout/mcts: search only greedy's this many best moves by their one-step "
+        "heuristic value (progressive pruning; greedy's own choice always among them; "
+        "1 = play greedy's move; 0 = every legal move)",
+    )
+    prior: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=10_000.0,
+        description="rollout/mcts: greedy's one-step heuristic value of a move counts as this "
+        "many playouts of it (mcts: at the root; 0 = no prior)",
+    )
+    fallback: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=100.0,
+        description="rollout/mcts: play greedy's move unless search's choice beats it by more "
+        "than this many standard errors of their difference (0 = always search's choice)",
     )
 
 
@@ -97,12 +128,20 @@ def seat_agents(policies: Any, seats: int) -> list[AgentSpec]:
 
 
 def agent_label(agent: str | AgentSpec) -> str:
-    """A short name for reports: ``mcts(400)``, ``rollout(16x2)``, ``greedy``."""
+    """A short name for reports: ``mcts(400)``, ``rollout(16x2)``, ``greedy``; the knobs
+    that lean on greedy follow when set: ``rollout(8x2,k3,z2)``."""
     spec = as_spec(agent)
+    guide = ""
+    if spec.candidates:
+        guide += f",k{spec.candidates}"
+    if spec.prior:
+        guide += f",p{spec.prior:g}"
+    if spec.fallback:
+        guide += f",z{spec.fallback:g}"
     if spec.agent == "mcts":
-        return f"mcts({spec.iterations})"
+        return f"mcts({spec.iterations}{guide})"
     if spec.agent == "rollout":
-        return f"rollout({spec.playouts}x{spec.horizon})"
+        return f"rollout({spec.playouts}x{spec.horizon}{guide})"
     return spec.agent
 
 
@@ -115,4 +154,7 @@ def pack_agents(agents: list[AgentSpec]) -> np.ndarray:
         rows[k, AGENT_PLAYOUTS] = a.playouts
         rows[k, AGENT_HORIZON] = a.horizon
         rows[k, AGENT_EXPLORATION] = a.exploration
+        rows[k, AGENT_CANDIDATES] = a.candidates
+        rows[k, AGENT_PRIOR] = a.prior
+        rows[k, AGENT_FALLBACK] = a.fallback
     return rows

@@ -141,11 +141,18 @@ def analyse(t: Tournament, estimates: pd.DataFrame, variant: str) -> dict[str, A
 
 
 def summaries(result: Any) -> dict[str, dict[str, Any]] | None:
-    """Per variant, the tournament summary of a run (None when the run is no tournament)."""
+    """Per variant, the tournament summary of a run (None when the run is no tournament);
+    computed once per result (a Bradley–Terry fit each) and kept in ``result.derived``."""
     t = tournament_of(result.scenario.procedure)
     if t is None:
         return None
-    return {v: analyse(t, result.estimates, v) for v in result.plan.variant_names}
+    cache = getattr(result, "derived", None)
+    if cache is not None and "tournament" in cache:
+        return cache["tournament"]
+    out = {v: analyse(t, result.estimates, v) for v in result.plan.variant_names}
+    if cache is not None:
+        cache["tournament"] = out
+    return out
 
 
 def matchup_frame(summary: dict[str, Any]) -> pd.DataFrame:

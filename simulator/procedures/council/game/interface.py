@@ -73,6 +73,7 @@ from simulator.procedures.council.game.economy import income_phase, spending_pha
 from simulator.procedures.council.game.heuristic import record_round, standings, win_chances
 from simulator.procedures.council.game.mercenaries import reveal_step
 from simulator.procedures.council.game.params import (
+    H_PLAYERS,
     MAX_CARDS,
     MAX_LAWS,
     MAX_MOVES,
@@ -270,7 +271,10 @@ def round_of(s):
 
 @kernel
 def n_seats(s):
-    return s[SNAP + O_G + G_PLAYERS]
+    # From the params row, not from a position: SNAP is all zeros until the setup phase is over,
+    # and that phase holds a game's first decisions (start tokens); agents sized their score
+    # vectors by this (0 seats: scores written and read out of bounds, issue 13).
+    return np.int64(s[ROW0 : ROW0 + ROW].view(np.float64)[H_PLAYERS])
 
 
 @kernel

@@ -11,6 +11,11 @@ value paused at decisions), ``game`` (``GAME``, the interface simulator.agents t
 
 from __future__ import annotations
 
+from simulator.jitcache import drop_stale
+
+drop_stale(__file__)  # before the modules load their cached kernels (agents' edits count too)
+
+# ruff: noqa: E402
 from simulator.procedures.base import Procedure
 from simulator.procedures.his.new_world.exact import (
     conquest_outcome,

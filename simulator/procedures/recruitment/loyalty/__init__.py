@@ -10,6 +10,11 @@ game state), ``phases`` (setup, placement turns, zone resolution, maintenance: `
 
 from __future__ import annotations
 
+from simulator.jitcache import drop_stale
+
+drop_stale(__file__)  # before the modules load their cached kernels (agents' edits count too)
+
+# ruff: noqa: E402
 from simulator.procedures.base import Procedure
 from simulator.procedures.recruitment.loyalty.kernel import loyalty_kernel
 from simulator.procedures.recruitment.loyalty.metrics import metrics

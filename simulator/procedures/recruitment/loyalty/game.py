@@ -2,14 +2,15 @@
 
 Hidden information: only the order of the character deck (every token, card in play, supply,
 bank and gold is public). ``determinize`` reshuffles the undealt deck. The default policy of the
-search agents' playouts is this game's greedy agent (greedy.py).
+search agents' playouts is this game's greedy agent, and the one-step values the search rungs'
+``candidates``, ``prior`` and ``fallback`` read are greedy's own (greedy.py).
 """
 
 from __future__ import annotations
 
 from simulator.agents.game import GameFunctions
 from simulator.jit import kernel
-from simulator.procedures.recruitment.loyalty.greedy import greedy_move
+from simulator.procedures.recruitment.loyalty.greedy import greedy_move, move_values
 from simulator.procedures.recruitment.loyalty.heuristic import heuristic, returns
 from simulator.procedures.recruitment.loyalty.phases import (
     MAX_MOVES,
@@ -66,6 +67,7 @@ GAME = GameFunctions(
     n_seats=n_seats,
     max_moves=MAX_MOVES,
     default_move=greedy_move,
+    move_values=move_values,
 )
 
 __all__ = ["GAME", "MAX_MOVES", "determinize"]

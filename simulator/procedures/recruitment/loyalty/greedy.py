@@ -157,8 +157,10 @@ def greedy_move(s, rng):
 
 
 @inline
-def tracked_greedy_move(s, rng):
-    """:func:`greedy_move` in a position whose projection is kept (it reads and restores ``s``)."""
+def standing_terms(s):
+    """What every placement's value starts from: ``(e, players, terms, here, unmoved)`` — the
+    mover, the seats, each seat's soft win share term now, the pass's value (the position's
+    own) and the value of a placement that changes no card's holding."""
     players = s[H_PLAYERS]
     e = s[H_TURN]
     terms = np.empty(MAX_PLAYERS, dtype=np.float64)
@@ -166,9 +168,15 @@ def tracked_greedy_move(s, rng):
     for f in range(players):
         terms[f] = seat_term(seat_weight(s, f, s[S_TALLY + f]))
         total += terms[f]
-    # The pass keeps the position: its value is the current one.
     here = terms[e] / total
     unmoved = share_after(s, e, players, terms, -1, 0, -1, 0)
+    return e, players, terms, here, unmoved
+
+
+@inline
+def tracked_greedy_move(s, rng):
+    """:func:`greedy_move` in a position whose projection is kept (it reads and restores ``s``)."""
+    e, players, terms, here, unmoved = standing_terms(s)
     best = -1.0
     ties = 0
     pick = PASS
@@ -182,3 +190,27 @@ def tracked_greedy_move(s, rng):
             best, ties, pick = _consider(v, c, best, ties, pick, rng)
     best, ties, pick = _consider(here, PASS, best, ties, pick, rng)
     return pick
+
+
+@kernel
+def move_values(s, moves, n, rng, out):
+    """``GAME.move_values``: the values greedy ranks ``moves[:n]`` by, into ``out[:n]`` (the
+    pass: the position's own). Draws no random word (greedy draws only for ties). Like greedy,
+    works on a copy with the projection computed when ``s`` does not keep it; ``s`` is never
+    changed."""
+    if s[H_TRACK] == 0:
+        t = s.copy()
+        retally(t)
+        t[H_TRACK] = 1
+        tracked_values(t, moves, n, out)
+    else:
+        tracked_values(s, moves, n, out)
+
+
+@inline
+def tracked_values(s, moves, n, out):
+    """:func:`move_values` in a position whose projection is kept (reads and restores ``s``)."""
+    e, players, terms, here, unmoved = standing_terms(s)
+    for i in range(n):
+        m = moves[i]
+        out[i] = here if m == PASS else value_after(s, m, e, players, terms, unmoved)

@@ -1,0 +1,174 @@
+"""Every whole game's interface keeps the promises simulator.agents relies on (game.py), at every
+decision of random play from fresh deals — the first decision of a deal included.
+
+Numba does not check array bounds: a game that reports the wrong seat count or a heuristic that
+writes past its output array does not fail, it reads or corrupts memory, and the search agents
+then play differently from one process to the next (the council reported 0 seats during its
+setup phase, issue 13). Here each promise is checked directly, outputs are written into guarded
+buffers, and a write past the end is seen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from simulator.agents.game import GameFunctions
+from simulator.scenario import load
+from tests import naive_agents as twin
+
+GUARD = -7.25  # what no score is: a guard cell still holding it was not written
+
+
+def _recruitment() -> tuple[GameFunctions, Callable[[np.ndarray], np.ndarray]]:
+    from simulator.procedures.recruitment.loyalty.game import GAME
+    from simulator.procedures.recruitment.loyalty.params import pack
+    from simulator.procedures.recruitment.loyalty.phases import start_game
+    from simulator.procedures.recruitment.loyalty.state import STATE_SIZE
+
+    row = pack(load("scenarios/recruitment/ladder.yaml").variants["base"])
+
+    def start(rng: np.ndarray) -> np.ndarray:
+        s = np.zeros(STATE_SIZE, dtype=np.int64)
+        start_game(s, row, rng)
+        return s
+
+    return GAME, start
+
+
+def _hirelings() -> tuple[GameFunctions, Callable[[np.ndarray], np.ndarray]]:
+    from simulator.procedures.root._hirelings_game import GAME
+    from simulator.procedures.root._hirelings_state import STATE_SIZE, start_game
+    from simulator.procedures.root.hirelings import pack
+
+    row = pack(load("scenarios/root/ladder.yaml").variants["base"])
+
+    def start(rng: np.ndarray) -> np.ndarray:
+        s = np.zeros(STATE_SIZE, dtype=np.int64)
+        start_game(s, row, rng)
+        return s
+
+    return GAME, start
+
+
+def _council() -> tuple[GameFunctions, Callable[[np.ndarray], np.ndarray]]:
+    from simulator.procedures.council.game import interface
+    from simulator.procedures.council.game.params import pack
+
+    params = load("scenarios/council/ladder.yaml").variants["base"]
+    # Every seat searching: the interface stops at each seat's decisions, setup's included.
+    row = pack(params.model_copy(update={"policies": "rollout"}))
+
+    def start(rng: np.ndarray) -> np.ndarray:
+        return interface.start(row, 0, rng)
+
+    return interface.GAME, start
+
+
+def _new_world() -> tuple[GameFunctions, Callable[[np.ndarray], np.ndarray]]:
+    from simulator.procedures import get
+    from simulator.procedures.his.new_world.game import GAME
+    from simulator.procedures.his.new_world.state import new_state, start_game
+
+    scenario = load("scenarios/his/new_world_ladder.yaml")
+    template = new_state(get("his.new_world").pack(scenario.variants["base"]))
+
+    def start(rng: np.ndarray) -> np.ndarray:
+        s = np.zeros_like(template)
+        start_game(s, template, rng)
+        return s
+
+    return GAME, start
+
+
+GAMES = {
+    "recruitment": _recruitment,
+    "hirelings": _hirelings,
+    "council": _council,
+    "new_world": _new_world,
+}
+
+
+def _positions(game: Any, start: Callable[[np.ndarray], np.ndarray], count: int) -> list:
+    """Decision ``j`` of deal ``j`` under uniform random play (``j`` = 0: a deal's first)."""
+    moves = np.empty(game.max_moves, dtype=np.int64)
+    out = []
+    for j in range(count):
+        rng = np.array([twin.mix64(j + 1)], dtype=np.uint64)
+        s = start(rng)
+        for _ in range(j):
+            if game.is_over(s):
+                break
+            n = game.legal_moves(s, moves)
+            game.apply_move(s, moves[twin.below(rng, n)], rng)
+        out.append(s)
+    return out
+
+
+def _guarded(game: Any, fill: Callable[[Any, np.ndarray], None], s: Any, seats: int) -> np.ndarray:
+    out = np.full(seats + 8, GUARD)
+    fill(s, out[:seats])
+    assert np.all(out[seats:] == GUARD), f"wrote past its {seats} seats: {out[seats:]}"
+    return out[:seats]
+
+
+@pytest.fixture(scope="module", params=list(GAMES))
+def game_and_positions(request):
+    game, start = GAMES[request.param]()
+    return game, _positions(game, start, 40)
+
+
+def test_each_decision_has_a_seat_among_the_tables_seats_and_legal_moves(game_and_positions):
+    game, positions = game_and_positions
+    moves = np.empty(game.max_moves + 8, dtype=np.int64)
+    for j, s in enumerate(positions):
+        if game.is_over(s):
+            continue
+        seats = game.n_seats(s)
+        assert seats >= 2, f"decision {j}: {seats} seats"
+        assert 0 <= game.to_move(s) < seats, f"decision {j}: seat {game.to_move(s)} of {seats}"
+        moves[:] = -99
+        n = game.legal_moves(s, moves[: game.max_moves])
+        assert 1 <= n <= game.max_moves, f"decision {j}: {n} legal moves"
+        assert np.all(moves[game.max_moves :] == -99), f"decision {j}: moves past max_moves"
+        assert len(set(moves[:n].tolist())) == n, f"decision {j}: a move listed twice"
+
+
+def test_scores_fill_exactly_one_value_per_seat(game_and_positions):
+    game, positions = game_and_positions
+    moves = np.empty(game.max_moves, dtype=np.int64)
+    rng = np.array([twin.mix64(99)], dtype=np.uint64)
+    for j, s in enumerate(positions):
+        seats = game.n_seats(s)
+        if not game.is_over(s):
+            h = _guarded(game, game.heuristic, s, seats)
+            assert np.all((h >= 0) & (h <= 1)), f"decision {j}: heuristic {h}"
+        end = game.copy_state(s)
+        while not game.is_over(end):
+            n = game.legal_moves(end, moves)
+            game.apply_move(end, moves[twin.below(rng, n)], rng)
+        r = _guarded(game, game.returns, end, game.n_seats(end))
+        assert np.all((r >= 0) & (r < 1 + 1e-3)), f"deal {j}: returns {r}"
+
+
+def test_the_movers_view_keeps_the_position_it_sees(game_and_positions):
+    game, positions = game_and_positions
+    moves, seen = np.empty(game.max_moves, np.int64), np.empty(game.max_moves, np.int64)
+    for j, s in enumerate(positions):
+        if game.is_over(s):
+            continue
+        before = s.copy()
+        me = game.to_move(s)
+        view = game.determinize(s, me, np.array([twin.mix64(j + 7)], dtype=np.uint64))
+        assert np.array_equal(s, before), f"decision {j}: determinize changed the position"
+        assert game.to_move(view) == me and game.n_seats(view) == game.n_seats(s)
+        n = game.legal_moves(s, moves)
+        assert game.legal_moves(view, seen) == n, f"decision {j}: another set of moves"
+        assert np.array_equal(np.sort(seen[:n]), np.sort(moves[:n])), f"decision {j}"
+        c = game.copy_state(s)
+        assert np.array_equal(c, s)
+        c[:] = 0
+        assert np.array_equal(s, before), f"decision {j}: a copy shares memory"

@@ -1,0 +1,63 @@
+"""simulator.jitcache: a split package's cached kernels are dropped when any source they compile
+in changes — the package's own modules or the shared agents — and kept otherwise."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from simulator import jitcache
+
+
+@pytest.fixture
+def package(tmp_path, monkeypatch):
+    monkeypatch.setattr(jitcache.config, "CACHE_DIR", "", raising=False)
+    game = tmp_path / "game"
+    (game / "__pycache__").mkdir(parents=True)
+    (game / "__init__.py").write_text("")
+    (game / "kernel.py").write_text("def kernel(): return 1\n")
+    agents = tmp_path / "agents"
+    agents.mkdir()
+    (agents / "mcts.py").write_text("C = 1.4\n")
+    return game, agents
+
+
+def _cache(game: Path) -> list[str]:
+    for name in ("kernel.kernel-1.py312.nbi", "kernel.kernel-1.py312.1.nbc"):
+        (game / "__pycache__" / name).write_bytes(b"x")
+    return sorted(p.name for p in (game / "__pycache__").glob("*.nb?"))
+
+
+def _left(game: Path) -> list[str]:
+    return sorted(p.name for p in (game / "__pycache__").glob("*.nb?"))
+
+
+def test_unchanged_sources_keep_the_cache(package):
+    game, agents = package
+    jitcache.drop_stale(str(game / "__init__.py"), (agents,))
+    cached = _cache(game)
+    jitcache.drop_stale(str(game / "__init__.py"), (agents,))
+    assert _left(game) == cached
+
+
+@pytest.mark.parametrize("edited", ["kernel.py", "agents/mcts.py"])
+def test_an_edit_to_the_package_or_a_shared_agent_drops_the_cache(package, edited):
+    game, agents = package
+    jitcache.drop_stale(str(game / "__init__.py"), (agents,))
+    _cache(game)
+    target = agents / "mcts.py" if edited.startswith("agents") else game / edited
+    target.write_text(target.read_text() + "# edited\n")
+    jitcache.drop_stale(str(game / "__init__.py"), (agents,))
+    assert _left(game) == []
+
+
+def test_every_game_package_with_agents_guards_its_cache():
+    root = Path(jitcache.__file__).parent / "procedures"
+    for init in (
+        root / "council" / "game" / "__init__.py",
+        root / "recruitment" / "loyalty" / "__init__.py",
+        root / "his" / "new_world" / "__init__.py",
+        root / "root" / "__init__.py",
+    ):
+        assert "drop_stale(__file__)" in init.read_text(), init
