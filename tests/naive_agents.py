@@ -119,6 +119,9 @@ def playout(g, s, horizon: int, rng) -> list[float]:
     while not g.is_over(s):
         if horizon > 0 and int(g.round_of(s)) - start >= horizon:
             break
+        if g.default_move is not None:  # the game's own playout policy
+            g.apply_move(s, g.default_move(s, rng), rng)
+            continue
         moves = _legal(g, s)
         g.apply_move(s, moves[below(rng, len(moves))], rng)
     return _score(g, s)
