@@ -1,6 +1,8 @@
-"""How a seat values a position (priority counts, the leader). The hooks through which a seat's
-policy picks among scored moves live in :mod:`.context` (``choose`` and ``pick`` are re-exported
-here for the phases)."""
+"""How a seat values a position: the priority count and the leader (metrics), each player's
+standing toward the victory conditions (the search rungs' leaves, :func:`win_chances`), and
+greedy's scores of moves (:func:`gain`, recounting only what a move changes). The hooks through
+which a seat's policy picks among scored moves live in :mod:`.context` (``choose`` and ``pick``
+are re-exported here for the phases)."""
 
 from __future__ import annotations
 
