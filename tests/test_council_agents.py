@@ -28,6 +28,7 @@ from simulator.procedures.council.game.context import (
     SCRIPT,
     SNAP,
     TAGS,
+    WORK,
     X_CLAMPS,
     X_LEN,
     X_PHASE,
@@ -203,6 +204,23 @@ def test_search_agents_place_start_tokens_like_their_plain_python_twins(rung):
         else:
             expected = twin.mcts_move(I.GAME, s, spec.iterations, spec.horizon, spec.exploration, r)
         assert compiled == expected, f"deal {k}"
+
+
+@pytest.mark.parametrize("rung", SEARCH)
+def test_at_the_start_tokens_search_models_the_other_seats_as_greedy_not_as_they_are(rung):
+    # The setup phase is rebuilt from the params row on replay: its agents are the seats' own
+    # unless determinize models them as greedy there too (before: a seat searching its start
+    # tokens played against its rivals' real agents).
+    row = pack_agents([SEARCH[rung]])[0]
+    for k in range(3):
+        a = _first_decision([rung, "random", "mcts", "random"], trial=k)
+        b = _first_decision([rung, "greedy", "greedy", "greedy"], trial=k)
+        rng = np.array([mix64(np.uint64(7 + k))], dtype=np.uint64)
+        va, vb = I.determinize(a, 0, rng.copy()), I.determinize(b, 0, rng.copy())
+        # WORK is scratch: every replay starts by copying SNAP there.
+        np.testing.assert_array_equal(va[:WORK], vb[:WORK])
+        np.testing.assert_array_equal(va[CUR:], vb[CUR:])
+        assert search_move(a, row, rng.copy()) == search_move(b, row, rng.copy())
 
 
 def _hide_differently(s: np.ndarray, seat: int) -> np.ndarray:

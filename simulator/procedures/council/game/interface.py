@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.agents.game import GameFunctions
+from simulator.agents.spec import AGENT_CODES, AGENT_KIND, AGENT_ROW
 from simulator.agents.streams import below
 from simulator.jit import inline, kernel
 from simulator.procedures.council.game.actions import actions_phase
@@ -73,7 +74,9 @@ from simulator.procedures.council.game.economy import income_phase, spending_pha
 from simulator.procedures.council.game.heuristic import record_round, standings, win_chances
 from simulator.procedures.council.game.mercenaries import reveal_step
 from simulator.procedures.council.game.params import (
+    H_AGENTS,
     H_PLAYERS,
+    H_POLICY,
     MAX_CARDS,
     MAX_LAWS,
     MAX_MOVES,
@@ -103,6 +106,8 @@ from simulator.procedures.council.game.victory import check_victory, draw_at_tur
 
 PH_SETUP, PH_REVEAL, PH_INCOME, PH_SPEND, PH_ACTIONS, PH_TAX = range(6)
 PHASES = 6
+
+_GREEDY = float(AGENT_CODES["greedy"])
 
 
 @inline
@@ -314,12 +319,20 @@ def default_move(s, rng):
 def determinize(s, seat, rng):
     """A copy of ``s`` as ``seat`` sees it (module docstring)."""
     t = s.copy()
-    _tok, pl, g, _ch, _land, _law, card = position(t, SNAP)
+    _tok, pl, _g, _ch, _land, _law, card = position(t, SNAP)
     _ctok, cpl, _cg, _cch, _cland, _claw, ccard = position(t, CUR)
-    for p in range(g[G_PLAYERS]):
+    # Every other seat is modelled as greedy: in the phase's positions and, for a decision of
+    # the setup phase (whose positions are still empty and are rebuilt from it on replay), in
+    # the state's copy of the params row.
+    row = t[ROW0 : ROW0 + ROW].view(np.float64)
+    for p in range(n_seats(t)):
         if p != seat:
             pl[p, P_POLICY] = 1
             cpl[p, P_POLICY] = 1
+            row[H_POLICY + p] = 1
+            agent = row[H_AGENTS + p * AGENT_ROW : H_AGENTS + (p + 1) * AGENT_ROW]
+            agent[:] = 0.0
+            agent[AGENT_KIND] = _GREEDY
     for k in range(MAX_CARDS):
         q = card[k, K_OWNER]
         hidden = card[k, K_STATUS] >= 1 and q != seat
