@@ -23,35 +23,30 @@ from tests import naive_agents as twin
 GUARD = -7.25  # what no score is: a guard cell still holding it was not written
 
 
-def _recruitment() -> tuple[GameFunctions, Callable[[np.ndarray], np.ndarray]]:
-    from simulator.procedures.recruitment.loyalty.game import GAME
-    from simulator.procedures.recruitment.loyalty.params import pack
-    from simulator.procedures.recruitment.loyalty.phases import start_game
-    from simulator.procedures.recruitment.loyalty.state import STATE_SIZE
-
-    row = pack(load("scenarios/recruitment/ladder.yaml").variants["base"])
+def _flat(game: GameFunctions, size: int, start_game: Any, row: np.ndarray) -> tuple[Any, Any]:
+    """A game whose state is one flat array of ``size`` dealt by ``start_game(s, row, rng)``."""
 
     def start(rng: np.ndarray) -> np.ndarray:
-        s = np.zeros(STATE_SIZE, dtype=np.int64)
+        s = np.zeros(size, dtype=np.int64)
         start_game(s, row, rng)
         return s
 
-    return GAME, start
+    return game, start
+
+
+def _recruitment() -> tuple[GameFunctions, Callable[[np.ndarray], np.ndarray]]:
+    from simulator.procedures.recruitment.loyalty import game, params, phases, state
+
+    row = params.pack(load("scenarios/recruitment/ladder.yaml").variants["base"])
+    return _flat(game.GAME, state.STATE_SIZE, phases.start_game, row)
 
 
 def _hirelings() -> tuple[GameFunctions, Callable[[np.ndarray], np.ndarray]]:
-    from simulator.procedures.root._hirelings_game import GAME
-    from simulator.procedures.root._hirelings_state import STATE_SIZE, start_game
-    from simulator.procedures.root.hirelings import pack
+    from simulator.procedures.root import _hirelings_game, _hirelings_state, hirelings
 
-    row = pack(load("scenarios/root/ladder.yaml").variants["base"])
-
-    def start(rng: np.ndarray) -> np.ndarray:
-        s = np.zeros(STATE_SIZE, dtype=np.int64)
-        start_game(s, row, rng)
-        return s
-
-    return GAME, start
+    row = hirelings.pack(load("scenarios/root/ladder.yaml").variants["base"])
+    state = _hirelings_state
+    return _flat(_hirelings_game.GAME, state.STATE_SIZE, state.start_game, row)
 
 
 def _council() -> tuple[GameFunctions, Callable[[np.ndarray], np.ndarray]]:
