@@ -35,6 +35,7 @@ from simulator.procedures.council.game.state import (
     P_COINS,
     land_owner,
     strict_top,
+    top_and_second,
 )
 
 
@@ -106,26 +107,6 @@ ADVICE_VALUE = 200
 RIVAL = 0.5
 #: Greedy's scores are integers: standing differences times SCALE.
 SCALE = 1000.0
-
-
-@inline
-def top_and_second(tok, n_players, col):
-    """The player with strictly most tokens at col (or -1) and its lead over the next."""
-    top = np.int64(0)
-    second = np.int64(0)
-    who = np.int64(-1)
-    for q in range(n_players):
-        x = tok[q, col]
-        if x > top:
-            second = top
-            top = x
-            who = q
-        elif x == top:
-            second = x
-            who = -1
-        elif x > second:
-            second = x
-    return who, top - second
 
 
 # Rows of a breakdown (:func:`breakdown`): per player, what :func:`values` weighs.

@@ -136,21 +136,30 @@ def land_owner(tok, g, li, tied):
 
 
 @inline
-def strict_top(tok, n_players, col):
+def top_and_second(tok, n_players, col):
+    """The player with strictly most tokens at col (or -1: nobody has any, or a tie) and its lead
+    over the next highest count."""
     top = np.int64(0)
-    who = -1
-    count = 0
-    for p in range(n_players):
-        x = tok[p, col]
+    second = np.int64(0)
+    who = np.int64(-1)
+    for q in range(n_players):
+        x = tok[q, col]
         if x > top:
+            second = top
             top = x
-            who = p
-            count = 1
-        elif x == top and x > 0:
-            count += 1
-    if count == 1:
-        return np.int64(who)
-    return np.int64(-1)
+            who = q
+        elif x == top:
+            second = x
+            who = -1
+        elif x > second:
+            second = x
+    return who, top - second
+
+
+@inline
+def strict_top(tok, n_players, col):
+    """The player with strictly most tokens at col, or -1 (:func:`top_and_second`)."""
+    return top_and_second(tok, n_players, col)[0]
 
 
 @kernel
