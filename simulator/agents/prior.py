@@ -127,14 +127,20 @@ def make_guide(game: GameFunctions) -> Any:
 
 
 @inline
+def _variance(total, sq, count):
+    """The sample variance of ``count`` values (at least two) from their sum and sum of squares,
+    never below 0 (rounding)."""
+    mean = total / count
+    return max((sq - count * mean * mean) / (count - 1), 0.0)
+
+
+@inline
 def paired_beats(diff_sum, diff_sq, count, z):
     """Whether the mean of ``count`` paired differences (their sum and sum of squares) is above
     ``z`` standard errors of it. Fewer than two: cannot tell, so no."""
     if count < 2:
         return False
-    mean = diff_sum / count
-    var = max((diff_sq - count * mean * mean) / (count - 1), 0.0)
-    return mean > z * np.sqrt(var / count)
+    return diff_sum / count > z * np.sqrt(_variance(diff_sum, diff_sq, count) / count)
 
 
 @inline
@@ -146,8 +152,6 @@ def means_beat(sum_a, sq_a, n_a, sum_b, sq_b, n_b, z):
         return True
     if n_a < 2 or n_b < 2:
         return False
-    mean_a = sum_a / n_a
-    mean_b = sum_b / n_b
-    var_a = max((sq_a - n_a * mean_a * mean_a) / (n_a - 1), 0.0)
-    var_b = max((sq_b - n_b * mean_b * mean_b) / (n_b - 1), 0.0)
-    return mean_a - mean_b > z * np.sqrt(var_a / n_a + var_b / n_b)
+    var_a = _variance(sum_a, sq_a, n_a)
+    var_b = _variance(sum_b, sq_b, n_b)
+    return sum_a / n_a - sum_b / n_b > z * np.sqrt(var_a / n_a + var_b / n_b)
