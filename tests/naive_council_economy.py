@@ -1,0 +1,158 @@
+"""Plain-Python twin of council.game, part 3: the economy (RULES.md §3).
+
+Income (with mood and the Land powers), spending on tokens and Mercenaries, and the tax.
+"""
+
+from __future__ import annotations
+
+from simulator.procedures.council.game import heuristic as H
+from tests.naive_council_state import KINDS, MAX_BUYS, MAX_HAND, Card
+
+
+class Economy:
+    """Income, spending and tax of ``Game`` (a mixin over ``GameState``)."""
+
+    # -- income ------------------------------------------------------------------------------------
+
+    def income_value(self, land: int, base: int, controlled: bool) -> int:
+        head = self.head_of(land)
+        v = base
+        if controlled and head >= 0:
+            v += self.has(head, "thrifty") - self.has(head, "wasteful")
+        if self.p["mood"] and self.p["lands"][land]["effect"] != "mood_immune":
+            if self.mood <= -3:
+                return 0
+            unrest = self.mood == -2 and self.sol[land] < self.civ[land]
+            if unrest and (head < 0 or not self.has(head, "domineering")):
+                return 0
+            if self.mood >= 3:
+                v += 1
+        return max(v, 0)
+
+    def income(self) -> None:
+        if self.p["mood"] and self.mood <= -3:  # an uprising: the Cowardly leave their seats
+            for c in range(11):
+                if self.in_play(c) and self.has(c, "cowardly"):
+                    self.vacate(c)
+        prio = [self.land_priority(land) for land in range(7)]
+        give_up = [-1] * self.n
+        for q in range(self.n):
+            options = [None] + [
+                land
+                for land in range(7)
+                if prio[land][0] == q
+                and self.civ[land] + self.sol[land] < self.p["lands"][land]["size"]
+            ]
+            give_up[q] = options[self.choose(q, [0] * len(options))] if len(options) else None
+            if give_up[q] is None:
+                give_up[q] = -1
+        for land, (o, tied) in enumerate(prio):
+            if o >= 0:
+                if give_up[o] == land:
+                    continue
+                v = self.income_value(land, self.civ[land], True)
+                self.coins[o] += v
+                self.issued += v
+            elif o == -2:
+                self.contested += 1
+                v = self.income_value(land, 1, False)
+                for q in tied:
+                    self.coins[q] += v
+                    self.issued += v
+        for land in range(7):
+            if self.p["lands"][land]["effect"] != "income_bonus":
+                continue
+            # Black Harbour: +1 in any conditions to the one player with most Land + Head tokens;
+            # a tie on that total gives it to nobody (no tie-break on the Head).
+            head = self.head_of(land)
+            total = [
+                self.on_land[q][land] + (self.on_char[q][head] if head >= 0 else 0)
+                for q in range(self.n)
+            ]
+            q = self.strict_top(total)
+            if q >= 0:
+                self.coins[q] += 1
+                self.issued += 1
+        for q in range(self.n):
+            if give_up[q] >= 0:
+                self.civ[give_up[q]] += 1
+
+    # -- spending ----------------------------------------------------------------------------------
+
+    def mercenary_cost(self, q: int) -> int:
+        """1 less with priority on a Zalesye-like Land's Head or 3+ tokens on that Land."""
+        for land, data in enumerate(self.p["lands"]):
+            if data["effect"] != "mercenary_discount":
+                continue
+            head = self.head_of(land)
+            if (head >= 0 and self.char_owner(head) == q) or self.on_land[q][land] >= 3:
+                return max(self.p["mercenary_cost"] - 1, 1)
+        return self.p["mercenary_cost"]
+
+    def spending(self) -> None:
+        order = sorted(range(self.n), key=lambda q: self.coins[q])
+        for q in order:
+            for _ in range(MAX_BUYS):
+                options: list = [None]
+                scores = [0]
+                if self.coins[q] >= self.p["influence_cost"] and self.supply[q] > 0:
+                    for land in range(7):
+                        options.append(("land", land))
+                        cost = -self.p["influence_cost"]
+                        greedy = self.greedy(q)
+                        scores.append(self.delta(q, ("land", land), 1, cost) if greedy else 0)
+                hand = sum(
+                    1 for c in self.cards if c is not None and not c.face_down and c.owner == q
+                )
+                cost = self.mercenary_cost(q)
+                if (
+                    self.p["mercenaries"]
+                    and self.coins[q] >= cost
+                    and None in self.cards
+                    and hand < MAX_HAND
+                ):
+                    paid = self.delta(q, None, 0, -cost) if self.greedy(q) else 0
+                    for kind in KINDS:
+                        options.append(kind)
+                        # a card is worth CARD; a Messenger, a gift to come, more
+                        worth = H.CARD + (H.MESSENGER_CARD if kind == "messenger" else 0.0)
+                        scores.append(paid + round(worth * H.SCALE) if self.greedy(q) else 0)
+                choice = options[self.choose(q, scores)]
+                if choice is None:
+                    break
+                if isinstance(choice, tuple):
+                    self.coins[q] -= self.p["influence_cost"]
+                    self.to_bank += self.p["influence_cost"]
+                    self.give(q, choice, 1)
+                    self.check_victory()
+                else:
+                    self.coins[q] -= cost
+                    self.to_bank += cost
+                    self.cards[self.cards.index(None)] = Card(choice, q, self.turn)
+
+    # -- tax ---------------------------------------------------------------------------------------
+
+    def tax(self) -> None:
+        half = max(round(self.p["tax_rate"] * 2) + self.tax_delta_halves(), 0)
+        prio = [self.land_priority(land) for land in range(7)]
+        for q in range(self.n):
+            k = 0
+            for land, (o, tied) in enumerate(prio):
+                if o == q:
+                    k += 1
+                    due = half * k // 2 - half * (k - 1) // 2
+                elif o == -2 and q in tied:
+                    due = 1
+                else:
+                    continue
+                if self.coins[q] >= due:
+                    self.coins[q] -= due
+                    self.treasury += due
+                else:
+                    self.take(q, ("land", land), 1)
+                    h = self.head_of(land)
+                    if h >= 0:
+                        self.take(q, ("char", h), 1)
+
+    def tax_delta_halves(self) -> int:
+        return sum(round(self.p["laws"][i]["tax_delta"] * 2) for i in self.active.values())
