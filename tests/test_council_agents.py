@@ -83,9 +83,10 @@ def _kernel_game(policies, key: int, trial: int) -> np.ndarray:
     return out
 
 
-def _drive(policies, key: int, trial: int, asked: list[int] | None = None) -> np.ndarray:
+def _drive(policies, key: int, trial: int, asked: list[int] | None = None, pick=None) -> np.ndarray:
     """A game through the interface, every searching seat's move drawn by the random rung's rule
-    from the game stream itself (so it is the kernel's game with that seat random)."""
+    from the game stream itself (so it is the kernel's game with that seat random), or by
+    ``pick(s, n, rng)`` on that stream."""
     row = pack(PROC.params_model(policies=policies))
     rng = np.array([trial_state(np.uint64(key), np.int64(trial))], dtype=np.uint64)
     s = I.start(row, 1, rng)
@@ -95,7 +96,7 @@ def _drive(policies, key: int, trial: int, asked: list[int] | None = None) -> np
         assert list(moves[:n]) == list(range(n))
         if asked is not None:
             asked.append(n)
-        I.apply_move(s, _uniform(rng, n), rng)
+        I.apply_move(s, _uniform(rng, n) if pick is None else pick(s, n, rng), rng)
     assert s[X_CLAMPS] == 0
     return s
 
@@ -424,19 +425,16 @@ def _greedy_by_move_values(policies, key: int, trial: int, check=None) -> np.nda
     """A game through the interface, seat 0 (searching) playing greedy's choice by
     ``I.move_values``: a best value, ties by lot on the game stream as greedy breaks them.
     ``check(s, n, values)`` is called at each of its decisions."""
-    row = pack(PROC.params_model(policies=policies))
-    rng = np.array([trial_state(np.uint64(key), np.int64(trial))], dtype=np.uint64)
-    s = I.start(row, 1, rng)
-    moves = np.arange(I.GAME.max_moves, dtype=np.int64)
     values = np.empty(I.GAME.max_moves, dtype=np.float64)
-    while not I.is_over(s):
-        n = I.legal_moves(s, moves)
-        I.move_values(s, moves, n, np.zeros(1, dtype=np.uint64), values)
+
+    def pick(s: np.ndarray, n: int, rng: np.ndarray) -> int:
+        I.move_values(s, np.arange(n, dtype=np.int64), n, np.zeros(1, dtype=np.uint64), values)
         if check is not None:
             check(s, n, values[:n])
         tops = [i for i in range(n) if values[i] == values[:n].max()]
-        I.apply_move(s, tops[_uniform(rng, len(tops))] if len(tops) > 1 else tops[0], rng)
-    return s
+        return tops[_uniform(rng, len(tops))] if len(tops) > 1 else tops[0]
+
+    return _drive(policies, key, trial, pick=pick)
 
 
 @pytest.mark.parametrize("trial", range(8))
