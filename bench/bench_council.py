@@ -1,8 +1,10 @@
-"""council.game (RULES.md §3): full 4-player games of random policies per second.
+"""council.game (RULES.md §3): full 4-player games per second, of random and of greedy players.
 
-The candidate is the Numba kernel through the engine on 1 and 2 threads; the baseline beside it
-is the plain-Python twin (tests/naive_council.py) playing the same games on one thread. Target
-(issue 9): at least 2,000 full games/s on two threads.
+The candidate is the Numba kernel through the engine on 1 and 2 threads; the baseline beside the
+random players is the plain-Python twin (tests/naive_council.py) playing the same games on one
+thread, and beside the greedy players the random players' rate of the same run. Targets: at
+least 2,000 full games/s on two threads for random players (issue 9) and for greedy ones (issue
+13: "random and greedy keep today's speed").
 
 The engine is given a chunk size (256 games a job): without one, ``simulate`` first times 4,096
 trials to calibrate, which for whole games costs more than the run being measured.
@@ -17,6 +19,7 @@ from simulator.engine import Plan, simulate
 from simulator.rng import scenario_key
 
 PARAMS = {"players": 4, "policies": ["random"] * 4}
+GREEDY = {"players": 4, "policies": ["greedy"] * 4}
 TARGET = 2000.0
 CHUNK = 256
 
@@ -46,32 +49,48 @@ def _cpu_rate(plan: Plan, games: int) -> float:
     return games / (time.process_time() - c0)
 
 
-def rows(quick: bool) -> list[Row]:
-    plan = plan_for("council.game", PARAMS)
-    games = 2048 if quick else 16384
-    repeat = 1 if quick else 3
-    twin = _twin_rate(20 if quick else 100)
+def _rows(plan: Plan, who: str, games: int, repeat: int, base: float, base_name: str) -> list[Row]:
+    """Rows of ``who`` (e.g. "4 random players"): 1 and 2 threads, and per CPU-second."""
     out = []
     for threads in (1, 2):
         rate = _rate(plan, games, threads, repeat)
         out.append(
             Row(
-                bench=f"council.game 4 random players, {threads} thread(s)",
+                bench=f"council.game {who}, {threads} thread(s)",
                 value=rate,
                 unit="games/s",
-                baseline=twin,
-                baseline_name="plain-Python twin",
+                baseline=base,
+                baseline_name=base_name,
                 target=">= 2000 games/s on 2 threads" if threads == 2 else "",
                 met=(rate >= TARGET) if threads == 2 else None,
             )
         )
     out.append(
         Row(
-            bench="council.game 4 random players, per CPU-second of 1 thread",
+            bench=f"council.game {who}, per CPU-second of 1 thread",
             value=_cpu_rate(plan, games),
             unit="games/cpu-s",
-            baseline=twin,
-            baseline_name="plain-Python twin",
+            baseline=base,
+            baseline_name=base_name,
         )
     )
+    return out
+
+
+def rows(quick: bool) -> list[Row]:
+    games = 2048 if quick else 16384
+    repeat = 1 if quick else 3
+    twin = _twin_rate(20 if quick else 100)
+    out = _rows(
+        plan_for("council.game", PARAMS),
+        "4 random players",
+        games,
+        repeat,
+        twin,
+        "plain-Python twin",
+    )
+    random_cpu = out[-1].value
+    greedy = plan_for("council.game", GREEDY)
+    name = "4 random players per CPU-second, same run"
+    out += _rows(greedy, "4 greedy players", games, repeat, random_cpu, name)
     return out

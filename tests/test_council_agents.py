@@ -8,6 +8,7 @@ tournament of the ladder is the same on one thread and two.
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 import numpy as np
@@ -25,6 +26,7 @@ from simulator.procedures.council.game.context import (
     O_CH,
     O_G,
     O_PL,
+    PEND_SCORES,
     SCRIPT,
     SNAP,
     TAGS,
@@ -34,6 +36,7 @@ from simulator.procedures.council.game.context import (
     X_PHASE,
     X_TURN,
 )
+from simulator.procedures.council.game.heuristic import SCALE, TEMPERATURE
 from simulator.procedures.council.game.kernel import (
     buffers_play,
     game_values,
@@ -80,9 +83,10 @@ def _kernel_game(policies, key: int, trial: int) -> np.ndarray:
     return out
 
 
-def _drive(policies, key: int, trial: int, asked: list[int] | None = None) -> np.ndarray:
+def _drive(policies, key: int, trial: int, asked: list[int] | None = None, pick=None) -> np.ndarray:
     """A game through the interface, every searching seat's move drawn by the random rung's rule
-    from the game stream itself (so it is the kernel's game with that seat random)."""
+    from the game stream itself (so it is the kernel's game with that seat random), or by
+    ``pick(s, n, rng)`` on that stream."""
     row = pack(PROC.params_model(policies=policies))
     rng = np.array([trial_state(np.uint64(key), np.int64(trial))], dtype=np.uint64)
     s = I.start(row, 1, rng)
@@ -92,7 +96,7 @@ def _drive(policies, key: int, trial: int, asked: list[int] | None = None) -> np
         assert list(moves[:n]) == list(range(n))
         if asked is not None:
             asked.append(n)
-        I.apply_move(s, _uniform(rng, n), rng)
+        I.apply_move(s, _uniform(rng, n) if pick is None else pick(s, n, rng), rng)
     assert s[X_CLAMPS] == 0
     return s
 
@@ -390,3 +394,92 @@ def test_the_twins_greedy_rates_the_coup_above_every_other_land():
     scores = [twin.delta(0, ("land", li), 1, cost) for li in range(7)]
     assert scores.index(max(scores)) == coup - 1
     assert sorted(scores)[-2] < max(scores)
+
+
+class _Scored(naive_council.Game):
+    """The twin, noting greedy's scores and the standings at each real choice of seat 0."""
+
+    def __init__(self, p: dict, stream: Stream) -> None:
+        super().__init__(p, stream)
+        self.scored: list[tuple[list[int], list[float]]] = []
+
+    def choose(self, player: int, scores: list[int]) -> int:
+        if player == 0 and len(scores) >= 2:
+            self.scored.append((list(scores), self.standings()))
+        return super().choose(player, scores)
+
+
+def _chances_after(scores: list[int], standing: list[float]) -> list[float]:
+    """Seat 0's win chance (the softmax of the standings) with its standing moved by each score:
+    what move_values must give, from the twin's numbers."""
+    out = []
+    for x in scores:
+        v = [standing[0] + x / SCALE, *standing[1:]]
+        top = max(v)
+        e = [math.exp((y - top) / TEMPERATURE) for y in v]
+        out.append(e[0] / sum(e))
+    return out
+
+
+def _greedy_by_move_values(policies, key: int, trial: int, check=None) -> np.ndarray:
+    """A game through the interface, seat 0 (searching) playing greedy's choice by
+    ``I.move_values``: a best value, ties by lot on the game stream as greedy breaks them.
+    ``check(s, n, values)`` is called at each of its decisions."""
+    values = np.empty(I.GAME.max_moves, dtype=np.float64)
+
+    def pick(s: np.ndarray, n: int, rng: np.ndarray) -> int:
+        I.move_values(s, np.arange(n, dtype=np.int64), n, np.zeros(1, dtype=np.uint64), values)
+        if check is not None:
+            check(s, n, values[:n])
+        tops = [i for i in range(n) if values[i] == values[:n].max()]
+        return tops[_uniform(rng, len(tops))] if len(tops) > 1 else tops[0]
+
+    return _drive(policies, key, trial, pick=pick)
+
+
+@pytest.mark.parametrize("trial", range(8))
+def test_move_values_rank_every_decision_as_greedy_does(trial):
+    # Greedy's choice by the values the search rungs lean on (candidates, prior, fallback), ties
+    # included, plays the kernel's game with that seat greedy, decision for decision.
+    s = _greedy_by_move_values(["rollout", "greedy", "random", "greedy"], 6, trial)
+    np.testing.assert_array_equal(
+        _values(s), _kernel_game(["greedy", "greedy", "random", "greedy"], 6, trial)
+    )
+
+
+@pytest.mark.parametrize("trial", range(3))
+def test_move_values_are_the_twins_greedy_scores_as_win_chances(trial):
+    p = PROC.params_model(policies=["greedy", "random", "greedy", "random"]).model_dump()
+    game = _Scored(p, Stream(4, trial))
+    game.play()
+    expected = list(game.scored)
+    checked = []
+
+    def check(s: np.ndarray, n: int, values: np.ndarray) -> None:
+        # A tipping bid is a decision of the interface but no scored choice of the twin.
+        if expected and list(s[PEND_SCORES : PEND_SCORES + n]) == expected[0][0]:
+            scores, standing = expected.pop(0)
+            np.testing.assert_allclose(values, _chances_after(scores, standing), rtol=1e-9)
+            checked.append(n)
+
+    _greedy_by_move_values(["rollout", "random", "greedy", "random"], 4, trial, check)
+    assert not expected and len(checked) >= 10
+
+
+@pytest.mark.parametrize("rung", SEARCH)
+def test_search_leaning_on_greedy_plays_like_its_plain_python_twin(rung):
+    knobs = (4, 3.0, 1.0)  # candidates, prior, fallback
+    spec = SEARCH[rung].model_copy(
+        update=dict(zip(("candidates", "prior", "fallback"), knobs, strict=True))
+    )
+    row = pack_agents([spec])[0]
+    for k, s in enumerate(_positions(4, key=9)):
+        compiled = search_move(s, row, np.array([mix64(np.uint64(k + 1))], dtype=np.uint64))
+        r = np.array([mix64(np.uint64(k + 1))], dtype=np.uint64)
+        if rung == "rollout":
+            expected = twin.rollout_move(I.GAME, s, spec.playouts, spec.horizon, r, knobs)
+        else:
+            expected = twin.mcts_move(
+                I.GAME, s, spec.iterations, spec.horizon, spec.exploration, r, knobs
+            )
+        assert compiled == expected, f"position {k}"

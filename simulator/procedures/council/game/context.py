@@ -29,6 +29,7 @@ from simulator.jit import inline, kernel
 from simulator.procedures.council.game.params import (
     MAX_CARDS,
     MAX_LAWS,
+    MAX_MOVES,
     MAX_PLAYERS,
     N_CHARS,
     N_LANDS,
@@ -80,7 +81,8 @@ ROW_WORDS = 512
 SNAP = ROW0 + ROW_WORDS  # the position at the start of the current phase
 WORK = SNAP + POS_SIZE  # where the phase is replayed
 CUR = WORK + POS_SIZE  # the position at the pending decision (or the end)
-STATE_SIZE = CUR + POS_SIZE
+PEND_SCORES = CUR + POS_SIZE  # greedy's scores of the pending decision's moves
+STATE_SIZE = PEND_SCORES + MAX_MOVES
 
 
 @inline
@@ -144,10 +146,13 @@ def first_best(n, score):
 
 
 @kernel
-def expose(st, p, n, tag, best):
+def expose(st, p, n, tag, best, score):
     """Make the game pending on seat p's decision among n (``tag``: its script tag, see
-    :func:`choose_tagged`; ``best``: greedy's choice, the playouts' default move): keep the
+    :func:`choose_tagged`; ``best``: greedy's choice, the playouts' default move; ``score``:
+    greedy's scores of the n moves, kept for :func:`.interface.move_values`): keep the
     position, discard the rest of the phase."""
+    for i in range(n):
+        st[PEND_SCORES + i] = np.uint64(score[i])
     st[X_PEND_SEAT] = p
     st[X_PEND_N] = n
     st[X_PEND_TAG] = tag
@@ -199,7 +204,7 @@ def choose_tagged(st, pl, p, n, score, first_merc):
         return next_scripted(st, n)
     tag = p + 16 * (first_merc + 1)
     if pl[p, P_POLICY] >= SEARCH:
-        expose(st, p, n, tag, first_best(n, score))
+        expose(st, p, n, tag, first_best(n, score), score)
         return np.int64(0)
     i = legacy_choose(st, pl, p, n, score)
     record(st, i, tag)
@@ -256,7 +261,11 @@ def tip_bid(st, pl, q, top_bid):
     if scripted(st):
         return next_scripted(st, top_bid + 1)
     if pl[q, P_POLICY] >= SEARCH:
-        expose(st, q, top_bid + 1, q, min(top_bid, 1))
+        # Greedy bids 1 when it can: scored 1, every other bid 0.
+        best = min(top_bid, 1)
+        score = np.zeros(top_bid + 1, dtype=np.int64)
+        score[best] = 1
+        expose(st, q, top_bid + 1, q, best, score)
         return np.int64(0)
     v = raw_pick(st, top_bid + 1) if pl[q, P_POLICY] == 0 else min(top_bid, 1)
     record(st, v, q)

@@ -17,6 +17,8 @@ moves (``legal_moves`` gives ``0 .. n-1``).
 - ``heuristic``: :func:`.heuristic.win_chances` of the position at the pending decision;
 - ``default_move``: greedy's choice at the pending decision (its scores are kept when the
   decision is exposed), so playouts play like greedy seats rather than at random;
+- ``move_values``: those scores on the heuristic's scale, for the search rungs' ``candidates``,
+  ``prior`` and ``fallback``;
 - ``determinize``: the other seats are modelled as ``greedy`` (their real agents are not the
   seat's to see), and the kinds of their Mercenary cards still hidden (in hand or face down, and
   the kinds they bought this phase) are drawn afresh, uniformly. Future chance comes from the
@@ -48,6 +50,7 @@ from simulator.procedures.council.game.context import (
     O_LAW,
     O_PL,
     O_TOK,
+    PEND_SCORES,
     POS_SIZE,
     REPLAY,
     ROW0,
@@ -71,7 +74,13 @@ from simulator.procedures.council.game.context import (
     X_TURN,
 )
 from simulator.procedures.council.game.economy import income_phase, spending_phase, tax_phase
-from simulator.procedures.council.game.heuristic import record_round, standings, win_chances
+from simulator.procedures.council.game.heuristic import (
+    SCALE,
+    TEMPERATURE,
+    record_round,
+    standings,
+    win_chances,
+)
 from simulator.procedures.council.game.mercenaries import reveal_step
 from simulator.procedures.council.game.params import (
     H_AGENTS,
@@ -316,6 +325,34 @@ def default_move(s, rng):
 
 
 @kernel
+def move_values(s, moves, n, rng, out):
+    """Greedy's one-step values of ``moves[:n]`` at the pending decision, for the search rungs'
+    ``candidates``, ``prior`` and ``fallback`` (:mod:`simulator.agents.prior`): its scores, kept
+    when the decision was exposed, put on the heuristic's scale — the mover's
+    :func:`.heuristic.win_chances` with its standing moved by the score (a change of its edge,
+    in :data:`.heuristic.SCALE` units) and the rivals' as they stand. Strictly increasing in
+    the score, so the moves rank (ties included) as greedy ranks them. Draws no random word
+    (greedy draws only for ties)."""
+    me = s[X_PEND_SEAT]
+    tok, pl, g, ch, land, _law, _card = position(s, CUR)
+    seats = g[G_PLAYERS]
+    v = np.empty(MAX_PLAYERS, dtype=np.float64)
+    standings(tok, pl, g, ch, land, np.zeros(MAX_PLAYERS, dtype=np.int64), v)
+    for i in range(n):
+        mine = v[me] + s[PEND_SCORES + moves[i]] / SCALE
+        top = mine
+        for q in range(seats):
+            if q != me:
+                top = max(top, v[q])
+        total = 0.0
+        for q in range(seats):
+            if q != me:
+                total += np.exp((v[q] - top) / TEMPERATURE)
+        own = np.exp((mine - top) / TEMPERATURE)
+        out[i] = own / (own + total)
+
+
+@kernel
 def determinize(s, seat, rng):
     """A copy of ``s`` as ``seat`` sees it (module docstring)."""
     t = s.copy()
@@ -378,6 +415,7 @@ GAME = GameFunctions(
     n_seats=n_seats,
     max_moves=MAX_MOVES,
     default_move=default_move,
+    move_values=move_values,
 )
 
 
