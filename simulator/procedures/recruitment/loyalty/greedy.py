@@ -52,6 +52,7 @@ from simulator.procedures.recruitment.loyalty.state import (
     S_TALLY,
     S_TOKENS,
     S_ZONE,
+    borrowed,
 )
 
 
@@ -148,6 +149,8 @@ def greedy_move(s, rng):
     """One-step lookahead on the heuristic, scored before chance (module docstring). In a
     position whose projection is not kept (``H_TRACK`` 0: a game of random seats, a hand-built
     position) it decides on a copy with the projection computed; ``s`` is never changed."""
+    s = borrowed(s)
+    rng = borrowed(rng)
     if s[H_TRACK] != 0:
         return tracked_greedy_move(s, rng)
     t = s.copy()
@@ -198,6 +201,10 @@ def move_values(s, moves, n, rng, out):
     pass: the position's own). Draws no random word (greedy draws only for ties). Like greedy,
     works on a copy with the projection computed when ``s`` does not keep it; ``s`` is never
     changed."""
+    s = borrowed(s)
+    moves = borrowed(moves)
+    rng = borrowed(rng)
+    out = borrowed(out)
     if s[H_TRACK] == 0:
         t = s.copy()
         retally(t)
