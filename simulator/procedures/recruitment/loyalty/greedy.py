@@ -24,19 +24,18 @@ in a position without it (a hand-built one) computes it on a copy first.
 
 from __future__ import annotations
 
-import numpy as np
-
 from simulator.agents.streams import below
 from simulator.jit import inline, kernel
-from simulator.procedures.recruitment.loyalty.heuristic import seat_term
 from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS
 from simulator.procedures.recruitment.loyalty.phases import PASS
 from simulator.procedures.recruitment.loyalty.projection import (
     WEIGHT_ONE,
     project_card,
     retally,
+    seat_term,
     seat_weight,
     supply_weight,
+    terms_of,
 )
 from simulator.procedures.recruitment.loyalty.state import (
     H_N_CARDS,
@@ -50,6 +49,7 @@ from simulator.procedures.recruitment.loyalty.state import (
     S_STATUS,
     S_SUPPLY,
     S_TALLY,
+    S_TERMS,
     S_TOKENS,
     S_ZONE,
     borrowed,
@@ -92,9 +92,9 @@ def random_move(s, rng):
 def value_after(s, move, e, players, terms, unmoved):
     """The mover's heuristic right after placing a token on ``move``, from the projection kept
     in the state: only that card's holding and the mover's supply change, so only the soft win
-    share terms of the seats they touch are recomputed (``terms``: every seat's term now;
-    ``unmoved``: the value of a placement that changes no card's holding, the same for all of
-    them). Leaves ``s`` as it was."""
+    share terms of the seats they touch are recomputed (``terms``: the kept terms, seat ``f``'s
+    at ``S_TERMS + f``; ``unmoved``: the value of a placement that changes no card's holding,
+    the same for all of them). Leaves ``s`` as it was."""
     h0 = s[S_PROJ_HOLDER + move]
     w0 = s[S_PROJ_WEIGHT + move]
     if h0 == e and w0 == WEIGHT_ONE:
@@ -126,7 +126,7 @@ def share_after(s, e, players, terms, h0, w0, h1, w1):
         elif f in (h0, h1):
             term = seat_term(seat_weight(s, f, held))
         else:
-            term = terms[f]
+            term = terms[S_TERMS + f]
         total += term
     return mine / total
 
@@ -162,16 +162,16 @@ def greedy_move(s, rng):
 @inline
 def standing_terms(s):
     """What every placement's value starts from: ``(e, players, terms, here, unmoved)`` — the
-    mover, the seats, each seat's soft win share term now, the pass's value (the position's
-    own) and the value of a placement that changes no card's holding."""
+    mover, the seats, the soft win share terms kept in the state (projection.terms_of), the
+    pass's value (the position's own) and the value of a placement that changes no card's
+    holding."""
     players = s[H_PLAYERS]
     e = s[H_TURN]
-    terms = np.empty(MAX_PLAYERS, dtype=np.float64)
+    terms = terms_of(s)
     total = 0.0
     for f in range(players):
-        terms[f] = seat_term(seat_weight(s, f, s[S_TALLY + f]))
-        total += terms[f]
-    here = terms[e] / total
+        total += terms[S_TERMS + f]
+    here = terms[S_TERMS + e] / total
     unmoved = share_after(s, e, players, terms, -1, 0, -1, 0)
     return e, players, terms, here, unmoved
 

@@ -31,8 +31,8 @@ With ``x_e`` seat ``e``'s summed worth (characters), the estimate is a soft win 
 in [0, 1], summing to 1 like win shares, rising with one's own worth and falling with every
 rival's (so ruining the leader's character counts). (The heuristic ignores wages, that an empire
 with one character skips the loyalty check, and the tokens rivals will place.) HORIZON,
-SUPPLY_WEIGHT and BETA were tuned by greedy's win share against random seats in the ladder
-scenario's game (docs/recruitment.md). A finished game's heuristic is its win share.
+SUPPLY_WEIGHT and BETA (projection.py) were tuned by greedy's win share against random seats in
+the ladder scenario's game (docs/recruitment.md). A finished game's heuristic is its win share.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ import numpy as np
 from simulator.jit import inline, kernel
 from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS
 from simulator.procedures.recruitment.loyalty.phases import LOYALTY_SCALE, standing
-from simulator.procedures.recruitment.loyalty.projection import WEIGHT_ONE, seat_weight, tally
+from simulator.procedures.recruitment.loyalty.projection import seat_term, seat_weight, tally
 from simulator.procedures.recruitment.loyalty.state import (
     H_N_CARDS,
     H_PHASE,
@@ -52,8 +52,6 @@ from simulator.procedures.recruitment.loyalty.state import (
 
 #: Weight of the tie-break term of ``returns``.
 TIE_BREAK = 1e-3
-#: How sharply the soft win share follows a lead, per character (tuned: 1 to 4 play alike).
-BETA = 2.0
 
 
 @inline
@@ -83,15 +81,6 @@ def returns(s, out):
     for e in range(players):
         owned = standing(s, e) // LOYALTY_SCALE
         out[e] += TIE_BREAK * owned / (n_cards + 1)
-
-
-@inline
-def seat_term(x):
-    """``exp(BETA * x)`` of a seat's worth ``x`` (units of 1/WEIGHT_ONE): its term of the soft
-    win share. (No shift by the largest worth: worths are at most a few dozen characters, far
-    from overflow, and each seat's term then depends on its own worth alone, so the greedy agent
-    recomputes only the terms a move changes.)"""
-    return np.exp(BETA * x / WEIGHT_ONE)
 
 
 @kernel

@@ -307,7 +307,7 @@ def play_move(s, move, rng):
         s[S_SUPPLY + e] -= 1
         s[S_PLACED + e] += 1
         if s[H_TRACK] != 0:
-            reproject(s, move)
+            reproject(s, move, e)
         if s[H_PASS_FINAL] == 0:
             s[H_PASSES] = 0
     s[H_TURN] = (e + 1) % players

@@ -16,8 +16,9 @@ Layout (``S_*`` offsets; ``MAX_PLAYERS`` slots per seat, ``MAX_CARDS`` per card)
 - per card: wage, base loyalty, home seat (-1 for none), equipped cards, status (owner seat >= 0,
   or ``IN_ZONE``, ``IN_DECK``, ``REMOVED``);
 - tokens[card, seat]; the deck (top card last); the zone (in the order cards were dealt);
-  scratch space for the wage order; the heuristic's projection per card and per seat, which
-  the rules keep current so that the greedy agent does not recompute it for every decision.
+  scratch space for the wage order; the heuristic's projection per card and per seat, and each
+  seat's term of its soft win share, which the rules keep current so that the greedy agent
+  does not recompute them for every decision.
 
 Lead tracking (for ``lead_changes`` and ``decided_at``): ``H_LEADER`` is the last seat that led
 alone at the end of a round, ``H_LEADER_NOW`` the seat leading alone at the end of the last round
@@ -42,7 +43,8 @@ from numba.extending import intrinsic
 from simulator.jit import inline
 from simulator.procedures.recruitment.loyalty.params import MAX_CARDS, MAX_PLAYERS
 
-#: Integer type of the state (int32 would halve the copy; measured, see docs/recruitment.md).
+#: Integer type of the state (int32 would halve the copy; measured, see docs/recruitment.md; the
+#: kept soft win share terms, ``S_TERMS``, are float64 bits and need 64-bit slots).
 STATE_DTYPE = np.int64
 
 # Header.
@@ -120,7 +122,10 @@ S_SCRATCH = S_ZONE + MAX_PLAYERS + 1  # MAX_CARDS slots of working space (the wa
 S_PROJ_HOLDER = S_SCRATCH + MAX_CARDS
 S_PROJ_WEIGHT = S_PROJ_HOLDER + MAX_CARDS
 S_TALLY = S_PROJ_WEIGHT + MAX_CARDS  # summed card weight of seat e at S_TALLY + e
-STATE_SIZE = S_TALLY + MAX_PLAYERS
+#: Each seat's term of the heuristic's soft win share, kept with the projection: the bits of a
+#: float64 (read and written through ``s.view(np.float64)``, projection.terms_of).
+S_TERMS = S_TALLY + MAX_PLAYERS
+STATE_SIZE = S_TERMS + MAX_PLAYERS
 
 #: Card status other than an owner seat.
 IN_ZONE = -1
