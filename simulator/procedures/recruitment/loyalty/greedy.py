@@ -43,6 +43,8 @@ from simulator.procedures.recruitment.loyalty.state import (
     H_TRACK,
     H_TURN,
     H_ZONE_LEN,
+    IN_ZONE,
+    S_HOME,
     S_PLACED,
     S_PROJ_HOLDER,
     S_PROJ_WEIGHT,
@@ -106,6 +108,33 @@ def value_after(s, move, e, players, terms, unmoved):
     if h0 == h1 and w0 == w1:
         return unmoved
     return share_after(s, e, players, terms, h0, w0, h1, w1)
+
+
+@inline
+def is_plain(s, c, e):
+    """Whether ``c`` is a zone card without tokens that is not the mover's home card. A first
+    token on any such card makes the same projection (the mover holds it with one token, every
+    other loyalty 0; the card's base counts for its home empire only), so it is worth the same
+    whichever it is."""
+    if s[S_STATUS + c] != IN_ZONE or s[S_HOME + c] == e:
+        return False
+    first = S_TOKENS + c * MAX_PLAYERS
+    tokens = 0
+    for f in range(s[H_PLAYERS]):
+        tokens += s[first + f]
+    return tokens == 0
+
+
+@inline
+def placement_value(s, c, e, players, terms, unmoved, plain):
+    """``(value_after(s, c, ...), plain)``: ``plain`` is the value of a token on a plain card
+    (:func:`is_plain`) once one was scored in this decision, -1 before; the default zone holds
+    several, and this is what greedy's decisions mostly score."""
+    if is_plain(s, c, e):
+        if plain < 0.0:
+            plain = value_after(s, c, e, players, terms, unmoved)
+        return plain, plain
+    return value_after(s, c, e, players, terms, unmoved), plain
 
 
 @inline
@@ -183,9 +212,10 @@ def tracked_greedy_move(s, rng):
     best = -1.0
     ties = 0
     pick = PASS
+    plain = -1.0
     for k in range(s[H_ZONE_LEN]):
         c = s[S_ZONE + k]
-        v = value_after(s, c, e, players, terms, unmoved)
+        v, plain = placement_value(s, c, e, players, terms, unmoved, plain)
         best, ties, pick = _consider(v, c, best, ties, pick, rng)
     for c in range(s[H_N_CARDS]):
         if s[S_STATUS + c] == e:
@@ -218,6 +248,10 @@ def move_values(s, moves, n, rng, out):
 def tracked_values(s, moves, n, out):
     """:func:`move_values` in a position whose projection is kept (reads and restores ``s``)."""
     e, players, terms, here, unmoved = standing_terms(s)
+    plain = -1.0
     for i in range(n):
         m = moves[i]
-        out[i] = here if m == PASS else value_after(s, m, e, players, terms, unmoved)
+        if m == PASS:
+            out[i] = here
+        else:
+            out[i], plain = placement_value(s, m, e, players, terms, unmoved, plain)
