@@ -558,8 +558,9 @@ def test_greedy_keeps_its_token_rather_than_buy_a_character_the_loyalty_dice_wil
 def test_the_projection_the_rules_keep_after_every_placement_is_the_one_computed_afresh(revision):
     # Greedy reads the projection and the soft win share terms the rules keep up to date card by
     # card (projection.reproject); at every decision of whole games they must be, bit for bit,
-    # what a full recomputation (retally) gives. Seats alternate greedy and uniform moves: greedy
-    # alone never places on a card another seat holds, random play does.
+    # what a full recomputation (retally) gives, and the heuristic read from them what it computes
+    # afresh. Seats alternate greedy and uniform moves: greedy alone never places on a card
+    # another seat holds, random play does.
     p = validated(
         players=4, rounds=6, revision=revision, policies="greedy", loyalty_die=4, tokens_per_round=2
     )
@@ -577,6 +578,12 @@ def test_the_projection_the_rules_keep_after_every_placement_is_the_one_computed
             fresh = s.copy()
             retally(fresh)
             np.testing.assert_array_equal(s[S.S_PROJ_HOLDER :], fresh[S.S_PROJ_HOLDER :])
+            untracked = s.copy()
+            untracked[S.H_TRACK] = 0  # the heuristic computes the projection itself
+            kept, computed = np.zeros(4), np.zeros(4)
+            GAME.heuristic(s, kept)
+            GAME.heuristic(untracked, computed)
+            np.testing.assert_array_equal(kept, computed)
             if s[S.H_TURN] % 2 == 0:
                 move = greedy_move(s, np.array([1000 * trial + k], dtype=np.uint64))
             else:

@@ -42,12 +42,20 @@ import numpy as np
 from simulator.jit import inline, kernel
 from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS
 from simulator.procedures.recruitment.loyalty.phases import LOYALTY_SCALE, standing
-from simulator.procedures.recruitment.loyalty.projection import seat_term, seat_weight, tally
+from simulator.procedures.recruitment.loyalty.projection import (
+    seat_term,
+    seat_weight,
+    tally,
+    terms_of,
+)
 from simulator.procedures.recruitment.loyalty.state import (
     H_N_CARDS,
     H_PHASE,
     H_PLAYERS,
+    H_TRACK,
     OVER,
+    S_TERMS,
+    borrowed,
 )
 
 #: Weight of the tie-break term of ``returns``.
@@ -85,16 +93,26 @@ def returns(s, out):
 
 @kernel
 def heuristic(s, out):
-    """Each seat's estimated result in [0, 1] (module docstring); the win share once over."""
+    """Each seat's estimated result in [0, 1] (module docstring); the win share once over.
+    Reads the terms the rules keep (``H_TRACK``: the same numbers, projection.py) or computes
+    them."""
+    s = borrowed(s)
+    out = borrowed(out)
     if s[H_PHASE] == OVER:
         win_shares(s, out)
         return
     players = s[H_PLAYERS]
-    x = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    tally(s, x)
+    if s[H_TRACK] != 0:
+        terms = terms_of(s)
+        for e in range(players):
+            out[e] = terms[S_TERMS + e]
+    else:
+        x = np.zeros(MAX_PLAYERS, dtype=np.int64)
+        tally(s, x)
+        for e in range(players):
+            out[e] = seat_term(seat_weight(s, e, x[e]))
     total = 0.0
     for e in range(players):
-        out[e] = seat_term(seat_weight(s, e, x[e]))
         total += out[e]
     for e in range(players):
         out[e] /= total
