@@ -22,14 +22,16 @@ from simulator.procedures.recruitment.loyalty.game import GAME
 from simulator.procedures.recruitment.loyalty.greedy import greedy_move
 from simulator.procedures.recruitment.loyalty.metrics import metric_index
 from simulator.procedures.recruitment.loyalty.ownership import ownership_check
-from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS
+from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS, pack
 from simulator.procedures.recruitment.loyalty.phases import (
     PASS,
     loyalty_check,
     pay_wages,
     resolve_zone,
+    start_game,
     start_round,
 )
+from simulator.procedures.recruitment.loyalty.projection import retally
 from simulator.rng import scenario_key
 from tests import naive_recruitment as nr
 from tests.fold import fold
@@ -550,6 +552,47 @@ def test_greedy_keeps_its_token_rather_than_buy_a_character_the_loyalty_dice_wil
         s = kernel_state(game)
         assert greedy_move(s, np.array([1], dtype=np.uint64)) == want
         assert game.choose("greedy", nr.Raw(1)) == (nr.PASS if want == PASS else want)
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_the_projection_the_rules_keep_after_every_placement_is_the_one_computed_afresh(revision):
+    # Greedy reads the projection and the soft win share terms the rules keep up to date card by
+    # card (projection.reproject); at every decision of whole games they must be, bit for bit,
+    # what a full recomputation (retally) gives, and the heuristic read from them what it computes
+    # afresh. Seats alternate greedy and uniform moves: greedy alone never places on a card
+    # another seat holds, random play does.
+    p = validated(
+        players=4, rounds=6, revision=revision, policies="greedy", loyalty_die=4, tokens_per_round=2
+    )
+    row = pack(p)
+    choice = np.random.default_rng(11)
+    moves = np.zeros(GAME.max_moves, dtype=np.int64)
+    taken_from_holder = 0
+    for trial in range(8):
+        s = S.new_state()
+        rng = np.array([trial + 1], dtype=np.uint64)
+        start_game(s, row, rng)
+        assert s[S.H_TRACK] == 1
+        k = 0
+        while not GAME.is_over(s):
+            fresh = s.copy()
+            retally(fresh)
+            np.testing.assert_array_equal(s[S.S_PROJ_HOLDER :], fresh[S.S_PROJ_HOLDER :])
+            untracked = s.copy()
+            untracked[S.H_TRACK] = 0  # the heuristic computes the projection itself
+            kept, computed = np.zeros(4), np.zeros(4)
+            GAME.heuristic(s, kept)
+            GAME.heuristic(untracked, computed)
+            np.testing.assert_array_equal(kept, computed)
+            if s[S.H_TURN] % 2 == 0:
+                move = greedy_move(s, np.array([1000 * trial + k], dtype=np.uint64))
+            else:
+                move = moves[choice.integers(GAME.legal_moves(s, moves))]
+            holder = s[S.S_PROJ_HOLDER + move] if move != PASS else -1
+            taken_from_holder += holder not in (-1, s[S.H_TURN])
+            GAME.apply_move(s, move, rng)
+            k += 1
+    assert taken_from_holder > 10
 
 
 def test_determinize_reshuffles_only_the_undealt_deck_and_never_reads_its_order():

@@ -24,19 +24,18 @@ in a position without it (a hand-built one) computes it on a copy first.
 
 from __future__ import annotations
 
-import numpy as np
-
 from simulator.agents.streams import below
 from simulator.jit import inline, kernel
-from simulator.procedures.recruitment.loyalty.heuristic import seat_term
 from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS
 from simulator.procedures.recruitment.loyalty.phases import PASS
 from simulator.procedures.recruitment.loyalty.projection import (
     WEIGHT_ONE,
     project_card,
     retally,
+    seat_term,
     seat_weight,
     supply_weight,
+    terms_of,
 )
 from simulator.procedures.recruitment.loyalty.state import (
     H_N_CARDS,
@@ -44,14 +43,18 @@ from simulator.procedures.recruitment.loyalty.state import (
     H_TRACK,
     H_TURN,
     H_ZONE_LEN,
+    IN_ZONE,
+    S_HOME,
     S_PLACED,
     S_PROJ_HOLDER,
     S_PROJ_WEIGHT,
     S_STATUS,
     S_SUPPLY,
     S_TALLY,
+    S_TERMS,
     S_TOKENS,
     S_ZONE,
+    borrowed,
 )
 
 
@@ -91,9 +94,9 @@ def random_move(s, rng):
 def value_after(s, move, e, players, terms, unmoved):
     """The mover's heuristic right after placing a token on ``move``, from the projection kept
     in the state: only that card's holding and the mover's supply change, so only the soft win
-    share terms of the seats they touch are recomputed (``terms``: every seat's term now;
-    ``unmoved``: the value of a placement that changes no card's holding, the same for all of
-    them). Leaves ``s`` as it was."""
+    share terms of the seats they touch are recomputed (``terms``: the kept terms, seat ``f``'s
+    at ``S_TERMS + f``; ``unmoved``: the value of a placement that changes no card's holding,
+    the same for all of them). Leaves ``s`` as it was."""
     h0 = s[S_PROJ_HOLDER + move]
     w0 = s[S_PROJ_WEIGHT + move]
     if h0 == e and w0 == WEIGHT_ONE:
@@ -105,6 +108,33 @@ def value_after(s, move, e, players, terms, unmoved):
     if h0 == h1 and w0 == w1:
         return unmoved
     return share_after(s, e, players, terms, h0, w0, h1, w1)
+
+
+@inline
+def is_plain(s, c, e):
+    """Whether ``c`` is a zone card without tokens that is not the mover's home card. A first
+    token on any such card makes the same projection (the mover holds it with one token, every
+    other loyalty 0; the card's base counts for its home empire only), so it is worth the same
+    whichever it is."""
+    if s[S_STATUS + c] != IN_ZONE or s[S_HOME + c] == e:
+        return False
+    first = S_TOKENS + c * MAX_PLAYERS
+    tokens = 0
+    for f in range(s[H_PLAYERS]):
+        tokens += s[first + f]
+    return tokens == 0
+
+
+@inline
+def placement_value(s, c, e, players, terms, unmoved, plain):
+    """``(value_after(s, c, ...), plain)``: ``plain`` is the value of a token on a plain card
+    (:func:`is_plain`) once one was scored in this decision, -1 before; the default zone holds
+    several, and this is what greedy's decisions mostly score."""
+    if is_plain(s, c, e):
+        if plain < 0.0:
+            plain = value_after(s, c, e, players, terms, unmoved)
+        return plain, plain
+    return value_after(s, c, e, players, terms, unmoved), plain
 
 
 @inline
@@ -125,7 +155,7 @@ def share_after(s, e, players, terms, h0, w0, h1, w1):
         elif f in (h0, h1):
             term = seat_term(seat_weight(s, f, held))
         else:
-            term = terms[f]
+            term = terms[S_TERMS + f]
         total += term
     return mine / total
 
@@ -148,6 +178,8 @@ def greedy_move(s, rng):
     """One-step lookahead on the heuristic, scored before chance (module docstring). In a
     position whose projection is not kept (``H_TRACK`` 0: a game of random seats, a hand-built
     position) it decides on a copy with the projection computed; ``s`` is never changed."""
+    s = borrowed(s)
+    rng = borrowed(rng)
     if s[H_TRACK] != 0:
         return tracked_greedy_move(s, rng)
     t = s.copy()
@@ -159,16 +191,16 @@ def greedy_move(s, rng):
 @inline
 def standing_terms(s):
     """What every placement's value starts from: ``(e, players, terms, here, unmoved)`` — the
-    mover, the seats, each seat's soft win share term now, the pass's value (the position's
-    own) and the value of a placement that changes no card's holding."""
+    mover, the seats, the soft win share terms kept in the state (projection.terms_of), the
+    pass's value (the position's own) and the value of a placement that changes no card's
+    holding."""
     players = s[H_PLAYERS]
     e = s[H_TURN]
-    terms = np.empty(MAX_PLAYERS, dtype=np.float64)
+    terms = terms_of(s)
     total = 0.0
     for f in range(players):
-        terms[f] = seat_term(seat_weight(s, f, s[S_TALLY + f]))
-        total += terms[f]
-    here = terms[e] / total
+        total += terms[S_TERMS + f]
+    here = terms[S_TERMS + e] / total
     unmoved = share_after(s, e, players, terms, -1, 0, -1, 0)
     return e, players, terms, here, unmoved
 
@@ -180,9 +212,10 @@ def tracked_greedy_move(s, rng):
     best = -1.0
     ties = 0
     pick = PASS
+    plain = -1.0
     for k in range(s[H_ZONE_LEN]):
         c = s[S_ZONE + k]
-        v = value_after(s, c, e, players, terms, unmoved)
+        v, plain = placement_value(s, c, e, players, terms, unmoved, plain)
         best, ties, pick = _consider(v, c, best, ties, pick, rng)
     for c in range(s[H_N_CARDS]):
         if s[S_STATUS + c] == e:
@@ -198,6 +231,10 @@ def move_values(s, moves, n, rng, out):
     pass: the position's own). Draws no random word (greedy draws only for ties). Like greedy,
     works on a copy with the projection computed when ``s`` does not keep it; ``s`` is never
     changed."""
+    s = borrowed(s)
+    moves = borrowed(moves)
+    rng = borrowed(rng)
+    out = borrowed(out)
     if s[H_TRACK] == 0:
         t = s.copy()
         retally(t)
@@ -211,6 +248,10 @@ def move_values(s, moves, n, rng, out):
 def tracked_values(s, moves, n, out):
     """:func:`move_values` in a position whose projection is kept (reads and restores ``s``)."""
     e, players, terms, here, unmoved = standing_terms(s)
+    plain = -1.0
     for i in range(n):
         m = moves[i]
-        out[i] = here if m == PASS else value_after(s, m, e, players, terms, unmoved)
+        if m == PASS:
+            out[i] = here
+        else:
+            out[i], plain = placement_value(s, m, e, players, terms, unmoved, plain)

@@ -31,8 +31,8 @@ With ``x_e`` seat ``e``'s summed worth (characters), the estimate is a soft win 
 in [0, 1], summing to 1 like win shares, rising with one's own worth and falling with every
 rival's (so ruining the leader's character counts). (The heuristic ignores wages, that an empire
 with one character skips the loyalty check, and the tokens rivals will place.) HORIZON,
-SUPPLY_WEIGHT and BETA were tuned by greedy's win share against random seats in the ladder
-scenario's game (docs/recruitment.md). A finished game's heuristic is its win share.
+SUPPLY_WEIGHT and BETA (projection.py) were tuned by greedy's win share against random seats in
+the ladder scenario's game (docs/recruitment.md). A finished game's heuristic is its win share.
 """
 
 from __future__ import annotations
@@ -42,18 +42,24 @@ import numpy as np
 from simulator.jit import inline, kernel
 from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS
 from simulator.procedures.recruitment.loyalty.phases import LOYALTY_SCALE, standing
-from simulator.procedures.recruitment.loyalty.projection import WEIGHT_ONE, seat_weight, tally
+from simulator.procedures.recruitment.loyalty.projection import (
+    seat_term,
+    seat_weight,
+    tally,
+    terms_of,
+)
 from simulator.procedures.recruitment.loyalty.state import (
     H_N_CARDS,
     H_PHASE,
     H_PLAYERS,
+    H_TRACK,
     OVER,
+    S_TERMS,
+    borrowed,
 )
 
 #: Weight of the tie-break term of ``returns``.
 TIE_BREAK = 1e-3
-#: How sharply the soft win share follows a lead, per character (tuned: 1 to 4 play alike).
-BETA = 2.0
 
 
 @inline
@@ -85,27 +91,28 @@ def returns(s, out):
         out[e] += TIE_BREAK * owned / (n_cards + 1)
 
 
-@inline
-def seat_term(x):
-    """``exp(BETA * x)`` of a seat's worth ``x`` (units of 1/WEIGHT_ONE): its term of the soft
-    win share. (No shift by the largest worth: worths are at most a few dozen characters, far
-    from overflow, and each seat's term then depends on its own worth alone, so the greedy agent
-    recomputes only the terms a move changes.)"""
-    return np.exp(BETA * x / WEIGHT_ONE)
-
-
 @kernel
 def heuristic(s, out):
-    """Each seat's estimated result in [0, 1] (module docstring); the win share once over."""
+    """Each seat's estimated result in [0, 1] (module docstring); the win share once over.
+    Reads the terms the rules keep (``H_TRACK``: the same numbers, projection.py) or computes
+    them."""
+    s = borrowed(s)
+    out = borrowed(out)
     if s[H_PHASE] == OVER:
         win_shares(s, out)
         return
     players = s[H_PLAYERS]
-    x = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    tally(s, x)
+    if s[H_TRACK] != 0:
+        terms = terms_of(s)
+        for e in range(players):
+            out[e] = terms[S_TERMS + e]
+    else:
+        x = np.zeros(MAX_PLAYERS, dtype=np.int64)
+        tally(s, x)
+        for e in range(players):
+            out[e] = seat_term(seat_weight(s, e, x[e]))
     total = 0.0
     for e in range(players):
-        out[e] = seat_term(seat_weight(s, e, x[e]))
         total += out[e]
     for e in range(players):
         out[e] /= total

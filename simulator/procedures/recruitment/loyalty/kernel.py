@@ -49,6 +49,7 @@ from simulator.procedures.recruitment.loyalty.state import (
     S_STATUS,
     STATE_DTYPE,
     STATE_SIZE,
+    borrowed,
 )
 from simulator.rng import trial_state
 
@@ -58,9 +59,15 @@ N_TAIL = len(TAIL)
 assert TAIL[_DECIDED_AT] == "decided_at" and TAIL[_VIOLATIONS] == "invariant_violations"
 
 
-@inline
-def play_game(s, row, agents, rng, decision):
-    """One whole game from the trial stream in ``rng``; ``s`` holds the final position."""
+@kernel
+def play_game(state, row, agents, trial_rng, decision_rng):
+    """One whole game from the trial stream in ``trial_rng``; ``state`` holds the final position.
+    (Compiled on its own, so that it can play on borrowed views of its arrays: state.py.)"""
+    s = borrowed(state)
+    row = borrowed(row)
+    agents = borrowed(agents)
+    rng = borrowed(trial_rng)
+    decision = borrowed(decision_rng)
     trial_key = rng[0]
     start_game(s, row, rng)
     k = 0

@@ -107,6 +107,7 @@ from simulator.procedures.recruitment.loyalty.state import (
     S_WAGE,
     S_ZONE,
     STATE_SIZE,
+    borrowed,
 )
 from simulator.rng import GAMMA, die_of, low32, mix64
 
@@ -170,6 +171,9 @@ def deal_deck(s, row, rng):
 def start_game(s, row, rng):
     """Set ``s`` (a zeroed state of ``STATE_SIZE``) up for the game of packed ``row``, deal, and
     play up to the first decision."""
+    s = borrowed(s)
+    row = borrowed(row)
+    rng = borrowed(rng)
     for i in range(STATE_SIZE):
         s[i] = 0
     players = np.int64(row[P_PLAYERS])
@@ -303,7 +307,7 @@ def play_move(s, move, rng):
         s[S_SUPPLY + e] -= 1
         s[S_PLACED + e] += 1
         if s[H_TRACK] != 0:
-            reproject(s, move)
+            reproject(s, move, e)
         if s[H_PASS_FINAL] == 0:
             s[H_PASSES] = 0
     s[H_TURN] = (e + 1) % players
@@ -312,8 +316,8 @@ def play_move(s, move, rng):
 
 @kernel
 def apply_move(s, move, rng):
-    """The game interface's ``apply_move``: :func:`play_move`."""
-    play_move(s, move, rng)
+    """The game interface's ``apply_move``: :func:`play_move` (on borrowed views, state.py)."""
+    play_move(borrowed(s), move, borrowed(rng))
 
 
 @inline
@@ -526,6 +530,8 @@ def sole_leader(s):
 def end_round(s, rng):
     """Resolve the zone, run maintenance, track the lead, then start the next round or end the
     game."""
+    s = borrowed(s)
+    rng = borrowed(rng)
     resolve_zone(s, rng)
     loyalty_check(s, rng)
     pay_wages(s)

@@ -1,7 +1,8 @@
 """The heuristic's projection of a position (heuristic.py explains it): per card, who would hold
 it if the zone were resolved and the ownership check run now, and the chance that holder keeps it
-through the next ``HORIZON`` loyalty checks; per seat, the summed chances. The rules keep a copy of
-it in the state (``S_PROJ_HOLDER``, ``S_PROJ_WEIGHT``, ``S_TALLY``) when a seat needs it
+through the next ``HORIZON`` loyalty checks; per seat, the summed chances, and its term
+``exp(BETA * worth)`` of the soft win share. The rules keep a copy of it in the state
+(``S_PROJ_HOLDER``, ``S_PROJ_WEIGHT``, ``S_TALLY``, ``S_TERMS``) when a seat needs it
 (``H_TRACK``, set when some seat is greedy): :func:`retally` after a round starts,
 :func:`reproject` after a token is placed.
 
@@ -33,6 +34,7 @@ from simulator.procedures.recruitment.loyalty.state import (
     S_STATUS,
     S_SUPPLY,
     S_TALLY,
+    S_TERMS,
     S_TOKENS,
 )
 
@@ -44,6 +46,8 @@ WEIGHT_ONE = 1 << 20
 #: What a token still in supply (and placeable before the game ends) is worth, in characters:
 #: tuned like HORIZON. Without it greedy spends every token at once; too high, it hoards them.
 SUPPLY_WEIGHT = WEIGHT_ONE // 50
+#: How sharply the soft win share follows a lead, per character (tuned: 1 to 4 play alike).
+BETA = 2.0
 
 
 @inline
@@ -167,6 +171,27 @@ def seat_weight(s, e, held):
 
 
 @inline
+def seat_term(x):
+    """``exp(BETA * x)`` of a seat's worth ``x`` (units of 1/WEIGHT_ONE): its term of the soft
+    win share. (No shift by the largest worth: worths are at most a few dozen characters, far
+    from overflow, and each seat's term then depends on its own worth alone, so the greedy agent
+    recomputes only the terms a move changes.)"""
+    return np.exp(BETA * x / WEIGHT_ONE)
+
+
+@inline
+def terms_of(s):
+    """The kept soft win share terms: a float64 view of ``s``, seat ``f``'s at ``S_TERMS + f``."""
+    return s.view(np.float64)
+
+
+@inline
+def refresh_term(s, f):
+    """Recompute seat ``f``'s kept term from its kept tally, supply and placements."""
+    terms_of(s)[S_TERMS + f] = seat_term(seat_weight(s, f, s[S_TALLY + f]))
+
+
+@inline
 def tally(s, a):
     """Summed card weights ``a[e]`` of every seat ``e`` (no supply)."""
     for e in range(s[H_PLAYERS]):
@@ -188,16 +213,27 @@ def retally(s):
         s[S_PROJ_WEIGHT + c] = w
         if h >= 0:
             s[S_TALLY + h] += w
+    for e in range(s[H_PLAYERS]):
+        refresh_term(s, e)
 
 
 @inline
-def reproject(s, c):
-    """Update the projection kept in the state after card ``c``'s tokens changed."""
+def reproject(s, c, e):
+    """Update the projection kept in the state after seat ``e`` placed a token on card ``c``
+    (its supply and placements already counted)."""
     h0 = s[S_PROJ_HOLDER + c]
+    w0 = s[S_PROJ_WEIGHT + c]
     h1, w1 = project_card(s, c)
     if h0 >= 0:
-        s[S_TALLY + h0] -= s[S_PROJ_WEIGHT + c]
+        s[S_TALLY + h0] -= w0
     if h1 >= 0:
         s[S_TALLY + h1] += w1
     s[S_PROJ_HOLDER + c] = h1
     s[S_PROJ_WEIGHT + c] = w1
+    refresh_term(s, e)
+    if h0 == h1 and w0 == w1:
+        return
+    if h0 >= 0 and h0 != e:
+        refresh_term(s, h0)
+    if h1 >= 0 and h1 != e and h1 != h0:
+        refresh_term(s, h1)

@@ -16,8 +16,9 @@ Layout (``S_*`` offsets; ``MAX_PLAYERS`` slots per seat, ``MAX_CARDS`` per card)
 - per card: wage, base loyalty, home seat (-1 for none), equipped cards, status (owner seat >= 0,
   or ``IN_ZONE``, ``IN_DECK``, ``REMOVED``);
 - tokens[card, seat]; the deck (top card last); the zone (in the order cards were dealt);
-  scratch space for the wage order; the heuristic's projection per card and per seat, which
-  the rules keep current so that the greedy agent does not recompute it for every decision.
+  scratch space for the wage order; the heuristic's projection per card and per seat, and each
+  seat's term of its soft win share, which the rules keep current so that the greedy agent
+  does not recompute them for every decision.
 
 Lead tracking (for ``lead_changes`` and ``decided_at``): ``H_LEADER`` is the last seat that led
 alone at the end of a round, ``H_LEADER_NOW`` the seat leading alone at the end of the last round
@@ -25,16 +26,25 @@ alone at the end of a round, ``H_LEADER_NOW`` the seat leading alone at the end 
 
 ``H_TRACK`` is 1 when the rules keep the heuristic's projection current (a game with a greedy or
 search seat; projection.py), 0 when nobody reads it (every seat random).
+
+One array is not enough on its own: inside a compiled function Numba still counts references on
+it, an atomic increment and decrement for every inlined helper it enters and every loop that
+reads it, which was half of a greedy game's time (perf: ``NRT_incref``/``NRT_decref``). The
+compiled entry points therefore work on :func:`borrowed` views of their arrays, which carry no
+reference count at all.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import types
+from numba.extending import intrinsic, overload
 
 from simulator.jit import inline
 from simulator.procedures.recruitment.loyalty.params import MAX_CARDS, MAX_PLAYERS
 
-#: Integer type of the state (int32 would halve the copy; measured, see docs/recruitment.md).
+#: Integer type of the state (int32 would halve the copy; measured, see docs/recruitment.md; the
+#: kept soft win share terms, ``S_TERMS``, are float64 bits and need 64-bit slots).
 STATE_DTYPE = np.int64
 
 # Header.
@@ -112,12 +122,57 @@ S_SCRATCH = S_ZONE + MAX_PLAYERS + 1  # MAX_CARDS slots of working space (the wa
 S_PROJ_HOLDER = S_SCRATCH + MAX_CARDS
 S_PROJ_WEIGHT = S_PROJ_HOLDER + MAX_CARDS
 S_TALLY = S_PROJ_WEIGHT + MAX_CARDS  # summed card weight of seat e at S_TALLY + e
-STATE_SIZE = S_TALLY + MAX_PLAYERS
+#: Each seat's term of the heuristic's soft win share, kept with the projection: the bits of a
+#: float64 (read and written through ``s.view(np.float64)``, projection.terms_of).
+S_TERMS = S_TALLY + MAX_PLAYERS
+STATE_SIZE = S_TERMS + MAX_PLAYERS
 
 #: Card status other than an owner seat.
 IN_ZONE = -1
 IN_DECK = -2
 REMOVED = -3
+
+
+def borrowed(array: np.ndarray) -> np.ndarray:
+    """``borrowed(a)``: in compiled code, a view of the array ``a`` (same data, shape and
+    strides) without a memory owner, so Numba counts no references on it (each count is an
+    atomic operation); called from Python (or with the JIT off), ``a`` itself.
+
+    Only for the duration of a call that received ``a`` as an argument, or while ``a`` itself is
+    still used afterwards: Numba frees an array after the last statement that names it, and a
+    borrowed view does not keep it alive. Never return a borrowed view or keep it in a
+    container."""
+    return array
+
+
+@intrinsic
+def _view_without_owner(typingctx, array):
+    if not isinstance(array, types.Array):
+        return None
+
+    def codegen(context, builder, sig, args):
+        src = context.make_array(sig.args[0])(context, builder, args[0])
+        view = context.make_array(sig.return_type)(context, builder)
+        context.populate_array(
+            view,
+            data=src.data,
+            shape=src.shape,
+            strides=src.strides,
+            itemsize=src.itemsize,
+            meminfo=None,
+        )
+        return view._getvalue()
+
+    return array(array), codegen
+
+
+# Not ``inline="always"``: inlined at Numba's IR level, the view took the counts back (greedy
+# 3.7e4 -> 1.8e4 games per CPU-second); as a call, LLVM inlines it anyway.
+@overload(borrowed)
+def _borrowed(array):
+    if isinstance(array, types.Array):
+        return lambda array: _view_without_owner(array)
+    return None
 
 
 def new_state() -> np.ndarray:
