@@ -6,6 +6,12 @@ at once both compiled it (a session of 2026-12-01 compiled the council kernel tw
 180 CPU-seconds thrown away). :func:`_compile_once_across_workers` makes a worker about to compile
 a disk-cached function wait for another worker already compiling it, then load that worker's
 result from the cache.
+
+Order: with ``--dist loadfile --no-loadscope-reorder`` (``make unit``) xdist hands out whole files
+in collection order, so :func:`pytest_collection_modifyitems` puts first the files that compile a
+whole game's kernel cold (the council's first: it is the session's longest task), one per worker,
+and last the files that run every game or reuse those kernels, which by then load from the cache
+instead of waiting for the compile. The order inside a file is kept.
 """
 
 from __future__ import annotations
@@ -60,6 +66,41 @@ def _compile_once_across_workers(self, sig):
 
 
 Dispatcher.compile = _compile_once_across_workers
+
+#: Files that compile a whole game's kernel cold, longest first: they start the session.
+COMPILE_FIRST = (
+    "tests/test_council_game.py",
+    "tests/test_recruitment_loyalty.py",
+    "tests/test_new_world.py",
+    "tests/test_root_hirelings_agents.py",
+)
+#: Files that run every scenario or game, or reuse the kernels above: they end it, before the
+#: documentation pages (whose console examples run whole games too).
+RUN_LAST = (
+    "tests/test_cli.py",
+    "tests/test_council_agents.py",
+    "tests/test_agents_recruitment.py",
+    "tests/test_game_interfaces.py",
+    "tests/test_council_rules.py",
+    "tests/test_compare.py",
+    "tests/test_summary.py",
+)
+
+
+def _rank(item: pytest.Item) -> tuple[int, int]:
+    path = item.nodeid.split("::")[0]
+    if path in COMPILE_FIRST:
+        return 0, COMPILE_FIRST.index(path)
+    if path in RUN_LAST:
+        return 2, RUN_LAST.index(path)
+    if path.startswith("docs/"):
+        return 2, len(RUN_LAST)
+    return 1, 0
+
+
+def pytest_collection_modifyitems(config, items):
+    """Whole-game kernels' first files first, their other users and the docs last (stable)."""
+    items.sort(key=_rank)
 
 
 @pytest.fixture
