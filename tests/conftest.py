@@ -78,6 +78,7 @@ COMPILE_FIRST = (
 #: documentation pages (whose console examples run whole games too).
 RUN_LAST = (
     "tests/test_cli.py",
+    "tests/test_backends.py",  # sends every procedure, the council's too, to a Dask worker
     "tests/test_council_agents.py",
     "tests/test_agents_recruitment.py",
     "tests/test_game_interfaces.py",
