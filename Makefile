@@ -43,10 +43,13 @@ format: $(VENV)/.dev-installed
 	$(BIN)/ruff check --fix simulator tests bench mutants
 
 # Two worker processes (CI has two cores); a file's tests stay on one worker, so the Numba kernels
-# a file needs compile once (and the disk cache serves the other worker and later runs).
+# a file needs compile once (and the disk cache serves the other worker and later runs). Files go
+# out in collection order (--no-loadscope-reorder), which tests/conftest.py sets: the files that
+# compile a whole game's kernel first, their other users last; a worker that meets a function the
+# other is compiling waits for it and loads it from the cache (tests/conftest.py).
 TEST_WORKERS ?= 2
 unit: $(VENV)/.dev-installed
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 ## bench: speed figures, each beside its baseline measured in the same run
 bench: $(VENV)/.dev-installed

@@ -1,10 +1,107 @@
-"""Fixtures shared by the test modules."""
+"""Fixtures shared by the test modules, and how the test session compiles Numba kernels.
+
+Compiling: the suite runs on two pytest-xdist workers that share Numba's disk cache. A cold
+council or recruitment kernel takes minutes to compile, and two workers that reach the same kernel
+at once both compiled it (a session of 2026-12-01 compiled the council kernel twice side by side,
+180 CPU-seconds thrown away). :func:`_compile_once_across_workers` makes a worker about to compile
+a disk-cached function wait for another worker already compiling it, then load that worker's
+result from the cache.
+
+Order: with ``--dist loadfile --no-loadscope-reorder`` (``make unit``) xdist hands out whole files
+in collection order, so :func:`pytest_collection_modifyitems` puts first the files that compile a
+whole game's kernel cold (the council's first: it is the session's longest task), one per worker,
+and last the files that run every game or reuse those kernels, which by then load from the cache
+instead of waiting for the compile. The order inside a file is kept.
+"""
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import tempfile
+from pathlib import Path
+
 import pytest
+from numba.core import caching
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.dispatcher import Dispatcher
 
 from simulator import engine
+
+#: One lock file per cached function, shared by every process on this machine.
+COMPILE_LOCKS = Path(tempfile.gettempdir()) / "sim-numba-compile-locks"
+
+_numba_compile = Dispatcher.compile
+_held: set[str] = set()  # the functions this process is compiling (guarded by Numba's lock)
+
+
+def _compile_once_across_workers(self, sig):
+    """Dispatcher.compile, one process at a time per disk-cached function.
+
+    Numba's own compiler lock is taken first, so a process compiles in one thread and holds its
+    function locks along one path of the call graph (a caller, then its callees): two processes
+    cannot wait on each other. A nested compile of a function this process already holds (a
+    recursive signature) does not lock again. Functions without a disk cache (``cache=False``,
+    the agents' closures) compile as before.
+    """
+    cache = self._cache
+    if not isinstance(cache, caching.Cache):
+        return _numba_compile(self, sig)
+    func = self.py_func
+    where = f"{func.__module__}.{func.__qualname__}-{func.__code__.co_firstlineno}"
+    name = f"{cache.cache_path}/{where}"
+    key = hashlib.sha256(name.encode()).hexdigest()[:24]
+    with global_compiler_lock:
+        if key in _held:
+            return _numba_compile(self, sig)
+        COMPILE_LOCKS.mkdir(exist_ok=True)
+        with open(COMPILE_LOCKS / f"{key}.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            _held.add(key)
+            try:
+                # Loads from the disk cache when the worker that held the lock compiled it.
+                return _numba_compile(self, sig)
+            finally:
+                _held.discard(key)
+
+
+Dispatcher.compile = _compile_once_across_workers
+
+#: Files that compile a whole game's kernel cold, longest first: they start the session.
+COMPILE_FIRST = (
+    "tests/test_council_game.py",
+    "tests/test_recruitment_loyalty.py",
+    "tests/test_new_world.py",
+    "tests/test_root_hirelings_agents.py",
+)
+#: Files that run every scenario or game, or reuse the kernels above: they end it, before the
+#: documentation pages (whose console examples run whole games too).
+RUN_LAST = (
+    "tests/test_cli.py",
+    "tests/test_backends.py",  # sends every procedure, the council's too, to a Dask worker
+    "tests/test_council_agents.py",
+    "tests/test_agents_recruitment.py",
+    "tests/test_game_interfaces.py",
+    "tests/test_council_rules.py",
+    "tests/test_compare.py",
+    "tests/test_summary.py",
+)
+
+
+def _rank(item: pytest.Item) -> tuple[int, int]:
+    path = item.nodeid.split("::")[0]
+    if path in COMPILE_FIRST:
+        return 0, COMPILE_FIRST.index(path)
+    if path in RUN_LAST:
+        return 2, RUN_LAST.index(path)
+    if path.startswith("docs/"):
+        return 2, len(RUN_LAST)
+    return 1, 0
+
+
+def pytest_collection_modifyitems(config, items):
+    """Whole-game kernels' first files first, their other users and the docs last (stable)."""
+    items.sort(key=_rank)
 
 
 @pytest.fixture
