@@ -18,6 +18,7 @@ import hashlib
 from pathlib import Path
 
 from numba.core import config
+from numba.core.caching import UserProvidedCacheLocator
 
 STAMP = "sources.sha256"
 
@@ -39,8 +40,10 @@ def _cache_dirs(package: Path) -> list[Path]:
     """Where Numba writes the package's cache: ``__pycache__``, or under NUMBA_CACHE_DIR."""
     cache_dir = getattr(config, "CACHE_DIR", "")
     if cache_dir:
-        # Numba mirrors the source directory's absolute path under CACHE_DIR.
-        return [Path(cache_dir) / package.resolve().relative_to(package.resolve().anchor)]
+        # Numba names the folder after the source directory and a hash of its path (not a mirror
+        # of the path): ask its locator, so a NUMBA_CACHE_DIR run (mutants/run.py) drops as well.
+        init = str(package.resolve() / "__init__.py")
+        return [Path(cache_dir) / UserProvidedCacheLocator.get_suitable_cache_subpath(init)]
     return [package / "__pycache__"]
 
 

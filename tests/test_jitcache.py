@@ -61,3 +61,24 @@ def test_every_game_package_with_agents_guards_its_cache():
         root / "root" / "__init__.py",
     ):
         assert "drop_stale(__file__)" in init.read_text(), init
+
+
+def test_with_numba_cache_dir_the_folder_dropped_is_the_one_numba_writes(tmp_path, monkeypatch):
+    """Under NUMBA_CACHE_DIR (mutants/run.py sets it) Numba writes a package's cache to a folder
+    named after the source directory and a hash of its path: the one drop_stale must clear."""
+    import numba
+
+    cache_dir = tmp_path / "numba-cache"
+    monkeypatch.setattr(jitcache.config, "CACHE_DIR", str(cache_dir), raising=False)
+    game = tmp_path / "game"
+    game.mkdir()
+    (game / "__init__.py").write_text("")
+    (game / "kernel.py").write_text("def kernel(x):\n    return x + 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import game.kernel as module  # type: ignore[import-not-found]
+
+    numba.njit(cache=True)(module.kernel)(1)
+    written = {p.parent for p in cache_dir.rglob("*.nbi")}
+    assert written == set(jitcache._cache_dirs(game))
+    jitcache.drop_stale(str(game / "__init__.py"), ())
+    assert not list(cache_dir.rglob("*.nbi"))
