@@ -160,7 +160,9 @@ def character_action(st, tok, pl, g, ch, land, law, card, mv, score, tied, decl,
         base = edge_of(bd, pl, g, p)
         for i in range(n):
             if mv[i, 0] == MV_BISHOP:
-                score[i] = gain_at(bd, base, tok, pl, g, ch, land, p, mv[i, 1], 1, 0, tied)
+                score[i] = gain_at(
+                    bd, base, tok, pl, g, ch, land, p, mv[i, 1], np.int64(1), np.int64(0), tied
+                )
             elif mv[i, 0] == MV_WARLORD:
                 score[i] = soldier_gain(bd, base, tok, pl, g, land, p, mv[i, 1], mv[i, 2])
     i = choose(st, pl, p, n, score)

@@ -196,7 +196,9 @@ def spending_phase(st, tok, pl, g, ch, land, card, mv, score, tied):
                     score[n] = 0
                     if scored:
                         cost = -g[G_INF_COST]
-                        score[n] = gain_at(bd, base, tok, pl, g, ch, land, p, li, 1, cost, tied)
+                        score[n] = gain_at(
+                            bd, base, tok, pl, g, ch, land, p, li, np.int64(1), cost, tied
+                        )
                     n += 1
             price = merc_cost(tok, g, land, p)
             first_merc = -1
@@ -209,7 +211,9 @@ def spending_phase(st, tok, pl, g, ch, land, card, mv, score, tied):
                 first_merc = n
                 paid = 0
                 if scored:
-                    paid = gain_at(bd, base, tok, pl, g, ch, land, p, -1, 0, -price, tied)
+                    paid = gain_at(
+                        bd, base, tok, pl, g, ch, land, p, np.int64(-1), np.int64(0), -price, tied
+                    )
                 for kind in range(5):
                     mv[n, 0] = MV_BUY_MERC
                     mv[n, 1] = kind

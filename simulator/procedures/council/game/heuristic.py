@@ -241,7 +241,11 @@ def gain_at(b, base, tok, pl, g, ch, land, p, col, d, coins, tied):
     """Greedy's score of a move that changes p's tokens at column col (none if negative) by d
     and its coins by ``coins``: the change of :func:`edge_of` from ``base`` (the edge of
     breakdown ``b`` of the position), times :data:`SCALE`, as an integer. Only the parts of b
-    the column changes are recounted, on a copy in b's scratch rows (b is left as it was)."""
+    the column changes are recounted, on a copy in b's scratch rows (b is left as it was).
+
+    Callers pass constant arguments as ``np.int64(...)``: Numba compiles a function once more for
+    each literal integer it is called with, and each copy of this one and its recounts cost ~18 s
+    of CPU in a cold compile."""
     # We previously recounted the column on b itself and then back (four recounts a move);
     # the copy costs 42 words and saves two recounts, the dear part (a scan of every seat's
     # tokens), with the same integers.

@@ -265,7 +265,8 @@ def council_game_kernel(packed, key, first_trial, n_trials, hist_offset, hist_ma
         m = min(BLOCK, end - start)
         for i in range(m):
             for v in range(n_variants):
-                buffers_play(packed[v], key, start + i, 0, out)
+                # np.int64: a literal 0 would compile the whole game once more (heuristic.gain_at).
+                buffers_play(packed[v], key, start + i, np.int64(0), out)
                 for k in range(n_metrics):
                     values[v, k, i] = out[k]
         accumulate_block(stats, values, m, hist_offset, hist_max)
@@ -278,7 +279,7 @@ def invariant_violations(row, key, first_trial, n_trials):
     out = np.zeros(np.int64(row[H_PLAYERS]) + N_METRICS_BASE, dtype=np.int64)
     bad = 0
     for t in range(first_trial, first_trial + n_trials):
-        bad += buffers_play(row, key, t, 1, out)
+        bad += buffers_play(row, key, t, np.int64(1), out)
     return bad
 
 

@@ -311,7 +311,9 @@ def score_sends(tok, pl, g, ch, land, card, mv, score, first, n, p, tied):
             continue
         src = mv[i, 4]
         if paid[src] == UNSCORED:
-            paid[src] = gain_at(bd, base, tok, pl, g, ch, land, p, src, -1, 0, tied)
+            paid[src] = gain_at(
+                bd, base, tok, pl, g, ch, land, p, src, np.int64(-1), np.int64(0), tied
+            )
         score[i] = paid[src]
         t = mv[i, 2]
         gives = mv[i, 3] == 0 or has_trait(ch, t, T_INCORRUPTIBLE) == 0
@@ -319,7 +321,9 @@ def score_sends(tok, pl, g, ch, land, card, mv, score, first, n, p, tied):
             put = gift_size(ch, t) if mv[i, 3] == 0 else 1
             if brought[t, put] == UNSCORED:
                 col = N_LANDS + t
-                brought[t, put] = gain_at(bd, base, tok, pl, g, ch, land, p, col, put, 0, tied)
+                brought[t, put] = gain_at(
+                    bd, base, tok, pl, g, ch, land, p, col, put, np.int64(0), tied
+                )
             score[i] += brought[t, put]
 
 

@@ -218,7 +218,9 @@ def setup(row, st, tok, pl, g, ch, land, law, card, mv, score, tied):
                 mv[n, 0] = MV_LAND_TOKEN if col < N_LANDS else MV_CHAR_TOKEN
                 mv[n, 1] = col
                 if scored:
-                    score[n] = gain_at(bd, base, tok, pl, g, ch, land, p, col, 1, 0, tied)
+                    score[n] = gain_at(
+                        bd, base, tok, pl, g, ch, land, p, col, np.int64(1), np.int64(0), tied
+                    )
                 n += 1
             i = choose(st, pl, p, n, score)
             give_tokens(tok, pl, p, mv[i, 1], 1)
