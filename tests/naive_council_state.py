@@ -133,6 +133,14 @@ class GameState:
     def char_owner(self, c: int) -> int:
         return self.strict_top([self.on_char[q][c] for q in range(self.n)])
 
+    def heads_held(self):
+        """(land, its Head, the Head's player) for each Land whose Head a player holds, in Land
+        order (who advises the Council, who votes on a Land law)."""
+        for land in range(7):
+            h = self.head_of(land)
+            if h >= 0 and (q := self.char_owner(h)) >= 0:
+                yield land, h, q
+
     def land_priority(self, land: int) -> tuple[int, list[int]]:
         """(owner, []) or (-1, []) for no tokens or (-2, contesting players): Land + Head tokens,
         ties to more tokens on the Head."""

@@ -144,13 +144,7 @@ class Votes:
         advice = [0] * 5
         if not self.p["advice"]:
             return advice
-        for land in range(7):
-            h = self.head_of(land)
-            if h < 0:
-                continue
-            q = self.char_owner(h)
-            if q < 0:
-                continue
+        for land, h, q in self.heads_held():
             free = self.p["lands"][land]["effect"] == "sway_council"
             loss = 0 if free or not self.greedy(q) else self.delta(q, ("char", h), -1)
             options: list = [None]
@@ -203,13 +197,7 @@ class Votes:
 
     def land_vote(self, proposer: int) -> int:
         yes = 0
-        for land in range(7):
-            h = self.head_of(land)
-            if h < 0:
-                continue
-            q = self.char_owner(h)
-            if q < 0:
-                continue
+        for _, _, q in self.heads_held():
             yes += q == proposer or self.choose(q, [0, 0]) == 0
         s = self.power_holder("sway_head")
         heads = [self.head_of(land) for land in range(7)]
