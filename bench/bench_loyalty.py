@@ -1,7 +1,8 @@
 """Recruitment and loyalty, a whole 6-player, 10-round game: games/s of the kernel through the
 engine on 1 and 2 threads, with every seat random, every seat greedy, and greedy and random seats
 alternating, beside the plain-Python twin (tests/naive_recruitment.py) measured in the same run.
-Issue 13 sets the target: random and greedy at least 5e4 games/s on two threads."""
+Issue 13 sets the target: every seat random and every seat greedy at least 5e4 games/s on two
+threads (the mixed row has none)."""
 
 from __future__ import annotations
 
@@ -64,7 +65,9 @@ def rows(quick: bool) -> list[Row]:
                 repeat,
             )
             rate = n / secs
-            two = threads == 2
+            # The issue's target is for every seat random or every seat greedy; mixed seats are
+            # shown for scale (random seats leave tokens that cost greedy its shortcut).
+            two = threads == 2 and params is not MIXED
             out.append(
                 Row(
                     f"loyalty 6x10 {label}, {threads} thread{'s' * two}",
@@ -77,6 +80,7 @@ def rows(quick: bool) -> list[Row]:
                 )
             )
         cpu = _cpu_rate(plan, games // 4, repeat)
+        targeted = params is not MIXED
         out.append(
             Row(
                 f"loyalty 6x10 {label}, per CPU-second of 1 thread",
@@ -84,8 +88,8 @@ def rows(quick: bool) -> list[Row]:
                 "games/s",
                 twin,
                 "plain-Python twin",
-                "≥ 2.5e4 (5e4 on two threads)",
-                cpu >= TARGET / 2,
+                "≥ 2.5e4 (5e4 on two threads)" if targeted else "",
+                cpu >= TARGET / 2 if targeted else None,
             )
         )
     return out
