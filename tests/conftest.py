@@ -44,7 +44,7 @@ def _compile_once_across_workers(self, sig):
     recursive signature) does not lock again. Functions without a disk cache (``cache=False``,
     the agents' closures) compile as before.
     """
-    cache = self._cache
+    cache = getattr(self, "_cache", None)  # Numba's internals: without them, compile as before
     if not isinstance(cache, caching.Cache):
         return _numba_compile(self, sig)
     func = self.py_func
