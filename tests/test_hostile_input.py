@@ -266,6 +266,8 @@ def test_sigterm_and_sighup_write_partial_results_and_exit_128_plus_the_signal(t
     proc = subprocess.Popen(
         [
             sys.executable,
+            "-X",
+            "faulthandler",
             "-m",
             "simulator.cli",
             "run",
@@ -287,7 +289,13 @@ def test_sigterm_and_sighup_write_partial_results_and_exit_128_plus_the_signal(t
     )
     wait_for_jobs(proc.pid)
     proc.send_signal(getattr(signal, sig))
-    _, err = proc.communicate(timeout=60)
+    try:
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        # Seen once in a full session (2026-12-01), never alone: say where every thread was.
+        proc.send_signal(signal.SIGABRT)  # -X faulthandler prints each thread's stack
+        _, err = proc.communicate(timeout=30)
+        pytest.fail(f"the run did not end 60 s after {sig}; its threads then:\n{err}")
     assert proc.returncode == code, err
     assert f"interrupted ({sig})" in err and "Traceback" not in err
     summary = json.loads((out / "summary.json").read_text())
