@@ -292,14 +292,19 @@ def soldier_gain(b, base, tok, pl, g, land, p, a, to):
 @kernel
 def win_chances(tok, pl, g, ch, land, tied, out):
     """Each seat's estimated chance to win: a softmax of :func:`value_of` (:data:`TEMPERATURE`)."""
-    n = g[G_PLAYERS]
     standings(tok, pl, g, ch, land, tied, out)
+    soften(out, g[G_PLAYERS])
+
+
+@inline
+def soften(v, n):
+    """Standings ``v[:n]`` to win chances, in place: a softmax at :data:`TEMPERATURE`."""
     best = -1e18
     for p in range(n):
-        best = max(best, out[p])
+        best = max(best, v[p])
     total = 0.0
     for p in range(n):
-        out[p] = np.exp((out[p] - best) / TEMPERATURE)
-        total += out[p]
+        v[p] = np.exp((v[p] - best) / TEMPERATURE)
+        total += v[p]
     for p in range(n):
-        out[p] /= total
+        v[p] /= total

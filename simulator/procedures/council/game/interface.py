@@ -76,8 +76,8 @@ from simulator.procedures.council.game.context import (
 from simulator.procedures.council.game.economy import income_phase, spending_phase, tax_phase
 from simulator.procedures.council.game.heuristic import (
     SCALE,
-    TEMPERATURE,
     record_round,
+    soften,
     standings,
     win_chances,
 )
@@ -335,21 +335,14 @@ def move_values(s, moves, n, rng, out):
     (greedy draws only for ties)."""
     me = s[X_PEND_SEAT]
     tok, pl, g, ch, land, _law, _card = position(s, CUR)
-    seats = g[G_PLAYERS]
     v = np.empty(MAX_PLAYERS, dtype=np.float64)
     standings(tok, pl, g, ch, land, np.zeros(MAX_PLAYERS, dtype=np.int64), v)
+    after = np.empty(MAX_PLAYERS, dtype=np.float64)
     for i in range(n):
-        mine = v[me] + s[PEND_SCORES + moves[i]] / SCALE
-        top = mine
-        for q in range(seats):
-            if q != me:
-                top = max(top, v[q])
-        total = 0.0
-        for q in range(seats):
-            if q != me:
-                total += np.exp((v[q] - top) / TEMPERATURE)
-        own = np.exp((mine - top) / TEMPERATURE)
-        out[i] = own / (own + total)
+        after[:] = v
+        after[me] += s[PEND_SCORES + moves[i]] / SCALE
+        soften(after, g[G_PLAYERS])
+        out[i] = after[me]
 
 
 @kernel
