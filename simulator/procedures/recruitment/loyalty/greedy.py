@@ -25,7 +25,7 @@ in a position without it (a hand-built one) computes it on a copy first.
 from __future__ import annotations
 
 from simulator.agents.streams import below
-from simulator.jit import inline, kernel
+from simulator.jit import borrowed, inline, kernel
 from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS
 from simulator.procedures.recruitment.loyalty.phases import PASS
 from simulator.procedures.recruitment.loyalty.projection import (
@@ -54,7 +54,6 @@ from simulator.procedures.recruitment.loyalty.state import (
     S_TERMS,
     S_TOKENS,
     S_ZONE,
-    borrowed,
 )
 
 

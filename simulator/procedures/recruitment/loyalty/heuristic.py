@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.jit import inline, kernel
+from simulator.jit import borrowed, inline, kernel
 from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS
 from simulator.procedures.recruitment.loyalty.phases import LOYALTY_SCALE, standing
 from simulator.procedures.recruitment.loyalty.projection import (
@@ -55,7 +55,6 @@ from simulator.procedures.recruitment.loyalty.state import (
     H_TRACK,
     OVER,
     S_TERMS,
-    borrowed,
 )
 
 #: Weight of the tie-break term of ``returns``.

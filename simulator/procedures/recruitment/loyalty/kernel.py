@@ -17,7 +17,7 @@ import numpy as np
 from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
 from simulator.agents.spec import AGENT_ROW
 from simulator.agents.streams import start_decision
-from simulator.jit import inline, kernel
+from simulator.jit import borrowed, inline, kernel
 from simulator.procedures.recruitment.loyalty.metrics import TAIL, WIN_SCALE
 from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS, P_AGENTS, P_PLAYERS
 from simulator.procedures.recruitment.loyalty.phases import (
@@ -49,7 +49,6 @@ from simulator.procedures.recruitment.loyalty.state import (
     S_STATUS,
     STATE_DTYPE,
     STATE_SIZE,
-    borrowed,
 )
 from simulator.rng import trial_state
 
@@ -62,7 +61,7 @@ assert TAIL[_DECIDED_AT] == "decided_at" and TAIL[_VIOLATIONS] == "invariant_vio
 @kernel
 def play_game(state, row, agents, trial_rng, decision_rng):
     """One whole game from the trial stream in ``trial_rng``; ``state`` holds the final position.
-    (Compiled on its own, so that it can play on borrowed views of its arrays: state.py.)"""
+    (Compiled on its own, so that it can play on borrowed views of its arrays: jit.borrowed.)"""
     s = borrowed(state)
     row = borrowed(row)
     agents = borrowed(agents)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.agents.spec import AGENT_CODES, AGENT_KIND, AGENT_ROW
-from simulator.jit import inline, kernel
+from simulator.jit import borrowed, inline, kernel
 from simulator.procedures.recruitment.loyalty.ownership import (
     effective_loyalty,
     lose_loyalty,
@@ -107,7 +107,6 @@ from simulator.procedures.recruitment.loyalty.state import (
     S_WAGE,
     S_ZONE,
     STATE_SIZE,
-    borrowed,
 )
 from simulator.rng import GAMMA, die_of, low32, mix64
 
@@ -316,7 +315,7 @@ def play_move(s, move, rng):
 
 @kernel
 def apply_move(s, move, rng):
-    """The game interface's ``apply_move``: :func:`play_move` (on borrowed views, state.py)."""
+    """The game interface's ``apply_move``: :func:`play_move` (on borrowed views, jit.py)."""
     play_move(borrowed(s), move, borrowed(rng))
 
 

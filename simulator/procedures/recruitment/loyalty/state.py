@@ -27,18 +27,14 @@ alone at the end of a round, ``H_LEADER_NOW`` the seat leading alone at the end 
 ``H_TRACK`` is 1 when the rules keep the heuristic's projection current (a game with a greedy or
 search seat; projection.py), 0 when nobody reads it (every seat random).
 
-One array is not enough on its own: inside a compiled function Numba still counts references on
-it, an atomic increment and decrement for every inlined helper it enters and every loop that
-reads it, which was half of a greedy game's time (perf: ``NRT_incref``/``NRT_decref``). The
-compiled entry points therefore work on :func:`borrowed` views of their arrays, which carry no
-reference count at all.
+One array is not enough on its own: Numba still counts references on it in compiled code, which
+was half of a greedy game's time, so the compiled entry points work on
+:func:`simulator.jit.borrowed` views of their arrays.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import types
-from numba.extending import intrinsic, overload
 
 from simulator.jit import inline
 from simulator.procedures.recruitment.loyalty.params import MAX_CARDS, MAX_PLAYERS
@@ -131,48 +127,6 @@ STATE_SIZE = S_TERMS + MAX_PLAYERS
 IN_ZONE = -1
 IN_DECK = -2
 REMOVED = -3
-
-
-def borrowed(array: np.ndarray) -> np.ndarray:
-    """``borrowed(a)``: in compiled code, a view of the array ``a`` (same data, shape and
-    strides) without a memory owner, so Numba counts no references on it (each count is an
-    atomic operation); called from Python (or with the JIT off), ``a`` itself.
-
-    Only for the duration of a call that received ``a`` as an argument, or while ``a`` itself is
-    still used afterwards: Numba frees an array after the last statement that names it, and a
-    borrowed view does not keep it alive. Never return a borrowed view or keep it in a
-    container."""
-    return array
-
-
-@intrinsic
-def _view_without_owner(typingctx, array):
-    if not isinstance(array, types.Array):
-        return None
-
-    def codegen(context, builder, sig, args):
-        src = context.make_array(sig.args[0])(context, builder, args[0])
-        view = context.make_array(sig.return_type)(context, builder)
-        context.populate_array(
-            view,
-            data=src.data,
-            shape=src.shape,
-            strides=src.strides,
-            itemsize=src.itemsize,
-            meminfo=None,
-        )
-        return view._getvalue()
-
-    return array(array), codegen
-
-
-# Not ``inline="always"``: inlined at Numba's IR level, the view took the counts back (greedy
-# 3.7e4 -> 1.8e4 games per CPU-second); as a call, LLVM inlines it anyway.
-@overload(borrowed)
-def _borrowed(array):
-    if isinstance(array, types.Array):
-        return lambda array: _view_without_owner(array)
-    return None
 
 
 def new_state() -> np.ndarray:
