@@ -26,6 +26,10 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 MetricKind = Literal["proportion", "mean", "distribution", "conditional_mean"]
+#: Where a default comes from: the rulebook's reading of its line, another reading of an unclear
+#: line (the default when the rulebook's reading cannot be run), or a value ``sim`` invented where
+#: the rulebook is silent.
+AssumptionTag = Literal["rulebook", "reading", "invented"]
 
 
 class Params(BaseModel):
@@ -58,6 +62,52 @@ class Metric:
 
 
 @dataclass(frozen=True)
+class Alternative:
+    """One other value of an assumption, as the parameter overrides that make it.
+
+    Attributes:
+        label: a few words for reports ("snake order", "no cap").
+        overrides: dotted parameter paths (as in ``sweep:``) and the values that replace them,
+            applied to a variant's parameters all at once (``{"setup.order": "snake"}``).
+        tag: what this alternative is: another reading of the line, the rulebook's own reading
+            (when the default is an invention), or another invented value.
+    """
+
+    label: str
+    overrides: dict[str, Any]
+    tag: AssumptionTag = "reading"
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """A point a result may rest on: an invented value, or a reading of an unclear rule.
+
+    Every procedure declares its assumptions; ``sim list`` shows them, reports mark the results that
+    rest on an invented default, and ``robustness: {assumptions: true}`` reruns a comparison with
+    each one moved to each alternative, one at a time on shared streams.
+
+    Attributes:
+        name: a short identifier, unique in the procedure (``setup_order``).
+        knob: the parameter that holds it (a dotted path, as in ``sweep:``).
+        tag: what the default is (see :data:`AssumptionTag`).
+        rule: where the rulebook speaks of it, by game and section, and the project's page
+            ("Council rules §2 (setup); docs/rules/council.md#setup").
+        text: one line: what the default does, and why it was chosen.
+        alternatives: the other values a robustness run tries.
+        fires: metrics that count the cases where the readings differ (did the rule fire); empty
+            when every trial is such a case (a table value, a count).
+    """
+
+    name: str
+    knob: str
+    tag: AssumptionTag
+    rule: str
+    text: str
+    alternatives: tuple[Alternative, ...] = ()
+    fires: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Procedure:
     """A rule the engine can run. See the module docstring for the kernel contract."""
 
@@ -77,6 +127,12 @@ class Procedure:
     #: the rules allow it): ``sim validate`` refuses such a scenario; a sweep marks such a point
     #: illegal (e.g. an attacking formation above its cap).
     forbidden: Callable[[Any], list[tuple[tuple[str | int, ...], str, Any]]] | None = None
+    #: Every invented value and every reading of an unclear rule (:class:`Assumption`).
+    assumptions: tuple[Assumption, ...] = field(default_factory=tuple)
+    #: For a knob whose values are rule cases (``revision``), the metrics that count the trials in
+    #: which the cases differ: a comparison of two values of the knob says how often they arose.
+    #: Keys are knob paths; a metric name may be a family (``gap_multi_tie`` for its seats).
+    fires: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def metric_names(self, params: Any) -> list[str]:
         return [m.name for m in self.metrics(params)]
