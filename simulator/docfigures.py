@@ -3,7 +3,7 @@
 Nothing here draws by hand: each figure is a committed scenario run, the run of the console
 example the page shows beside it (at a modest trial count), through
 :func:`simulator.run_scenario`, and the PNG is the one ``sim run`` writes into its report folder
-(the same writers: ``report``, ``summary_report``, ``sweep``, ``tournament.report``), copied
+(the same writers: ``report.figures``, ``report.sweep``, ``report.tournament``), copied
 under the name the pages embed. ``python -m simulator.docfigures`` writes them to
 ``docs/figures/`` (not committed; ``make docs`` and ``.ci/run`` regenerate them before
 ``mkdocs build --strict``).
@@ -31,15 +31,17 @@ README_FIGURE = ROOT / "docs" / "assets" / "field-battle.png"
 
 
 def _plots(result: Any, out_dir: Path) -> list[Path]:
-    from simulator import report
+    from simulator.report.figures import write_plots
+    from simulator.report.model import build
 
-    return report.write_plots(result, out_dir)
+    return write_plots(build(result), out_dir)
 
 
 def _matchups(result: Any, out_dir: Path) -> list[Path]:
-    from simulator.tournament import report
+    from simulator.report.model import build
+    from simulator.report.tournament import write_plots
 
-    return report.write_plots(result, out_dir)
+    return write_plots(build(result), out_dir)
 
 
 @dataclass(frozen=True)

@@ -144,7 +144,7 @@ class RunResult:
     def summary(self, *sections: dict[str, Any]) -> dict[str, Any]:
         """The run's part of ``summary.json``: the document plus completeness, distributions,
         comparisons and how the run was made; ``sections`` from the layers above (the folded
-        summary, a tournament's) follow in order. :func:`simulator.report.summary_json` is the
+        summary, a tournament's) follow in order. ``simulator.report.files.document`` is the
         whole file."""
         doc = self.document()
         doc.update(

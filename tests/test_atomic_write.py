@@ -9,9 +9,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from simulator import report
 from simulator.cli import app
 from simulator.output import safe_write
+from simulator.report import files as report
 
 
 def test_a_write_that_fails_midway_leaves_the_old_file_whole(tmp_path):

@@ -237,7 +237,7 @@ def test_validation_refuses_an_attack_by_more_than_one_formation():
 def test_a_sweep_marks_its_illegal_cells_and_shows_them_as_illegal():
     from rich.console import Console
 
-    from simulator import sweep
+    from simulator.report import sweep
     from simulator.runner import run_scenario
     from simulator.scenario import parse
 

@@ -123,12 +123,12 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_circles_are_found():
     """The check below can fail: a planted circle a → b → c → a is found, a tree is not, and
-    grimp's graph holds imports made inside functions (report.write_reports → htmlreport)."""
+    grimp's graph holds imports made inside functions (report.files → report.html)."""
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _circles({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == []
     graph = _graph()
     assert "simulator.cli_options" in graph["simulator.cli"]
-    assert "simulator.htmlreport" in graph["simulator.report"]
+    assert "simulator.report.html" in graph["simulator.report.files"]
 
 
 def test_no_import_circle_among_simulator_modules():

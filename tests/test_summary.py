@@ -18,16 +18,17 @@ from typer.testing import CliRunner
 
 from simulator.cli import app
 from simulator.procedures.base import Metric
-from simulator.report import print_result
-from simulator.runner import RunResult, run_scenario
-from simulator.summary import (
+from simulator.report.markdown import folded_markdown as markdown
+from simulator.report.model import build as build_report
+from simulator.report.summary import (
     NoMetricsMatch,
     build,
-    markdown,
     restrict,
     seat_families,
 )
-from simulator.verdict import verdict
+from simulator.report.terminal import print_report
+from simulator.report.verdict import verdict
+from simulator.runner import RunResult, run_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 REVISIONS = ROOT / "scenarios" / "recruitment" / "revisions.yaml"
@@ -206,7 +207,7 @@ def test_with_the_full_tables_shown_the_verdict_points_to_them_not_to_detail(tmp
 def test_the_test_of_equal_seats_is_scipys_chi_square(shares):
     from scipy.stats import chisquare
 
-    from simulator.summary import _chi2_equal
+    from simulator.report.summary import _chi2_equal
 
     expected = chisquare([s * 1000 for s in shares])
     chi2, p = _chi2_equal(list(shares), 1000)
@@ -359,7 +360,7 @@ def test_the_folded_table_equals_the_full_one_where_they_overlap(revisions):
 def test_a_100_column_terminal_shows_the_summary_without_wrapping(revisions):
     buffer = io.StringIO()
     console = Console(file=buffer, width=100, color_system=None, legacy_windows=False)
-    print_result(revisions, console)
+    print_report(build_report(revisions), console)
     lines = buffer.getvalue().splitlines()
     assert all(len(line.rstrip()) <= 100 for line in lines), max(lines, key=len)
     s = build(revisions)
@@ -480,7 +481,7 @@ def many_variants() -> RunResult:
 def _printed(result: RunResult, width: int) -> list[str]:
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, color_system=None, legacy_windows=False)
-    print_result(result, console)
+    print_report(build_report(result), console)
     return buffer.getvalue().splitlines()
 
 

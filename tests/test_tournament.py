@@ -11,7 +11,8 @@ import pytest
 
 from simulator import procedures
 from simulator.agents.spec import pack_agents
-from simulator.report import summary_json
+from simulator.report.files import document
+from simulator.report.model import build
 from simulator.runner import run_scenario
 from simulator.scenario import Scenario, ScenarioError, parse
 from simulator.tournament.analysis import bradley_terry, summaries
@@ -35,7 +36,7 @@ def _scenario(seats: int = 2, entrants=ENTRANTS, design: str = "auto", **params)
 
 
 def _document(result) -> str:
-    doc = summary_json(result)
+    doc = document(build(result))
     for k in ("versions", "elapsed_seconds", "threads", "backend"):
         doc.pop(k, None)
     return json.dumps(doc, sort_keys=True, default=str)
@@ -128,14 +129,15 @@ def test_bradley_terry_recovers_strengths_from_exact_pair_records():
 def test_reports_show_the_matchup_heatmap_and_table(tmp_path, monkeypatch):
     from rich.console import Console
 
-    from simulator.report import print_tables, write_reports
+    from simulator.report.files import write_reports
+    from simulator.report.terminal import print_tables
     from simulator.tournament import analysis
 
     result = run_scenario(_scenario(), trials=16, threads=1)
     fits = Counter()
     analyse = analysis.analyse
     monkeypatch.setattr(analysis, "analyse", lambda t, e, v: fits.update([v]) or analyse(t, e, v))
-    names = {p.name for p in write_reports(result, tmp_path)}
+    names = {p.name for p in write_reports(build(result), tmp_path)}
     # Four files show the tournament; its summary (a Bradley-Terry fit) is computed once.
     assert fits == {"base": 1}
     assert {"tournament.csv", "matchup.png", "summary.json", "report.html"} <= names
@@ -143,7 +145,7 @@ def test_reports_show_the_matchup_heatmap_and_table(tmp_path, monkeypatch):
     assert set(summary["tournament"]["base"]["agent_wins"]) == set(ENTRANTS)
     assert "Matchups" in (tmp_path / "report.html").read_text()
     console = Console(record=True, width=140)
-    print_tables(result, console)
+    print_tables(build(result), console)
     text = console.export_text()
     assert "Matchup" in text and "Skill gap" in text
 
@@ -152,11 +154,11 @@ def test_sim_run_of_a_tournament_opens_with_win_shares_matchup_and_skill_gap():
     """What `sim run` prints without --detail: the tournament's own answer, not 40 metric rows."""
     from rich.console import Console
 
-    from simulator.report import print_result
+    from simulator.report.terminal import print_report
 
     result = run_scenario(_scenario(), trials=16, threads=1)
     console = Console(record=True, width=140)
-    print_result(result, console)
+    print_report(build(result), console)
     short = console.export_text()
     s = summaries(result)["base"]
     best = max(s["agent_wins"], key=lambda e: s["agent_wins"][e]["mean"])
@@ -164,7 +166,7 @@ def test_sim_run_of_a_tournament_opens_with_win_shares_matchup_and_skill_gap():
     assert "Matchup" in short and "Ladder:" in short and "Skill gap:" in short
     assert "h2h." not in short and "gap.random" not in short
     console = Console(record=True, width=140)
-    print_result(result, console, detail=True)
+    print_report(build(result), console, detail=True)
     full = console.export_text()
     assert "h2h." in full and full.count("Skill gap:") == 1
 

@@ -111,7 +111,7 @@ def refuse_bad_trial_options(trials: int, precision: float | None, max_trials: i
 
 def check_metrics(command: str, loaded: Any, patterns: list[str] | None, err: Any) -> None:
     """Stop with exit code 2 before running when ``--metrics`` matches nothing."""
-    from simulator.summary import NoMetricsMatch, check_patterns
+    from simulator.report.summary import NoMetricsMatch, check_patterns
 
     names = loaded.procedure.metric_names(next(iter(loaded.variants.values())))
     try:
@@ -121,13 +121,13 @@ def check_metrics(command: str, loaded: Any, patterns: list[str] | None, err: An
         raise Stop(EXIT_INVALID) from e
 
 
-def write_markdown(result: Any, path: Path | None) -> None:
+def write_markdown(report: Any, path: Path | None) -> None:
     """``--markdown FILE``: the summary and the verdict, written whole."""
     if path is not None:
         from simulator.output import safe_write
-        from simulator.summary_report import markdown_of
+        from simulator.report.markdown import markdown_of
 
-        text = markdown_of(result)
+        text = markdown_of(report)
         safe_write(path, lambda f: f.write(text))
 
 
@@ -157,17 +157,20 @@ def report(
 ) -> Any:
     """The end of ``sim run`` and ``sim compare``: narrow to ``--metrics``, write the report folder
     (and ``--markdown``), print the JSON document or the summary and where the files went.
+    The result is turned into the report model once; every output renders that.
     Returns the narrowed result."""
-    from simulator.report import print_result, write_reports
-    from simulator.summary import restrict
+    from simulator.report.files import write_reports
+    from simulator.report.model import build
+    from simulator.report.terminal import print_report
 
-    result = restrict(result, metrics or [])
-    written = write_reports(result, Path(target))
-    write_markdown(result, markdown)
+    built = build(result, metrics)
+    result = built.result
+    written = write_reports(built, Path(target))
+    write_markdown(built, markdown)
     if as_json:
         sys.stdout.write(json.dumps(result.document(), indent=2) + "\n")
     else:
-        print_result(result, out, detail)
+        print_report(built, out, detail)
         points = f"{len(result.points):,} points × " if result.is_sweep else ""
         out.print(
             f"{points}{result.outcome.trials:,} trials per variant in "

@@ -107,7 +107,8 @@ def exact(
     err: Any,
 ) -> int:
     """Run a scenario and print its estimates beside the exact values the procedure knows."""
-    from simulator.report import print_tables
+    from simulator.report.model import build
+    from simulator.report.terminal import print_tables
     from simulator.runner import run_scenario
 
     loaded = load(scenario, err, force)
@@ -120,5 +121,5 @@ def exact(
     else:
         values = {name: loaded.procedure.exact(p) for name, p in loaded.variants.items()}
     result = run_scenario(loaded, trials=trials, threads=threads)
-    print_tables(result, out, values)
+    print_tables(build(result), out, values)
     return 0

@@ -322,7 +322,7 @@ def _print_confirmation(result: TuneResult, console: Console) -> None:
 def write_plot(result: TuneResult, path: Path) -> Path:
     """``tune.png``: the first objective by candidate (in the order evaluated, coloured by how
     far each got) and against each searched parameter."""
-    from simulator.figures import new_figure, save_figure
+    from simulator.report.drawing import new_figure, save_figure
 
     rated = [c for c in result.candidates if c.objectives]
     axes_count = 1 + len(result.spec.axes)
@@ -354,7 +354,7 @@ def render_html(result: TuneResult, plot: Path | None) -> str:
     """A self-contained page: the answer, the confirmation, the ties and every candidate."""
     import base64
 
-    from simulator.htmlreport import CSP, CSS, _e, _table
+    from simulator.report.html import CSP, CSS, _e, _table
 
     doc = document(result)
     parts = [

@@ -237,7 +237,7 @@ def significance_summary(result: RunResult) -> pd.DataFrame:
 
 def write_plots(result: RunResult, out_dir: Path) -> list[Path]:
     """heatmap.png for two swept paths, sweep.png (lines with 95% bands) for one."""
-    from simulator.figures import save_figure
+    from simulator.report.drawing import save_figure
 
     axes = result.scenario.sweep
     if len(axes) == 2:
@@ -259,7 +259,7 @@ def _text_colour(rgba: tuple[float, ...]) -> str:
 def heatmap_figure(result: RunResult) -> Any:
     from matplotlib import colormaps
 
-    from simulator.figures import new_figure
+    from simulator.report.drawing import new_figure
 
     (ypath, yvals), (xpath, xvals) = list(result.scenario.sweep.items())
     metrics = headline_metrics(result)
@@ -325,7 +325,7 @@ def heatmap_figure(result: RunResult) -> Any:
 
 
 def lines_figure(result: RunResult) -> Any:
-    from simulator.figures import new_figure
+    from simulator.report.drawing import new_figure
 
     ((path, values),) = list(result.scenario.sweep.items())
     metrics = headline_metrics(result)

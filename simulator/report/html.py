@@ -19,7 +19,9 @@ from typing import Any
 
 import pandas as pd
 
-from simulator import summary_report
+from simulator.report.figures import FOREST, SEATS, SUMMARY_PLOTS
+from simulator.report.format import legend, seat_cells, seat_header, table_cells, table_header
+from simulator.report.model import Report
 from simulator.runner import RunResult, versions
 from simulator.yaml_loader import printable
 
@@ -238,7 +240,7 @@ def _cell_colour(value: float, kind: str, lo: float, hi: float) -> str:
 
 
 def _sweep_section(result: RunResult) -> str:
-    from simulator import sweep
+    from simulator.report import sweep
 
     axes = result.scenario.sweep
     parts = ["<h2>Sweep</h2>"]
@@ -347,6 +349,76 @@ def _sweep_section(result: RunResult) -> str:
     return "".join(parts)
 
 
+def _img(path: Path, caption: str) -> str:
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    return (
+        f'<figure><img alt="{_e(path.stem)}" src="data:image/png;base64,{data}">'
+        f"<figcaption>{_e(caption)}</figcaption></figure>"
+    )
+
+
+def _html_table(header: list[str], rows: list[list[str]], table_id: str, marks: list[str]) -> str:
+    out = [f'<div class="scroll"><table id="{table_id}"><thead><tr>']
+    out += [f'<th class="{"l" if i == 0 else ""}">{_e(h)}</th>' for i, h in enumerate(header)]
+    out.append("</tr></thead><tbody>")
+    for row, mark in zip(rows, marks, strict=True):
+        out.append(f'<tr class="{mark}">' if mark else "<tr>")
+        for i, cell in enumerate(row):
+            out.append(f'<td class="{"l" if i == 0 else ""}">{_e(cell.strip())}</td>')
+        out.append("</tr>")
+    out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+def _summary_section(report: Report, plots: Sequence[Path] = ()) -> str:
+    """The summary block report.html opens with (empty for sweeps and plain single runs)."""
+    summary = report.summary
+    if summary is None:
+        return ""
+    # report.html has every metric's table below the summary.
+    lines = report.verdict_detail
+    parts = ["<h2>Summary</h2>"]
+    if lines:
+        parts.append(
+            '<ul id="verdict">' + "".join(f"<li>{_e(line)}</li>" for line in lines) + "</ul>"
+        )
+    marks = [
+        "sig" if any(c.significant for c in r.cells.values()) and r.role != "spread" else ""
+        for r in summary.rows
+    ]
+    parts.append(
+        _html_table(
+            table_header(summary),
+            [table_cells(summary, r) for r in summary.rows],
+            "summary",
+            marks,
+        )
+    )
+    if legend(summary):
+        parts.append(f"<p class='lead'>{_e(legend(summary))}.</p>")
+    if summary.hidden:
+        hidden = _e(", ".join(summary.hidden))
+        parts.append(f"<p class='lead'>Zero in every variant, not shown: {hidden}.</p>")
+    if summary.seats:
+        parts.append(
+            _html_table(
+                seat_header(summary),
+                [seat_cells(summary, s) for s in summary.seats],
+                "seats",
+                ["" for _ in summary.seats],
+            )
+        )
+        parts.append(
+            "<p class='lead'>p (equal): chi-square test that every seat wins equally often.</p>"
+        )
+    by_name = {Path(p).name: Path(p) for p in plots}
+    if FOREST in by_name:
+        parts.append(_img(by_name[FOREST], "differences from the first variant, standardized"))
+    if SEATS in by_name:
+        parts.append(_img(by_name[SEATS], "seat win shares per variant"))
+    return "".join(parts)
+
+
 def _figures(plots: Sequence[Path]) -> str:
     if not plots:
         return ""
@@ -360,8 +432,9 @@ def _figures(plots: Sequence[Path]) -> str:
     return "".join(parts)
 
 
-def render(result: RunResult, plots: Sequence[Path] = ()) -> str:
+def render(report: Report, plots: Sequence[Path] = ()) -> str:
     """The whole page as a string (plots are read from ``plots`` and embedded)."""
+    result = report.result
     s = result.scenario
     proc = s.procedure
     status = (
@@ -392,7 +465,7 @@ def render(result: RunResult, plots: Sequence[Path] = ()) -> str:
         f"<h1>{_e(s.name)} {status}</h1>",
         f"<p class='lead'>{_e(s.description)}</p>" if s.description else "",
         "<dl class='meta'>" + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in meta) + "</dl>",
-        summary_report.html_section(result, plots),
+        _summary_section(report, plots),
         _params_section(result),
     ]
     if result.is_sweep:
@@ -403,10 +476,10 @@ def render(result: RunResult, plots: Sequence[Path] = ()) -> str:
             _comparisons_section(result.comparisons, result.plan.independent, "Variant differences")
         )
         body.append(_distributions_section(result))
-        from simulator.tournament.report import html_section
+        from simulator.report.tournament import html_section
 
-        body.append(html_section(result))
-    body.append(_figures([p for p in plots if Path(p).name not in summary_report.SUMMARY_PLOTS]))
+        body.append(html_section(report))
+    body.append(_figures([p for p in plots if Path(p).name not in SUMMARY_PLOTS]))
     body.append(
         "<h2>Versions</h2>"
         + _table(["package", "version"], [[_e(k), _e(v)] for k, v in vers.items()])

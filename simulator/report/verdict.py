@@ -17,17 +17,8 @@ from __future__ import annotations
 
 import math
 
-from simulator.summary import (
-    ALPHA,
-    Row,
-    SeatRow,
-    Summary,
-    fmt_difference,
-    fmt_estimate,
-    fmt_p,
-    fmt_share,
-    row_digits,
-)
+from simulator.report.format import fmt_difference, fmt_estimate, fmt_p, fmt_share, row_digits
+from simulator.report.summary import ALPHA, Row, SeatRow, Summary
 
 #: Changes named per variant.
 TOP_CHANGES = 3

@@ -1,7 +1,7 @@
-"""A tournament in the terminal, in files and in the HTML report.
+"""A tournament's section in the terminal, in files and in report.html.
 
-Called from :mod:`simulator.report` and :mod:`simulator.htmlreport` (one line each); every
-function does nothing for a run that is not a tournament.
+Each function renders ``report.tournament`` (analysed once, by :func:`simulator.report.model.build`)
+and does nothing for a run that is not a tournament.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from simulator.tournament.analysis import matchup_frame, summaries
+from simulator.report.model import Report
+from simulator.tournament.analysis import matchup_frame
 
 
 def _pct(x: float) -> str:
@@ -30,9 +31,9 @@ def _p(p: float) -> str:
     return "<1e-4" if p < 1e-4 else f"{p:.4f}"
 
 
-def print_tournament(result: Any, console: Console) -> None:
+def print_tournament(report: Report, console: Console) -> None:
     """Win shares, the matchup matrix, seats and the skill gap of every variant."""
-    per_variant = summaries(result)
+    per_variant = report.tournament
     if not per_variant:
         return
     for variant, s in per_variant.items():
@@ -70,12 +71,12 @@ def print_tournament(result: Any, console: Console) -> None:
         )
 
 
-def write_files(result: Any, out_dir: Path) -> list[Path]:
+def write_files(report: Report, out_dir: Path) -> list[Path]:
     """``tournament.csv``: one row per variant, entrant and opponent (win share, matchup,
     rating) — the matchup matrix in long form."""
     from simulator.output import safe_write
 
-    per_variant = summaries(result)
+    per_variant = report.tournament
     if not per_variant:
         return []
     rows = []
@@ -107,12 +108,12 @@ def write_files(result: Any, out_dir: Path) -> list[Path]:
     return [path]
 
 
-def write_plots(result: Any, out_dir: Path) -> list[Path]:
+def write_plots(report: Report, out_dir: Path) -> list[Path]:
     """``matchup.png``: the matchup matrix of every variant as a heatmap."""
-    per_variant = summaries(result)
+    per_variant = report.tournament
     if not per_variant:
         return []
-    from simulator.figures import new_figure, save_figure
+    from simulator.report.drawing import new_figure, save_figure
 
     n = len(per_variant)
     size = 1.2 + 0.9 * len(next(iter(per_variant.values()))["entrants"])
@@ -134,21 +135,21 @@ def write_plots(result: Any, out_dir: Path) -> list[Path]:
         ax.set_xlabel("against")
     if image is not None:
         fig.colorbar(image, ax=list(axes), label="row's share of the two's wins")
-    fig.suptitle(f"{result.scenario.name}: matchups")
+    fig.suptitle(f"{report.name}: matchups")
     return [save_figure(fig, Path(out_dir) / "matchup.png")]
 
 
-def summary_entry(result: Any) -> dict[str, Any]:
+def summary_entry(report: Report) -> dict[str, Any]:
     """``{"tournament": {variant: summary}}`` for summary.json (empty for other runs)."""
-    per_variant = summaries(result)
+    per_variant = report.tournament
     if not per_variant:
         return {}
     return {"tournament": json.loads(json.dumps(per_variant, default=float))}
 
 
-def html_section(result: Any) -> str:
+def html_section(report: Report) -> str:
     """The tournament section of report.html (the heatmap is among the embedded plots)."""
-    per_variant = summaries(result)
+    per_variant = report.tournament
     if not per_variant:
         return ""
     e = html.escape

@@ -1,9 +1,6 @@
-"""Figures for every report module: a matplotlib Figure without pyplot, and saving it whole.
-
-One home for the plotting helpers that ``report``, ``sweep``, ``summary_report`` and the tune and
-tournament reports share, so none of them imports another to draw (``report`` → ``sweep`` →
-``report`` was a circle).
-"""
+"""Drawing primitives every figure of a report uses (the run's, a sweep's, a tournament's,
+``sim tune``'s): a matplotlib Figure without pyplot, and saving it whole. A module of its own so
+the renderers of the sections import it and not each other."""
 
 from __future__ import annotations
 

@@ -1,0 +1,68 @@
+"""The report model: a run's result turned once into everything its outputs show.
+
+:func:`build` folds the result into the summary, writes the verdict (short, and the detailed one
+report.html shows), and analyses a tournament, once. Every output is a renderer of the
+:class:`Report` it returns — :mod:`~simulator.report.terminal`, :mod:`~simulator.report.files`
+(CSV, JSON, Parquet), :mod:`~simulator.report.figures`, :mod:`~simulator.report.html`,
+:mod:`~simulator.report.markdown` — and none of them computes a number again.
+
+The import order inside the package runs one way: ``summary`` → ``format`` → ``verdict`` →
+``model`` → the renderers (``terminal``, ``figures``, ``html``, ``markdown``) → ``files``, which
+writes the folder (it calls the figure and page renderers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from simulator.report.summary import Summary, restrict, wants_summary
+from simulator.report.verdict import verdict
+from simulator.runner import RunResult
+
+
+@dataclass
+class Report:
+    """What every output of one run shows.
+
+    Attributes:
+        result: the run (narrowed to ``--metrics`` when given).
+        summary: the folded summary (``None`` for sweeps and plain single runs; a tournament's
+            terminal output shows its own tables instead, its page and JSON carry both).
+        verdict: the verdict's lines as the terminal, summary.json and Markdown show them.
+        verdict_detail: the same with the full tables in view (report.html, ``--detail``).
+        tournament: a tournament's analysis per variant (``None`` when the run is not one).
+    """
+
+    result: RunResult
+    summary: Summary | None
+    verdict: list[str] = field(default_factory=list)
+    verdict_detail: list[str] = field(default_factory=list)
+    tournament: dict[str, dict[str, Any]] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.result.scenario.name
+
+
+def build(result: RunResult, metrics: list[str] | None = None) -> Report:
+    """The report of ``result``, narrowed to the metrics matching ``metrics`` (glob patterns).
+
+    Raises:
+        simulator.report.summary.NoMetricsMatch: no metric matches the patterns.
+    """
+    from simulator.report.summary import build as fold
+    from simulator.tournament.analysis import summaries
+
+    result = restrict(result, metrics or [])
+    tournament = None if result.is_sweep else summaries(result)
+    summary = fold(result) if wants_summary(result) else None
+    if summary is None:
+        return Report(result, None, tournament=tournament)
+    return Report(
+        result,
+        summary,
+        verdict=verdict(summary),
+        verdict_detail=verdict(summary, detail=True),
+        tournament=tournament,
+    )
