@@ -127,6 +127,10 @@ class Outcome:
     backend: str = "threads"
     #: With ``precision``: whether every headline half-width reached it (None without).
     precision_reached: bool | None = None
+    #: With ``deal_batches``: the statistics of each batch of trials, in trial order, shape
+    #: (batches, variants, slots), and each batch's trial count (see :func:`simulate`).
+    batch_stats: np.ndarray | None = None
+    batch_trials: np.ndarray | None = None
 
 
 ProgressFn = Callable[[int, int], None]
@@ -236,9 +240,17 @@ def simulate(
     half_width: Callable[[Plan, np.ndarray], float] | None = None,
     on_progress: ProgressFn | None = None,
     backend: Backend | None = None,
+    deal_batches: int | None = None,
 ) -> Outcome:
     """Run ``trials`` trials of every variant; with ``precision``, keep doubling the trial count
     until ``half_width(plan, stats)`` is at most ``precision`` or ``max_trials`` is reached.
+
+    With ``deal_batches`` the trials are cut into about that many batches of ``ceil(trials /
+    deal_batches)`` consecutive trials (a function of the trial count alone), each one job, and
+    each batch's statistics are kept beside the total (:attr:`Outcome.batch_stats`): a statistic
+    that is not a sum of trials (a seat spread, a difference of spreads) can then be resampled by
+    batch, the same batches under every variant, on any backend and thread count. The chunk
+    size is then the batch size; the totals are the same as without batches.
 
     Jobs run on ``backend`` (default: a pool of ``threads`` threads); their statistics are added in
     job order, so the result is the same on any backend.
@@ -261,11 +273,16 @@ def simulate(
             threads = threads or default_threads()
             backend = Backend(stack.enter_context(ThreadPoolExecutor(max_workers=threads)), threads)
         backend.prepare(plan)
-        chunk = chunk_size or calibrate_chunk(plan, backend.job_seconds, backend.max_chunk)
+        kept: list[np.ndarray] | None = None
+        if deal_batches:
+            chunk = max(1, -(-trials // deal_batches))
+            kept = []
+        else:
+            chunk = chunk_size or calibrate_chunk(plan, backend.job_seconds, backend.max_chunk)
         t0 = time.perf_counter()
         while True:
             blocks = _Blocks(done, target, chunk)
-            added, finished = _run_jobs(backend, plan, blocks, total, done, cap, on_progress)
+            added, finished = _run_jobs(backend, plan, blocks, total, done, cap, on_progress, kept)
             done += added
             batches.append(done)
             if not finished:
@@ -280,6 +297,10 @@ def simulate(
     reached = None
     if precision is not None and half_width is not None and complete:
         reached = bool(half_width(plan, total) <= precision)
+    batch_stats = batch_trials = None
+    if kept is not None:
+        batch_stats = np.stack(kept) if kept else np.zeros((0, *total.shape), dtype=np.int64)
+        batch_trials = _batch_sizes(batches, chunk)[: len(kept)]
     return Outcome(
         total,
         done,
@@ -290,7 +311,21 @@ def simulate(
         batches,
         backend=backend.name,
         precision_reached=reached,
+        batch_stats=batch_stats,
+        batch_trials=batch_trials,
     )
+
+
+def _batch_sizes(runs: list[int], chunk: int) -> np.ndarray:
+    """The trial count of every batch, given the trial count reached after each run (a run cuts
+    its trials ``previous .. reached`` into chunks from its own start)."""
+    sizes: list[int] = []
+    start = 0
+    for reached in runs:
+        blocks = _Blocks(start, reached, chunk)
+        sizes += [blocks[b][1] for b in range(len(blocks))]
+        start = reached
+    return np.asarray(sizes, dtype=np.int64)
 
 
 class _Blocks:
@@ -316,9 +351,11 @@ def _run_jobs(
     done: int,
     planned: int,
     on_progress: ProgressFn | None,
+    kept: list[np.ndarray] | None = None,
 ) -> tuple[int, bool]:
     """Run blocks of trials ``(first, n)`` (one job per block and stream group) with a few jobs
-    in flight, adding each block's statistics to ``total`` in block order.
+    in flight, adding each block's statistics to ``total`` in block order (and appending them to
+    ``kept``, one array per block, when given).
 
     Returns the trials added and whether every block finished (False when interrupted: the
     blocks finished before the first unfinished one are still added).
@@ -349,8 +386,12 @@ def _run_jobs(
         # an interruption is always the first trials.
         nonlocal next_block, added
         while len(parts.get(next_block, ())) == len(groups):
+            block = np.zeros_like(total) if kept is not None else total
             for g, part in parts.pop(next_block):
-                _add(total, g, part)
+                _add(block, g, part)
+            if kept is not None:
+                np.add(total, block, out=total)
+                kept.append(block)
             added += blocks[next_block][1]
             next_block += 1
 

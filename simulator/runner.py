@@ -189,6 +189,17 @@ def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
     ]
 
 
+#: Batches a run with seats is cut into, so the seat spread and its differences between variants
+#: can be resampled by deal (:mod:`simulator.report.fairness`); the totals do not change.
+DEAL_BATCHES = 256
+
+
+def has_seats(plan: Plan) -> bool:
+    """Whether a plan's metrics hold the seats' win shares (``wins.seat1``, ``wins.seat2``...)."""
+    seats = [m.name for m in plan.metrics if m.name.startswith("wins.seat")]
+    return len(seats) >= 2
+
+
 def run_scenario(
     scenario: Scenario | str | Path,
     *,
@@ -237,6 +248,7 @@ def run_scenario(
         half_width=stats.widest_half_width,
         on_progress=on_progress,
         backend=backend,
+        deal_batches=DEAL_BATCHES if has_seats(plan) else None,
     )
     return RunResult(
         scenario,

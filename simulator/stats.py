@@ -1,15 +1,19 @@
 """Estimates, intervals and variant comparisons from the kernels' sufficient statistics.
 
 Proportions get Wilson intervals; means a normal interval from the exact integer sums. Variants on
-shared streams are compared with paired statistics (McNemar for proportions, a paired t-test for
-means) using the cross terms the kernels keep; on independent streams, two-sample tests. p-values
-are Holm-corrected across the metrics of each comparison.
+shared streams are compared by the paired t-test on the per-trial differences (proportions and
+means alike), using the cross terms the kernels keep; on independent streams, by two-sample tests
+(two-proportion z, Welch's t). p-values are Holm-corrected across the metrics of each comparison,
+and every difference also gets a **Holm-adjusted interval**: the interval of the same statistic at
+the level Holm's step-down tests it at, so a difference is marked significant exactly when its
+adjusted interval excludes zero (:func:`holm_levels`).
 """
 
 from __future__ import annotations
 
 import math
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -121,7 +125,9 @@ def widest_half_width(plan: Plan, stats: np.ndarray) -> float:
 def _paired(
     kind: str, n: int, s0: int, ss0: int, s1: int, ss1: int, cross: int, scale: int
 ) -> tuple[float, float, float, float, str]:
-    """Paired difference (variant − baseline) over the same trials: diff, lo, hi, p, test."""
+    """Paired difference (variant − baseline) over the same trials: diff, lo, hi, p, test — the
+    regression gate's test (McNemar for proportions, whose power :mod:`simulator.gate.power`
+    models exactly; the paired t-test for means)."""
     d_sum = s1 - s0
     d_sq = ss1 + ss0 - 2 * cross
     diff = d_sum / n / scale
@@ -170,24 +176,101 @@ def _independent(
     return diff, diff - Z95 * se, diff + Z95 * se, p, "Welch t"
 
 
+def _paired_t(
+    n: int, s0: int, ss0: int, s1: int, ss1: int, cross: int, scale: int
+) -> tuple[float, float, float, str]:
+    """Paired difference (variant − baseline) over the same trials: diff, its standard error,
+    the degrees of freedom of its t statistic, and the test's name."""
+    d_sum = s1 - s0
+    d_sq = ss1 + ss0 - 2 * cross
+    diff = d_sum / n / scale
+    se = math.sqrt(_variance(n, d_sum, d_sq) / n) / scale
+    return diff, se, float(n - 1), "paired t"
+
+
+def _two_sample_se(
+    kind: str, n0: int, s0: int, ss0: int, n1: int, s1: int, ss1: int, scale: int
+) -> tuple[float, float, float, str]:
+    """Independent samples: diff, standard error, degrees of freedom (inf: normal) and test."""
+    if kind == "proportion":
+        p0, p1 = s0 / n0, s1 / n1
+        se = math.sqrt(p0 * (1 - p0) / n0 + p1 * (1 - p1) / n1)
+        return p1 - p0, se, math.inf, "two-proportion z"
+    m0, m1 = s0 / n0 / scale, s1 / n1 / scale
+    v0 = _variance(n0, s0, ss0) / scale**2 / n0
+    v1 = _variance(n1, s1, ss1) / scale**2 / n1
+    se = math.sqrt(v0 + v1)
+    # Welch–Satterthwaite degrees of freedom.
+    denom = (v0**2 / (n0 - 1) if n0 > 1 else 0.0) + (v1**2 / (n1 - 1) if n1 > 1 else 0.0)
+    df = (v0 + v1) ** 2 / denom if denom > 0 else math.inf
+    return m1 - m0, se, df, "Welch t"
+
+
+def _p_two_sided(diff: float, se: float, df: float) -> float:
+    """p-value of the t (or, with ``df`` infinite, z) statistic ``diff / se``."""
+    if se == 0:
+        return 1.0 if diff == 0 else 0.0
+    from scipy.special import ndtr, stdtr
+
+    t = abs(diff / se)
+    return float(2 * (ndtr(-t) if math.isinf(df) else stdtr(df, -t)))
+
+
+def _quantile(level: float, df: float) -> float:
+    """The two-sided critical value of the t (or z) distribution at ``level``."""
+    from scipy.special import ndtri, stdtrit
+
+    q = 1 - level / 2
+    return float(ndtri(q) if math.isinf(df) else stdtrit(df, q))
+
+
+def holm_levels(p_values: list[float], alpha: float = ALPHA) -> tuple[list[float], list[bool]]:
+    """The level Holm's step-down tests each hypothesis at, and whether it is rejected.
+
+    With the p-values sorted, the j-th smallest is tested at ``alpha / (m - j + 1)`` until one
+    fails; that one and every later one keep the failing step's level. An interval of the same
+    statistic at that level excludes zero exactly when Holm rejects: before the first failure
+    ``p_j <= alpha_j``; from it on ``p_j >= p_k > alpha_k``.
+    """
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    levels = [0.0] * m
+    rejected = [False] * m
+    failed: float | None = None
+    for rank, i in enumerate(order):
+        level = alpha / (m - rank)
+        if failed is None and p_values[i] <= level:
+            levels[i], rejected[i] = level, True
+        else:
+            failed = level if failed is None else failed
+            levels[i] = failed
+    return levels, rejected
+
+
 def comparisons(plan: Plan, stats: np.ndarray) -> pd.DataFrame:
-    """Each variant against the first: difference, 95% interval, p and Holm-corrected p."""
+    """Each variant against the first: difference, its standard error, 95% interval, p,
+    Holm-corrected p, the Holm-adjusted interval and whether it is significant (exactly when the
+    adjusted interval excludes zero)."""
     cols = [
         "variant",
         "baseline",
         "metric",
         "difference",
+        "se",
         "ci_low",
         "ci_high",
         "p_value",
         "p_holm",
+        "adj_low",
+        "adj_high",
+        "adj_level",
         "significant",
         "test",
     ]
     rows = []
     base = plan.variant_names[0]
     for v in range(1, plan.n_variants):
-        block = []
+        block: list[dict[str, Any]] = []
         for m, metric in enumerate(plan.metrics):
             n0, s0, ss0, _ = _moments(stats, 0, m)
             n1, s1, ss1, cross = _moments(stats, v, m)
@@ -195,29 +278,38 @@ def comparisons(plan: Plan, stats: np.ndarray) -> pd.DataFrame:
                 continue
             paired = not plan.independent and metric.kind != "conditional_mean"
             if paired:
-                res = _paired(metric.kind, n1, s0, ss0, s1, ss1, cross, metric.scale)
+                diff, se, df, test = _paired_t(n1, s0, ss0, s1, ss1, cross, metric.scale)
             else:
-                res = _independent(metric.kind, n0, s0, ss0, n1, s1, ss1, metric.scale)
-            diff, lo, hi, p, test = res
+                diff, se, df, test = _two_sample_se(
+                    metric.kind, n0, s0, ss0, n1, s1, ss1, metric.scale
+                )
+            half = _quantile(ALPHA, df) * se
             block.append(
                 {
                     "variant": plan.variant_names[v],
                     "baseline": base,
                     "metric": metric.name,
                     "difference": diff,
-                    "ci_low": lo,
-                    "ci_high": hi,
-                    "p_value": p,
+                    "se": se,
+                    "ci_low": diff - half,
+                    "ci_high": diff + half,
+                    "p_value": _p_two_sided(diff, se, df),
                     "test": test,
+                    "_df": df,
                 }
             )
         if block:
             from statsmodels.stats.multitest import multipletests
 
-            holm = multipletests([r["p_value"] for r in block], alpha=ALPHA, method="holm")
-            for r, rejected, ph in zip(block, holm[0], holm[1], strict=True):
+            p = [r["p_value"] for r in block]
+            levels, rejected = holm_levels(p, ALPHA)
+            adjusted = multipletests(p, alpha=ALPHA, method="holm")[1]
+            for r, level, sig, ph in zip(block, levels, rejected, adjusted, strict=True):
+                half = _quantile(level, r.pop("_df")) * r["se"]
                 r["p_holm"] = float(ph)
-                r["significant"] = bool(rejected)
+                r["adj_low"], r["adj_high"] = r["difference"] - half, r["difference"] + half
+                r["adj_level"] = level
+                r["significant"] = sig
             rows.extend(block)
     return pd.DataFrame(rows, columns=cols)
 

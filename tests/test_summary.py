@@ -176,11 +176,18 @@ def test_the_verdict_of_a_hand_built_comparison_is_exactly_this():
         "1.1: 2 of 5 metrics changed; removed +4.00 [+3.96, +4.04], characters_owned −3.20",
         "1.2: 4 of 5 metrics changed; removed +4.00 [+3.96, +4.04], characters_owned −3.20, "
         "length +1.00",
+        # "No difference found" says what the test could have seen: noncentrality 9.64 (2 df,
+        # 5%, 80% power) = games · seats · s² / 2 gives s = 2.5 pp at 10,000 games.
         "seats unequal in 1.1 (seat 1 36.0% vs seat 2 32.0%, spread 4.0 pp, p = 1.1e-07); "
-        "balanced in 1.0, 1.2 (spread ≤ 1.0 pp, p ≥ 0.37)",
+        "no difference found in 1.0, 1.2 (spread ≤ 1.0 pp, p ≥ 0.37); a spread below 2.5 pp "
+        "would go unseen at 10,000 games (100,000 would see 0.8 pp)",
         "draws: 5.0% in 1.0; 1.1 5.0% (no significant change); 1.2 6.0% (+1.0 pp [+0.5, +1.5])",
         "length: 20.00 in 1.0; 1.1 20.10 (no significant change); 1.2 21.00 (+1.00 [+0.90, +1.10])",
-        "no significant change in any variant: quiet",
+        # quiet's differences have se 0.0051 (a 95% half-width of 0.01): 80% power at 5% / 6
+        # metrics (Holm's first step) needs about (2.64 + 0.84) · 0.0051 = 0.018, a little more
+        # with the touched trials' own spread (the gate's power model): 0.02.
+        "no significant change in any variant (each with the smallest change it would have "
+        "seen): quiet 0.02",
         "also changed (not in the summary, see --detail): debug",
     ]
 
@@ -222,10 +229,17 @@ def test_seats_are_not_tested_on_fewer_than_five_wins_expected_per_seat():
         est.loc[(est["variant"] == "1.2") & (est["metric"] == w), "mean"] = 0.0003
     s = build(result)
     assert math.isnan(s.seats[2].p_value)  # 3 wins expected per seat: no chi-square
-    assert verdict(s)[2:4] == [
+    lines = verdict(s)
+    # 99.9% of 1.2's games have no winner: the verdict says so first.
+    assert lines[0] == (
+        "99.9% of games end without a winner in 1.2: these players do not play to win; seat and "
+        "variant answers are not meaningful"
+    )
+    assert lines[3:5] == [
         "too few wins to test the seats (1.2: 9 wins in 10,000 games)",
         "seats unequal in 1.1 (seat 1 36.0% vs seat 2 32.0%, spread 4.0 pp, p = 1.1e-07); "
-        "balanced in 1.0 (spread ≤ 1.0 pp, p ≥ 0.37)",
+        "no difference found in 1.0 (spread ≤ 1.0 pp, p ≥ 0.37); a spread below 2.5 pp would go "
+        "unseen at 10,000 games (100,000 would see 0.8 pp)",
     ]
 
 
@@ -236,7 +250,12 @@ def test_one_variant_gets_intervals_and_the_seats_but_no_changes():
     result.estimates = result.estimates[result.estimates["variant"] == "1.0"]
     result.comparisons = result.comparisons.iloc[0:0]
     s = build(result)
-    assert verdict(s) == ["seats balanced: spread 1.0 pp, p = 0.37", "draws: 5.0%", "length: 20.00"]
+    assert verdict(s) == [
+        "seats: no difference found (spread 1.0 pp, p = 0.37); a spread below 2.5 pp would go "
+        "unseen at 10,000 games (100,000 would see 0.8 pp)",
+        "draws: 5.0%",
+        "length: 20.00",
+    ]
     text = markdown(s, verdict(s))
     assert "| metric | 1.0 | 95% interval |" in text
     assert "| removed | 0.00 | [0.00, 0.00] |" not in text  # zero everywhere: hidden
@@ -250,7 +269,10 @@ def test_seats_balanced_everywhere_read_as_one_line():
         for w, share in zip(WINS, shares, strict=True):
             est.loc[(est["variant"] == v) & (est["metric"] == w), "mean"] = share
     lines = verdict(build(result))
-    assert "seats balanced in all three: spread ≤ 1.0 pp, p ≥ 0.37" in lines
+    assert (
+        "seats: no difference found in all three (spread ≤ 1.0 pp, p ≥ 0.37); a spread below "
+        "2.5 pp would go unseen at 10,000 games (100,000 would see 0.8 pp)"
+    ) in lines
 
 
 def test_the_summary_folds_seat_families_and_hides_metrics_zero_everywhere():
@@ -307,7 +329,10 @@ def test_markdown_holds_the_summary_the_seats_and_the_verdict():
     assert "| characters_owned | 12.90 | 9.70 | −3.20±0.05* | 9.70 | −3.20±0.05* |" in lines
     assert "| ↳ seat spread | 0.20 | 0.10 |  | 0.10 |  |" in lines
     assert "| 1.1 | 36.0% | 32.0% | 32.0% | 4.0 pp | 1.1e-07 |" in lines
-    assert "- no significant change in any variant: quiet" in lines
+    assert (
+        "- no significant change in any variant (each with the smallest change it would have "
+        "seen): quiet 0.02"
+    ) in lines
 
 
 # ---------------------------------------------------------------------------------------------
@@ -340,12 +365,14 @@ def test_the_folded_table_equals_the_full_one_where_they_overlap(revisions):
                 assert cell.difference is None
                 continue
             c = cmp.loc[(v, row.metric)]
+            # The summary shows the Holm-adjusted interval; the unadjusted one is kept beside it.
             assert (cell.difference, cell.diff_low, cell.diff_high, cell.p_holm) == (
                 c["difference"],
-                c["ci_low"],
-                c["ci_high"],
+                c["adj_low"],
+                c["adj_high"],
                 c["p_holm"],
             )
+            assert (cell.raw_low, cell.raw_high) == (c["ci_low"], c["ci_high"])
             assert cell.significant == bool(c["significant"])
     for seat_row in s.seats:
         for k, share in enumerate(seat_row.shares):
@@ -509,4 +536,6 @@ def test_a_summary_too_wide_either_way_prints_a_line_per_metric_and_variant(revi
         if row.role != "spread":
             (line,) = [ln for ln in table if ln.startswith(row.metric + " ")]
             assert line.split()[1] == s.variants[0]
-    assert sum(ln.lstrip().startswith(s.variants[-1] + " ") for ln in table) == len(s.rows)
+    # The terminal leaves the families' seat-spread rows to --detail and report.html.
+    totals = [r for r in s.rows if r.role != "spread"]
+    assert sum(ln.lstrip().startswith(s.variants[-1] + " ") for ln in table) == len(totals)

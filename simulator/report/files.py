@@ -75,9 +75,11 @@ def document(report: Report) -> dict[str, Any]:
     summary with its verdict, and the tournament's section."""
     from simulator.report.tournament import summary_entry
 
-    folded = {}
+    folded: dict[str, Any] = {}
     if report.summary is not None:
         folded = {"summary": report.summary.to_dict(), "verdict": report.verdict}
+    if report.grounds.fairness is not None:
+        folded["fairness"] = report.grounds.fairness.to_dict()
     return report.result.summary(folded, summary_entry(report))
 
 

@@ -151,6 +151,6 @@ def legend(summary: Summary) -> str:
         return ""
     how = "paired" if summary.paired else "independent"
     return (
-        f"Δ: difference from {summary.baseline} ±95% ({how}, Holm), * significant at 5%; "
-        "proportions in %, their Δ in pp"
+        f"Δ: difference from {summary.baseline} ±Holm-adjusted 95% ({how}), * excludes 0; "
+        "proportions in %, Δ in pp"
     )

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from simulator.report.grounds import Grounds, grounds
 from simulator.report.summary import Summary, restrict, wants_summary
 from simulator.report.verdict import verdict
 from simulator.runner import RunResult
@@ -32,6 +33,8 @@ class Report:
         verdict: the verdict's lines as the terminal, summary.json and Markdown show them.
         verdict_detail: the same with the full tables in view (report.html, ``--detail``).
         tournament: a tournament's analysis per variant (``None`` when the run is not one).
+        grounds: what the answer rests on: fairness across variants, how often the changed rule
+            cases arose, the assumptions in force (:mod:`simulator.report.grounds`).
     """
 
     result: RunResult
@@ -39,6 +42,7 @@ class Report:
     verdict: list[str] = field(default_factory=list)
     verdict_detail: list[str] = field(default_factory=list)
     tournament: dict[str, dict[str, Any]] | None = None
+    grounds: Grounds = field(default_factory=Grounds)
 
     @property
     def name(self) -> str:
@@ -59,10 +63,12 @@ def build(result: RunResult, metrics: list[str] | None = None) -> Report:
     summary = fold(result) if wants_summary(result) else None
     if summary is None:
         return Report(result, None, tournament=tournament)
+    found = grounds(result)
     return Report(
         result,
         summary,
-        verdict=verdict(summary),
-        verdict_detail=verdict(summary, detail=True),
+        verdict=verdict(summary, grounds=found),
+        verdict_detail=verdict(summary, detail=True, grounds=found),
         tournament=tournament,
+        grounds=found,
     )

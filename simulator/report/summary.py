@@ -59,6 +59,13 @@ class Cell:
     effect: float | None = None
     effect_low: float | None = None
     effect_high: float | None = None
+    #: The unadjusted 95% interval of the difference (``diff_low``/``diff_high`` are
+    #: Holm-adjusted: they exclude zero exactly when the difference is significant).
+    raw_low: float | None = None
+    raw_high: float | None = None
+    #: The smallest change of this metric the comparison would find with 80% power at Holm's
+    #: first step (``ALPHA`` over the metrics compared), in the metric's units.
+    detectable: float | None = None
 
 
 @dataclass
@@ -235,11 +242,27 @@ def _effect(
     return (diff / pooled, lo / pooled, hi / pooled)
 
 
+def detectable(kind: str, n: int, se: float, sd: float, scale: int, family: int) -> float:
+    """Smallest change of a metric a paired comparison of ``n`` trials finds with 80% power at
+    ``ALPHA / family`` (Holm's first step), given the standard error ``se`` of the observed
+    difference (its per-trial variance is the background the change must rise above) and the
+    metric's per-trial standard deviation ``sd`` (how far a touched trial moves; a proportion's
+    trial flips by 1). The gate's power model (:mod:`simulator.gate.power`)."""
+    from simulator.gate.power import detectable_mean
+
+    if n < 2:
+        return math.inf
+    background = (se * se * n) if math.isfinite(se) else 0.0
+    jump = 1.0 if kind == "proportion" else max(sd if math.isfinite(sd) else 0.0, 1.0 / scale)
+    return detectable_mean(n, ALPHA / max(family, 1), jump, background)
+
+
 def _metric_cells(
     metric: str,
     est: dict[tuple[str, str], pd.Series],
     cmp: dict[tuple[str, str], Any],
     names: list[str],
+    family: dict[str, int] | None = None,
 ) -> dict[str, Cell]:
     base = est[(names[0], metric)]
     cells: dict[str, Cell] = {}
@@ -249,8 +272,20 @@ def _metric_cells(
         c = cmp.get((v, metric))
         if c is not None:
             cell.difference = float(c["difference"])
-            cell.diff_low = float(c["ci_low"])
-            cell.diff_high = float(c["ci_high"])
+            # Comparisons made before the adjusted intervals (a stored result) show their own.
+            cell.diff_low = float(c.get("adj_low", c["ci_low"]))
+            cell.diff_high = float(c.get("adj_high", c["ci_high"]))
+            cell.raw_low = float(c["ci_low"])
+            cell.raw_high = float(c["ci_high"])
+            se = c.get("se", (cell.raw_high - cell.raw_low) / (2 * 1.959963984540054))
+            cell.detectable = detectable(
+                str(r["kind"]),
+                int(r["n"]),
+                float(se),
+                math.sqrt((_sd(base) ** 2 + _sd(r) ** 2) / 2),
+                1,
+                (family or {}).get(v, 1),
+            )
             cell.p_holm = float(c["p_holm"])
             cell.significant = bool(c["significant"])
             cell.effect, cell.effect_low, cell.effect_high = _effect(
@@ -310,6 +345,7 @@ def build(result: RunResult) -> Summary:
     by_name = {m.name: m for m in metrics}
     est = {(r["variant"], r["metric"]): r for _, r in result.estimates.iterrows()}
     cmp = {(r["variant"], r["metric"]): r for _, r in result.comparisons.iterrows()}
+    sizes = {str(k): int(v) for k, v in result.comparisons.groupby("variant").size().items()}
     families = seat_families([m.name for m in metrics])
     in_family = {s: f for f, seats in families.items() for s in seats}
     wins = families.get(WINS, [])
@@ -333,12 +369,12 @@ def build(result: RunResult) -> Summary:
             )
             if not headline:
                 continue
-            rows += _family_rows(family, seats, by_name, est, cmp, names, hidden)
+            rows += _family_rows(family, seats, by_name, est, cmp, names, hidden, sizes)
             continue
         done.add(name)
         if not m.headline:
             continue
-        cells = _metric_cells(name, est, cmp, names)
+        cells = _metric_cells(name, est, cmp, names, sizes)
         if _is_zero([c.estimate for c in cells.values()]):
             hidden.append(name)
             continue
@@ -378,11 +414,12 @@ def _family_rows(
     cmp: dict[tuple[str, str], Any],
     names: list[str],
     hidden: list[str],
+    sizes: dict[str, int] | None = None,
 ) -> list[Row]:
     """A family's total row and its seat-spread row (nothing if it is zero everywhere)."""
     seat_means = {v: [float(est[(v, s)]["mean"]) for s in seats] for v in names}
     if family in by_name:
-        cells = _metric_cells(family, est, cmp, names)
+        cells = _metric_cells(family, est, cmp, names, sizes)
         kind = by_name[family].kind
     else:
         cells = {}

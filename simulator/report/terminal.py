@@ -163,6 +163,7 @@ def summary_table(summary: Summary, width: int | None = None) -> Any:
     """The summary as a rich table no wider than ``width`` where it can be: metrics as rows and
     variants as columns; turned on its side (variants as rows) when the variants do not fit
     side by side; one line per metric and variant when neither fits."""
+    summary = _without_spreads(summary)
     wide = _rich_table(table_header(summary))
     for row in summary.rows:
         wide.add_row(*table_cells(summary, row))
@@ -172,6 +173,14 @@ def summary_table(summary: Summary, width: int | None = None) -> Any:
     if _natural_width(turned) <= width:
         return turned
     return _long_table(summary)
+
+
+def _without_spreads(summary: Summary) -> Summary:
+    """The summary without its families' seat-spread rows: the terminal's first screen keeps to
+    the totals (the spreads are in report.html, the Markdown and ``--detail``)."""
+    import dataclasses
+
+    return dataclasses.replace(summary, rows=[r for r in summary.rows if r.role != "spread"])
 
 
 def terminal_tables(summary: Summary, width: int | None = None) -> list[Any]:

@@ -1,23 +1,40 @@
-"""The verdict: a few lines in words, generated from the summary's numbers and nothing else.
+"""The verdict: a few lines in words, generated from the report's numbers and nothing else.
 
 Lines, in order (each only when it has something to say):
 
-1. per variant after the first, how many summary metrics changed significantly and the largest of
+1. a degenerate game first: most games end without a winner, or one seat takes everything — then
+   seat and variant answers are not meaningful, and the verdict says so before anything else;
+2. fairness across variants: which variant's seats are most even (seat spread with its 95%
+   interval, paired differences from the first variant), or that the run cannot tell them apart
+   and what difference it could have seen (:mod:`simulator.report.fairness`);
+3. did the changed rule fire: per variant, how often the rule cases its knobs change arose
+   (:mod:`simulator.report.grounds`); a comparison whose case never arose cannot see the change;
+4. per variant after the first, how many summary metrics changed significantly and the largest of
    them ranked by standardized effect (Cohen's d over the pooled per-trial standard deviation for
-   means, Cohen's h for proportions), the first with its 95% interval;
-2. seat balance per variant: the spread of the seats' win shares and the chi-square test of equal
-   seats ("balanced" means exactly that the test does not reject equal seats at 5%);
-3. draws and game length, where the procedure reports them;
-4. what did not move: summary metrics with no significant difference in any variant;
-5. metrics outside the summary that changed significantly (in the full tables: ``--detail``, and
-   report.html below its summary).
+   means, Cohen's h for proportions), the first with its Holm-adjusted interval; or, when none
+   did, the smallest changes the run would have seen;
+5. seat balance per variant: the spread of the seats' win shares and the chi-square test of equal
+   seats; "no difference found" carries the smallest spread the test would have seen;
+6. draws and game length, where the procedure reports them;
+7. what did not move: summary metrics with no significant difference in any variant, with the
+   smallest change each comparison would have seen;
+8. metrics outside the summary that changed significantly (in the full tables: ``--detail``, and
+   report.html below its summary);
+9. what the answer rests on: the invented values and readings of unclear rules in force.
+
+Every "no change" or "balanced" carries its detectable size: 80% power at the level its test
+used. A size is given in the metric's units (proportions in percentage points) and for ten times
+the trials (sizes shrink as one over the square root of the trials).
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
+from simulator.report.fairness import seat_detectable
 from simulator.report.format import fmt_difference, fmt_estimate, fmt_p, fmt_share, row_digits
+from simulator.report.grounds import Case, Grounds
 from simulator.report.summary import ALPHA, Row, SeatRow, Summary
 
 #: Changes named per variant.
@@ -28,6 +45,12 @@ MAX_LISTED = 8
 GAME_METRICS = ("draws", "length")
 
 _COUNT_WORDS = {2: "both", 3: "all three", 4: "all four"}
+#: A game is called degenerate when at least this share of games has no winner, or one seat wins
+#: at least this share of the games someone won.
+DEGENERATE = 0.8
+DOMINANT = 0.95
+#: Sizes are also given for this many times the trials.
+MORE = 10
 
 
 def _all(n: int) -> str:
@@ -36,6 +59,24 @@ def _all(n: int) -> str:
 
 def _pp(x: float) -> str:
     return f"{100 * x:.1f} pp"
+
+
+def _spp(x: float) -> str:
+    """A signed difference in percentage points."""
+    return f"{100 * x:+.1f} pp".replace("-", "\u2212")
+
+
+def _size(x: float, kind: str) -> str:
+    """A detectable size in the metric's units (proportions in percentage points)."""
+    if not math.isfinite(x):
+        return "∞"
+    if kind == "proportion":
+        return f"{100 * x:.2g} pp" if 100 * x < 1 else f"{100 * x:.1f} pp"
+    return f"{x:.2g}" if x < 1 else f"{x:.2f}"
+
+
+def _games(n: int) -> str:
+    return f"{n:,} games" if n != 1 else "1 game"
 
 
 def _listed(names: list[str]) -> str:
@@ -52,17 +93,48 @@ def _compared(summary: Summary) -> list[Row]:
     return [r for r in summary.rows if r.role != "spread"]
 
 
-def changes(summary: Summary) -> list[str]:
-    """One line per variant after the first: its significant changes, largest first."""
+def _seen(rows: list[Row], v: str, still: set[str], limit: int = TOP_CHANGES) -> str:
+    """The smallest changes of ``rows`` variant ``v``'s comparison would have seen; metrics in
+    ``still`` (no variant moved them) get theirs in the "no significant change" line."""
+    own = [r for r in rows if r.metric not in still and r.cells[v].detectable is not None]
+    sizes = [f"{r.metric} {_size(r.cells[v].detectable or math.inf, r.kind)}" for r in own]
+    rest = "; the others below" if len(own) < len(rows) else ""
+    if not sizes:
+        return " (what it would have seen: below)" if rest else ""
+    more = f" and {len(sizes) - limit} more" if len(sizes) > limit else ""
+    return f" (it would have seen {', '.join(sizes[:limit])}{more}{rest})"
+
+
+def _still(summary: Summary) -> list[str]:
+    """Summary metrics no variant changed significantly (draws and length have their line)."""
+    if len(summary.variants) < 2:
+        return []
+    return [
+        r.metric
+        for r in _compared(summary)
+        if r.metric not in GAME_METRICS
+        and any(r.cells[v].p_holm is not None for v in summary.variants[1:])
+        and not any(r.cells[v].significant for v in summary.variants[1:])
+    ]
+
+
+def changes(summary: Summary, unseen: set[str] | None = None) -> list[str]:
+    """One line per variant after the first: its significant changes, largest first; when none,
+    the smallest changes it would have seen. Variants in ``unseen`` (their changed rule never
+    fired) get no "no change" line: the rule line says why."""
     lines = []
     rows = _compared(summary)
+    still = set(_still(summary))
     for v in summary.variants[1:]:
         tested = [r for r in rows if r.cells[v].p_holm is not None]
         moved = [r for r in tested if r.cells[v].significant]
         if not tested:
             continue
         if not moved:
-            lines.append(f"{v}: no significant change in {len(tested)} metrics")
+            if v in (unseen or set()):
+                continue
+            seen = _seen(tested, v, still)
+            lines.append(f"{v}: no significant change in {len(tested)} metrics{seen}")
             continue
         moved.sort(key=lambda r: _rank_key(r.cells[v].effect))
         parts = []
@@ -94,16 +166,40 @@ def seat_balance(summary: Summary) -> list[str]:
     return lines + _tested_seats(balanced, unequal, everyone=not untested)
 
 
+def _unseen_spread(balanced: list[SeatRow]) -> str:
+    """What spread the test of equal seats could have missed, at this run's games and at ten
+    times as many (the largest over the variants)."""
+    sizes = [
+        seat_detectable(s.games, len(s.shares), sum(s.shares))
+        for s in balanced
+        if s.games > 0 and sum(s.shares) > 0
+    ]
+    if not sizes or not all(math.isfinite(x) for x in sizes):
+        return ""
+    games = max(s.games for s in balanced)
+    size = max(sizes)
+    return (
+        f"; a spread below {_pp(size)} would go unseen at {_games(games)} "
+        f"({MORE * games:,} would see {_pp(size / math.sqrt(MORE))})"
+    )
+
+
 def _tested_seats(balanced: list[SeatRow], unequal: list[SeatRow], everyone: bool) -> list[str]:
     n = len(balanced) + len(unequal)
     if not unequal:
         spread = max(s.spread for s in balanced)
         p = min(s.p_value for s in balanced)
+        unseen = _unseen_spread(balanced)
         if n == 1:
             where = "" if everyone else f" in {balanced[0].variant}"
-            return [f"seats balanced{where}: spread {_pp(spread)}, p = {fmt_p(p)}"]
+            return [
+                f"seats: no difference found{where} (spread {_pp(spread)}, p = {fmt_p(p)})" + unseen
+            ]
         where = _all(n) if everyone else ", ".join(s.variant for s in balanced)
-        return [f"seats balanced in {where}: spread ≤ {_pp(spread)}, p ≥ {fmt_p(p)}"]
+        return [
+            f"seats: no difference found in {where} (spread ≤ {_pp(spread)}, p ≥ {fmt_p(p)})"
+            + unseen
+        ]
     parts = []
     for s in unequal:
         hi = max(range(len(s.shares)), key=lambda k: s.shares[k])
@@ -117,7 +213,8 @@ def _tested_seats(balanced: list[SeatRow], unequal: list[SeatRow], everyone: boo
         names = ", ".join(s.variant for s in balanced)
         spread = max(s.spread for s in balanced)
         p = min(s.p_value for s in balanced)
-        line += f"; balanced in {names} (spread ≤ {_pp(spread)}, p ≥ {fmt_p(p)})"
+        line += f"; no difference found in {names} (spread ≤ {_pp(spread)}, p ≥ {fmt_p(p)})"
+        line += _unseen_spread(balanced)
     return [line]
 
 
@@ -147,19 +244,21 @@ def game_lines(summary: Summary) -> list[str]:
 
 
 def unmoved(summary: Summary) -> list[str]:
-    """Summary metrics no variant changed significantly."""
-    if len(summary.variants) < 2:
-        return []
-    still = [
-        r.metric
-        for r in _compared(summary)
-        if r.metric not in GAME_METRICS
-        and any(r.cells[v].p_holm is not None for v in summary.variants[1:])
-        and not any(r.cells[v].significant for v in summary.variants[1:])
-    ]
+    """Summary metrics no variant changed significantly, each with the smallest change the
+    comparisons would have seen (the largest over the variants)."""
+    still = _still(summary)
     if not still:
         return []
-    return [f"no significant change in any variant: {_listed(still)}"]
+    rows = {r.metric: r for r in _compared(summary)}
+    listed = []
+    for name in still:
+        r = rows[name]
+        seen = [x for x in (r.cells[v].detectable for v in summary.variants[1:]) if x is not None]
+        listed.append(f"{name} {_size(max(seen), r.kind)}" if seen else name)
+    return [
+        "no significant change in any variant (each with the smallest change it would have "
+        f"seen): {_listed(listed)}"
+    ]
 
 
 def elsewhere(summary: Summary, detail: bool = False) -> list[str]:
@@ -171,12 +270,132 @@ def elsewhere(summary: Summary, detail: bool = False) -> list[str]:
     return [f"also changed (not in the summary, {where}): {_listed(summary.other_changes)}"]
 
 
-def verdict(summary: Summary, detail: bool = False) -> list[str]:
-    """The verdict lines (see the module docstring); ``detail``: the full tables follow it."""
+def degenerate(summary: Summary) -> list[str]:
+    """A first line when most games have no winner, or one seat takes nearly every win."""
+    lines = []
+    for s in summary.seats:
+        won = sum(s.shares)
+        where = f" in {s.variant}" if len(summary.seats) > 1 else ""
+        if s.games > 0 and 1 - won >= DEGENERATE:
+            lines.append(
+                f"{fmt_share(1 - won)} of games end without a winner{where}: these players do "
+                "not play to win; seat and variant answers are not meaningful"
+            )
+        elif won > 0 and len(s.shares) > 1 and max(s.shares) / won >= DOMINANT:
+            top = max(range(len(s.shares)), key=lambda k: s.shares[k])
+            lines.append(
+                f"seat {top + 1} wins {fmt_share(s.shares[top] / won)} of the games someone "
+                f"won{where}: one seat takes everything; seat answers are not meaningful"
+            )
+    return lines
+
+
+def fairness_lines(summary: Summary, grounds: Grounds | None) -> list[str]:
+    """Which variant is fairest, by how much, or that the run cannot tell (with its size)."""
+    f = grounds.fairness if grounds is not None else None
+    if f is None or len(f.variants) < 2:
+        return []
+    base = f.variants[0]
+    later = f.variants[1:]
+    told = [v for v in later if v.spread_vs_base is not None and v.spread_vs_base.excludes_zero()]
+
+    def spread(v: Any) -> str:
+        return f"{_pp(v.spread.mean)} [{100 * v.spread.lo:.1f}, {100 * v.spread.hi:.1f}]"
+
+    def diff(v: Any) -> str:
+        d = v.spread_vs_base
+        if d.lo == d.hi == d.mean == 0:
+            return f"{v.variant} the same seat shares (identical games)"
+        return f"{v.variant} {_spp(d.mean)} [{_spp(d.lo)}, {_spp(d.hi)}]"
+
+    diffs = "; ".join(diff(v) for v in later)
+    if told:
+        fairest = min(f.variants, key=lambda v: v.spread.mean)
+        return [
+            f"fairest: {fairest.variant} (seat spread {spread(fairest)}); seat spread from "
+            f"{base.variant} ({spread(base)}): {diffs}"
+        ]
+    sizes = [v.detectable for v in later if v.detectable]
+    unseen = ""
+    if sizes:
+        size = max(sizes)
+        unseen = (
+            f"; a difference below {_pp(size)} would go unseen at {_games(f.games)} "
+            f"({MORE * f.games:,} would see {_pp(size / math.sqrt(MORE))})"
+        )
+    return [
+        f"fairness: cannot tell the variants apart (seat spread {base.variant} {spread(base)}; "
+        f"from it: {diffs}){unseen}"
+    ]
+
+
+def _case_line(base: str, variant: str, found: list[Case]) -> str:
+    knobs = ", ".join(dict.fromkeys(c.knob for c in found))
+    metrics = ", ".join(dict.fromkeys(m for c in found for m in c.metrics))
+    trials = found[0].trials
+    if all(c.never for c in found):
+        return (
+            f"{variant} vs {base}: the cases where {knobs} differs ({metrics}) arose 0 times "
+            f"in {_games(trials)} under either; this comparison cannot see the change"
+        )
+    before = sum(c.base_count for c in found)
+    after = sum(c.count for c in found)
     return (
-        changes(summary)
+        f"{variant} vs {base}: the cases where {knobs} differs ({metrics}) arose "
+        f"{before:,.0f} times under {base} and {after:,.0f} under {variant} in {_games(trials)}"
+    )
+
+
+def fired(summary: Summary, grounds: Grounds | None) -> tuple[list[str], set[str]]:
+    """The lines on how often each variant's changed rule cases arose, and the variants whose
+    cases never did."""
+    if grounds is None or not grounds.cases:
+        return [], set()
+    lines, never = [], set()
+    for v in summary.variants[1:]:
+        found = [c for c in grounds.cases if c.variant == v]
+        if found:
+            lines.append(_case_line(summary.baseline, v, found))
+            if all(c.never for c in found):
+                never.add(v)
+    return lines, never
+
+
+def rests_on(grounds: Grounds | None) -> list[str]:
+    """The invented values and readings of unclear rules the answer rests on."""
+    if grounds is None or not grounds.assumptions:
+        return []
+    invented = [a.name for a in grounds.assumptions if a.tag == "invented"]
+    readings = [a.name for a in grounds.assumptions if a.tag != "invented"]
+    parts = []
+    if invented:
+        parts.append(
+            f"{len(invented)} invented value{'s' * (len(invented) > 1)} ({_listed(invented)})"
+        )
+    if readings:
+        parts.append(
+            f"{len(readings)} reading{'s' * (len(readings) > 1)} of unclear rules ("
+            f"{_listed(readings)})"
+        )
+    return [
+        "rests on "
+        + " and ".join(parts)
+        + "; `robustness: {assumptions: true}` reruns it with each one moved"
+    ]
+
+
+def verdict(summary: Summary, detail: bool = False, grounds: Grounds | None = None) -> list[str]:
+    """The verdict lines (see the module docstring); ``detail``: the full tables follow it;
+    ``grounds``: the fairness, rule cases and assumptions of the run, when known."""
+    case_lines, never = fired(summary, grounds)
+    return (
+        degenerate(summary)
+        + fairness_lines(summary, grounds)
+        + case_lines
+        + changes(summary, never)
         + seat_balance(summary)
         + game_lines(summary)
         + unmoved(summary)
         + elsewhere(summary, detail)
+        + rests_on(grounds)
     )
