@@ -65,6 +65,7 @@ def run(
     detail: opt.Detail = False,
     metrics: opt.Metrics = None,
     markdown: opt.SummaryMarkdown = None,
+    robustness: opt.RobustnessOption = None,
 ) -> None:
     """Run a scenario: print odds with 95% intervals and write reports (CSV, JSON, PNG, HTML)."""
     _call("run", "run", locals())

@@ -55,6 +55,16 @@ Metrics = Annotated[
         help="only metrics matching this glob (repeatable): every table, plot and the verdict",
     ),
 ]
+RobustnessOption = Annotated[
+    str | None,
+    typer.Option(
+        "--robustness",
+        metavar="WHAT",
+        help="rerun the comparison on the same deals: 'policies' (the scenario's play levels, "
+        "or policies=random,greedy,...), 'assumptions' (every declared assumption moved), "
+        "'all', or 'none' [default: the scenario's robustness: section]",
+    ),
+]
 SummaryMarkdown = Annotated[
     Path | None,
     typer.Option("--markdown", help="write the summary and the verdict as Markdown here"),

@@ -25,6 +25,7 @@ from simulator import procedures
 from simulator.gate.settings import CheckSpec, metric_names
 from simulator.limits import MAX_BYTES, MAX_TRIALS
 from simulator.procedures.base import Params, Procedure
+from simulator.robustness.spec import RobustnessSpec
 from simulator.tournament.spec import TournamentSpec
 from simulator.yaml_loader import Loc, Problem, ScenarioError, compose, read_text, to_python
 from simulator.yaml_loader import Positions as _Positions
@@ -96,6 +97,11 @@ class ScenarioFile(BaseModel):
         description="play the game's agents against each other: entrants, each in every seat "
         "equally often on the same deals (docs/agents.md); trials count deals",
     )
+    robustness: RobustnessSpec | None = Field(
+        default=None,
+        description="rerun the comparison under stronger play (policies) and with each declared "
+        "assumption moved (assumptions), on the same deals (docs/comparisons.md)",
+    )
 
     @field_validator("trials", mode="before")
     @classmethod
@@ -152,6 +158,8 @@ class Scenario:
     points: list[SweepPoint] = field(default_factory=list)
     #: ``check:`` section for the regression gate (:mod:`simulator.gate.settings`).
     check: dict[str, Any] = field(default_factory=dict)
+    #: ``robustness:`` section (:mod:`simulator.robustness`), None without one.
+    robustness: RobustnessSpec | None = None
     #: Where each key and value of the file stands (for errors found after loading, e.g. in
     #: the ``tune:`` section, which :mod:`simulator.tune.spec` checks).
     positions: Any = field(default=None, repr=False, compare=False)
@@ -377,6 +385,8 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
     check_problems = _check_problems(
         top.check, proc.metric_names(points[0].variants[BASE_VARIANT]), pos, file
     )
+    if top.robustness is not None:
+        check_problems += _robustness_problems(top, proc, points[0].variants, pos, file)
     if check_problems:
         raise ScenarioError(check_problems)
     return Scenario(
@@ -391,8 +401,40 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
         sweep=axes,
         points=points,
         check=dict(top.check),
+        robustness=top.robustness,
         positions=pos,
     )
+
+
+def _robustness_problems(
+    top: ScenarioFile, proc: Procedure, variants: dict[str, Params], pos: _Positions, file: str
+) -> list[Problem]:
+    """What the ``robustness:`` section asks that the scenario cannot rerun."""
+    spec = top.robustness
+    assert spec is not None
+    problems = []
+
+    def problem(loc: Loc, message: str) -> None:
+        line, col = pos.nearest(("robustness", *loc), prefer_key=True)
+        problems.append(Problem(file, line, col, _dotted(("robustness", *loc)), message))
+
+    if top.sweep:
+        problem((), "reruns a comparison; a sweep has no verdict to rerun: remove one of them")
+    if top.tournament is not None:
+        problem((), "reruns a comparison of variants; a tournament compares agents already")
+    if spec.policies and "policies" not in proc.params_model.model_fields:
+        problem(("policies",), f"{proc.name} has no policies: its trials involve no agents")
+    elif spec.policies:
+        base = variants[BASE_VARIANT].model_dump(mode="json")
+        for i, level in enumerate(spec.policies):
+            try:
+                proc.params_model.model_validate({**base, "policies": level}, strict=True)
+            except ValidationError as e:
+                why = "; ".join(err["msg"] for err in e.errors()[:2])
+                problem(("policies", i), f"is not a play level of {proc.name}: {why}")
+    if spec.assumptions and not proc.assumptions:
+        problem(("assumptions",), f"{proc.name} declares no assumptions to move (sim list)")
+    return problems
 
 
 def _mark_forbidden(

@@ -154,6 +154,7 @@ def report(
     as_json: bool,
     detail: bool,
     out: Any,
+    robustness: Any = None,
 ) -> Any:
     """The end of ``sim run`` and ``sim compare``: narrow to ``--metrics``, write the report folder
     (and ``--markdown``), print the JSON document or the summary and where the files went.
@@ -163,7 +164,7 @@ def report(
     from simulator.report.model import build
     from simulator.report.terminal import print_report
 
-    built = build(result, metrics)
+    built = build(result, metrics, robustness)
     result = built.result
     written = write_reports(built, Path(target))
     write_markdown(built, markdown)

@@ -3,12 +3,15 @@ values beside the estimates)."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
 
 from simulator.commands.common import (
+    EXIT_INVALID,
     Progress,
+    Stop,
     backend_for,
     check_metrics,
     check_outputs,
@@ -17,6 +20,7 @@ from simulator.commands.common import (
     load,
     refuse_bad_trial_options,
     report,
+    say,
 )
 from simulator.limits import MAX_TRIALS
 
@@ -43,6 +47,7 @@ def run(
     detail: bool = False,
     metrics: list[str] | None = None,
     markdown: Path | None = None,
+    robustness: str | None = None,
     out: Any,
     err: Any,
 ) -> int:
@@ -50,6 +55,7 @@ def run(
     from simulator.runner import run_scenario
 
     loaded = load(scenario, err, force)
+    levels = robustness_levels(loaded, robustness, err)
     check_metrics("sim run", loaded, metrics, err)
     refuse_bad_trial_options(trials or loaded.trials, precision, max_trials)
     if precision is not None and max_trials is None:
@@ -79,11 +85,24 @@ def run(
                 on_progress=progress,
                 backend=runs_on,
             )
+            held = None
+            if levels and result.complete:
+                held = rerun_levels(loaded, levels, trials, result, threads, runs_on, quiet, err)
     finally:
         progress.close()
     result = report(
-        result, target, metrics=metrics, markdown=markdown, as_json=as_json, detail=detail, out=out
+        result,
+        target,
+        metrics=metrics,
+        markdown=markdown,
+        as_json=as_json,
+        detail=detail,
+        out=out,
+        robustness=held,
     )
+    if held is not None and not held.complete:
+        text = "the levels finished before it were kept and reported"
+        return finish_interrupted(err, text, highlight=False)
     if result.outcome.precision_reached is False:
         err.print(
             f"warning: --precision {precision:g} was not reached within --max-trials "
@@ -94,6 +113,66 @@ def run(
         text = "partial results written, marked incomplete"
         return finish_interrupted(err, text, highlight=False)
     return 0
+
+
+def robustness_levels(loaded: Any, option: str | None, err: Any) -> list[Any]:
+    """The levels ``--robustness`` (or the scenario's section) asks for; exit 2 if it cannot."""
+    from simulator.robustness.run import plan
+    from simulator.robustness.spec import from_option
+
+    try:
+        spec = from_option(option, loaded.robustness)
+    except ValueError as e:
+        say(err, f"sim run: {e}")
+        raise Stop(EXIT_INVALID) from e
+    if spec is None:
+        return []
+    from simulator.tournament.procedure import tournament_of
+
+    if loaded.sweep or tournament_of(loaded.procedure) is not None:
+        say(err, "sim run: --robustness reruns a comparison of variants, not a sweep or tournament")
+        raise Stop(EXIT_INVALID)
+    if spec.assumptions and not loaded.procedure.assumptions:
+        say(err, f"sim run: {loaded.procedure.name} declares no assumptions to move (sim list)")
+        raise Stop(EXIT_INVALID)
+    return plan(dataclasses.replace(loaded, robustness=spec))
+
+
+def rerun_levels(
+    loaded: Any,
+    levels: list[Any],
+    trials: int | None,
+    first: Any,
+    threads: int | None,
+    backend: Any,
+    quiet: bool,
+    err: Any,
+) -> Any:
+    """Rerun the comparison under each level, saying first what it will run and roughly how
+    long it takes, with a progress bar over all of it."""
+    from simulator.robustness.run import run_robustness, trials_for
+
+    n = trials_for(loaded, trials)
+    per_trial = first.outcome.elapsed / max(first.outcome.trials, 1)
+    guess = per_trial * n * len(levels)
+    kinds = sorted({lv.kind for lv in levels})
+    say(
+        err,
+        f"robustness: {len(levels)} reruns ({' and '.join(kinds)}) × {n:,} trials on the same "
+        f"deals; at the first run's speed about {_duration(guess)} (stronger agents take longer: "
+        "the bar's estimate follows them)",
+    )
+    bar = Progress(not quiet and sys.stderr.isatty(), "robustness", err)
+    try:
+        return run_robustness(loaded, levels, n, threads=threads, backend=backend, on_progress=bar)
+    finally:
+        bar.close()
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(seconds, 1):.0f} s"
+    return f"{seconds / 60:.0f} min"
 
 
 @command

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from simulator.report.grounds import Grounds, grounds
+from simulator.report.robustness import RobustnessReport
 from simulator.report.summary import Summary, restrict, wants_summary
 from simulator.report.verdict import verdict
 from simulator.runner import RunResult
@@ -43,19 +44,23 @@ class Report:
     verdict_detail: list[str] = field(default_factory=list)
     tournament: dict[str, dict[str, Any]] | None = None
     grounds: Grounds = field(default_factory=Grounds)
+    #: What held when the comparison was rerun under other play levels and assumptions.
+    robustness: RobustnessReport | None = None
 
     @property
     def name(self) -> str:
         return self.result.scenario.name
 
 
-def build(result: RunResult, metrics: list[str] | None = None) -> Report:
-    """The report of ``result``, narrowed to the metrics matching ``metrics`` (glob patterns).
+def build(result: RunResult, metrics: list[str] | None = None, robustness: Any = None) -> Report:
+    """The report of ``result``, narrowed to the metrics matching ``metrics`` (glob patterns);
+    ``robustness`` is the run's :class:`simulator.robustness.run.Robustness`, when it had one.
 
     Raises:
         simulator.report.summary.NoMetricsMatch: no metric matches the patterns.
     """
     from simulator.report.summary import build as fold
+    from simulator.report.verdict import degenerate
     from simulator.tournament.analysis import summaries
 
     result = restrict(result, metrics or [])
@@ -64,11 +69,32 @@ def build(result: RunResult, metrics: list[str] | None = None) -> Report:
     if summary is None:
         return Report(result, None, tournament=tournament)
     found = grounds(result)
+    held = _robustness(summary, robustness, metrics) if robustness is not None else None
+    short = verdict(summary, grounds=found)
+    long = verdict(summary, detail=True, grounds=found)
+    if held is not None:
+        # What held under other play and other readings comes right after a degenerate game's
+        # warning: it qualifies every line below it.
+        first = len(degenerate(summary))
+        short[first:first] = held.bottom
+        long[first:first] = held.bottom
     return Report(
         result,
         summary,
-        verdict=verdict(summary, grounds=found),
-        verdict_detail=verdict(summary, detail=True, grounds=found),
+        verdict=short,
+        verdict_detail=long,
         tournament=tournament,
         grounds=found,
+        robustness=held,
     )
+
+
+def _robustness(default: Summary, robustness: Any, metrics: list[str] | None) -> RobustnessReport:
+    from simulator.report.robustness import analyse
+    from simulator.report.summary import build as fold
+
+    levels = [
+        (r.level, None if r.result is None else fold(restrict(r.result, metrics or [])), r.refused)
+        for r in robustness.reruns
+    ]
+    return analyse(default, levels, robustness.trials, robustness.complete)

@@ -258,5 +258,27 @@ def print_report(report: Report, console: Console, detail: bool = False) -> None
             console.print(text, highlight=False, markup=False, soft_wrap=True)
     elif hint:
         console.print("Full tables: --detail.", highlight=False, style="dim")
+    if report.robustness is not None:
+        print_robustness(report, console)
     if detail:
         print_tables(report, console)
+
+
+def print_robustness(report: Report, console: Console) -> None:
+    """One line per robustness level (the bottom lines open the verdict)."""
+    import textwrap
+
+    held = report.robustness
+    assert held is not None
+    width = min(console.width, WRAP) - 4
+    partial = "" if held.complete else ", interrupted: the levels finished so far"
+    console.print(
+        f"Robustness ({held.trials:,} trials per level, the same deals{partial}):",
+        style="bold",
+        highlight=False,
+    )
+    for lv in held.levels:
+        text = textwrap.fill(
+            f"{lv.label}: {lv.text}", width, initial_indent="  ", subsequent_indent="    "
+        )
+        console.print(text, highlight=False, markup=False, soft_wrap=True)

@@ -1,0 +1,127 @@
+"""The ``robustness:`` section of a scenario, and what a robustness run reruns.
+
+::
+
+    robustness:
+      policies:                  # play levels, weakest first: every variant rerun under each
+        - random
+        - greedy
+        - {agent: rollout, playouts: 8, horizon: 0, candidates: 4, fallback: 2}
+      assumptions: true          # rerun with each declared assumption moved to each alternative
+      trials: 200                # trials of each rerun (default: the scenario's; --trials caps it)
+
+A *level* is a set of parameter overrides applied to every variant (``{"policies": ...}`` for a
+play level; an :class:`~simulator.procedures.base.Alternative`'s overrides for an assumption);
+each rerun uses the scenario's seed, so every level plays the same deals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from simulator.limits import MAX_TRIALS
+
+#: Most levels one robustness run may rerun (play levels plus assumption alternatives).
+MAX_LEVELS = 64
+
+
+class RobustnessSpec(BaseModel):
+    """The ``robustness:`` section."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    policies: list[Any] = Field(
+        default_factory=list,
+        max_length=16,
+        description="play levels (each a `policies:` value), weakest first; the comparison is "
+        "rerun under each on the same deals",
+    )
+    assumptions: bool = Field(
+        default=False,
+        description="rerun the comparison with each declared assumption (`sim list`) moved to "
+        "each of its alternatives, one at a time",
+    )
+    trials: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_TRIALS,
+        description="trials of each rerun (default: the scenario's)",
+    )
+
+
+@dataclass(frozen=True)
+class Level:
+    """One rerun: its label, what it is (``policies`` or ``assumption``) and its overrides."""
+
+    label: str
+    kind: str
+    overrides: dict[str, Any]
+    #: For an assumption: its name, and the alternative's tag.
+    assumption: str = ""
+    tag: str = ""
+
+
+def from_option(text: str | None, spec: RobustnessSpec | None) -> RobustnessSpec | None:
+    """The robustness run ``--robustness TEXT`` asks for, over the scenario's section ``spec``.
+
+    Raises:
+        ValueError: the text is none of the forms the option takes, or asks for play levels the
+            scenario does not list.
+    """
+    if text is None:
+        return spec
+    text = text.strip()
+    if text == "none":
+        return None
+    if text.startswith("policies="):
+        names = [n.strip() for n in text.split("=", 1)[1].split(",") if n.strip()]
+        if not names:
+            raise ValueError("--robustness policies=...: name at least one agent")
+        return RobustnessSpec(policies=names, trials=spec.trials if spec else None)
+    if text not in ("policies", "assumptions", "all"):
+        raise ValueError(
+            f"--robustness {text!r}: use policies, policies=AGENT,AGENT..., assumptions, all "
+            "or none"
+        )
+    policies = list(spec.policies) if spec is not None and text in ("policies", "all") else []
+    if text == "policies" and not policies:
+        raise ValueError(
+            "--robustness policies: the scenario lists no play levels (robustness: "
+            "{policies: [...]}); name them: --robustness policies=random,greedy"
+        )
+    return RobustnessSpec(
+        policies=policies,
+        assumptions=text in ("assumptions", "all"),
+        trials=spec.trials if spec is not None else None,
+    )
+
+
+def policy_label(value: Any) -> str:
+    """A play level's name for reports: ``greedy``, ``rollout(playouts=8, horizon=0)``."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and "agent" in value:
+        rest = ", ".join(f"{k}={v}" for k, v in value.items() if k != "agent")
+        return f"{value['agent']}({rest})" if rest else str(value["agent"])
+    if isinstance(value, list):
+        return "[" + ", ".join(policy_label(v) for v in value) + "]"
+    return str(value)
+
+
+def levels(spec: RobustnessSpec | None, procedure: Any) -> list[Level]:
+    """Every rerun the section asks for: play levels first, then each assumption alternative."""
+    if spec is None:
+        return []
+    out = [Level(policy_label(p), "policies", {"policies": p}) for p in spec.policies]
+    if spec.assumptions:
+        for a in procedure.assumptions:
+            for alt in a.alternatives:
+                out.append(
+                    Level(
+                        f"{a.name}: {alt.label}", "assumption", dict(alt.overrides), a.name, alt.tag
+                    )
+                )
+    return out
