@@ -171,7 +171,7 @@ def _against(default: dict[str, Finding], alt: dict[str, Finding]) -> list[tuple
         seats = k.startswith("seats")
         if a.value != b.value or (seats and abs(a.size - b.size) >= 0.02):
             size = abs(b.size - a.size) if seats else max(a.size, b.size)
-            out.append((size, f"{k}: {a.text} → {b.text}"))
+            out.append((size, f"{k} {a.text} → {b.text}"))
     return sorted(out, key=lambda x: -x[0])
 
 
@@ -192,7 +192,8 @@ def analyse(
         if level.kind == "assumption":
             diffs = _against(base, found)
             text = "; ".join(t for _, t in diffs[:SHOWN]) if diffs else "same verdict"
-            changed += [(size, f"{level.label}: {t}") for size, t in diffs]
+            name, _, alt = level.label.partition(": ")
+            changed += [(size, f"{name} ({alt}: {t})") for size, t in diffs]
         lines.append(LevelLine(level.label, level.kind, text, findings=found))
     bottom = []
     plays = [lv for lv in lines if lv.kind == "policies"]
@@ -209,14 +210,8 @@ def analyse(
     if alts:
         ranked = [t for _, t in sorted(changed, key=lambda x: -x[0])]
         if ranked:
-            moved = list(
-                dict.fromkeys(
-                    lv.label.split(":")[0]
-                    for lv in alts
-                    if lv.text != "same verdict" and not lv.refused
-                )
-            )
-            bottom.append(f"rests on {', '.join(moved)}: " + " | ".join(ranked[:SHOWN]))
+            more = f" (and {len(ranked) - SHOWN} more)" if len(ranked) > SHOWN else ""
+            bottom.append("rests on " + "; ".join(ranked[:SHOWN]) + more)
         else:
             bottom.append(f"holds under every declared alternative ({len(alts)} reruns)")
     return RobustnessReport(trials, complete, lines, [t for _, t in changed], bottom)

@@ -134,7 +134,8 @@ def changes(summary: Summary, unseen: set[str] | None = None) -> list[str]:
             if v in (unseen or set()):
                 continue
             seen = _seen(tested, v, still)
-            lines.append(f"{v}: no significant change in {len(tested)} metrics{seen}")
+            many = "metric" if len(tested) == 1 else "metrics"
+            lines.append(f"{v}: no significant change in {len(tested)} {many}{seen}")
             continue
         moved.sort(key=lambda r: _rank_key(r.cells[v].effect))
         parts = []
