@@ -241,3 +241,20 @@ def test_sim_run_refuses_robustness_it_cannot_rerun(tmp_path):
     r = runner.invoke(app, ["validate", str(bad)])
     assert r.exit_code == 2
     assert "robustness.policies: his.field_battle has no policies" in r.output + r.stderr
+
+
+def test_a_sweep_over_policies_prints_a_cell_for_every_level_and_variant(tmp_path):
+    """A one-path sweep of a whole game has too many metrics for a column each: a row per metric
+    and a column per level and variant, every cell filled."""
+    path = tmp_path / "levels.yaml"
+    path.write_text(
+        "name: levels\nprocedure: recruitment.loyalty\ntrials: 20\nseed: 3\n"
+        "params: {players: 4, revision: '1.0'}\nvariants:\n  revision-1.1: {revision: '1.1'}\n"
+        "sweep:\n  policies: [random, greedy]\n"
+    )
+    r = CliRunner().invoke(app, ["run", str(path), "-q", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 0, r.output
+    header = next(line for line in r.stdout.splitlines() if "random · base" in line)
+    assert "greedy · revision-1.1" in header
+    row = next(line for line in r.stdout.splitlines() if "characters_owned " in line)
+    assert row.count("[") == 4 and "…" not in row

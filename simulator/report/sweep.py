@@ -135,6 +135,8 @@ def print_tables(result: RunResult, console: Console) -> None:
                     ]
                     table.add_row(str(label), *cells)
                 console.print(table)
+    elif len(axes) == 1 and len(metrics) * len(variants) > ONE_AXIS_COLUMNS:
+        _one_axis_by_metric(result, metrics, variants, illegal, suffix, console)
     elif len(axes) == 1:
         ((path, values),) = list(axes.items())
         df = frame(result).set_index([path, "variant", "metric"])
@@ -203,6 +205,47 @@ def print_tables(result: RunResult, console: Console) -> None:
                 f"{r.largest:+.4f}",
             )
         console.print(table)
+
+
+#: A one-path sweep shows a column per metric and variant up to this many; past it (a whole game's
+#: metrics, a sweep over ``policies``) a row per metric and a column per point and variant.
+ONE_AXIS_COLUMNS = 4
+
+
+def _one_axis_by_metric(
+    result: RunResult,
+    metrics: list[str],
+    variants: list[str],
+    illegal: dict[int, str],
+    suffix: str,
+    console: Console,
+) -> None:
+    """A one-path sweep with many metrics: metrics as rows, each point (and variant) a column."""
+    ((path, values),) = list(result.scenario.sweep.items())
+    df = frame(result).set_index([path, "variant", "metric"])
+    shown = list(enumerate(values[: len(result.points)]))
+    table = Table(
+        title=f"{result.scenario.name}: estimate [95% interval] by {path}{suffix}",
+        title_justify="left",
+    )
+    table.add_column("metric")
+    for _, value in shown:
+        for v in variants:
+            head = _label(value) + (f" · {v}" if len(variants) > 1 else "")
+            table.add_column(head, justify="right")
+    for m in metrics:
+        cells = [m]
+        for i, value in shown:
+            for v in variants:
+                if i in illegal:
+                    cells.append("illegal")
+                    continue
+                r = df.loc[(value, v, m)]
+                kind = str(r["kind"])
+                lo, hi = fmt_estimate(r["ci_low"], kind), fmt_estimate(r["ci_high"], kind)
+                cells.append(f"{fmt_estimate(r['mean'], kind)} [{lo}, {hi}]")
+        table.add_row(*cells)
+    console.print(table)
 
 
 def significance_summary(result: RunResult) -> pd.DataFrame:
