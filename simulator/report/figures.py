@@ -45,8 +45,12 @@ def write_plots(report: Report, out_dir: Path) -> list[Path]:
 def _distributions(result: RunResult, out_dir: Path) -> list[Path]:
     written = []
     dist = result.distributions
+    metrics: list[str] = []
     if not dist.empty:
-        metrics = list(dict.fromkeys(dist["metric"]))
+        # A metric with one value in every variant (a fixed game length) says nothing drawn.
+        spread_out = dist[dist["probability"] > 0].groupby("metric")["value"].nunique()
+        metrics = [m for m in dict.fromkeys(dist["metric"]) if spread_out.get(m, 0) > 1]
+    if not dist.empty and metrics:
         fig = new_figure(4.5 * len(metrics), 3.6)
         axes = fig.subplots(1, len(metrics), squeeze=False)
         variants = list(result.plan.variant_names)
@@ -71,6 +75,9 @@ def _distributions(result: RunResult, out_dir: Path) -> list[Path]:
         written.append(save_figure(fig, out_dir / "distributions.png"))
     if result.plan.n_variants > 1:
         est = result.estimates
+        # Metrics zero in every variant have nothing to compare.
+        alive = est.groupby("metric")["mean"].apply(lambda x: bool((x != 0).any()))
+        est = est[est["metric"].map(alive)]
         props = est[est["kind"] == "proportion"]
         others = est[est["kind"] != "proportion"]
         groups = [g for g in (props, others) if not g.empty]
@@ -99,9 +106,11 @@ def _distributions(result: RunResult, out_dir: Path) -> list[Path]:
             ax.invert_yaxis()
             ax.grid(axis="x", alpha=0.3)
             ax.set_xlabel("estimate with 95% interval")
-        axes[0][0].legend()
+        # The legend goes below the axes: above, it covered the title.
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="lower center", ncol=len(variants), frameon=False)
         fig.suptitle(f"{result.scenario.name}: variants side by side")
-        fig.tight_layout()
+        fig.tight_layout(rect=(0, 0.05, 1, 1))
         written.append(save_figure(fig, out_dir / "variants.png"))
     return written
 

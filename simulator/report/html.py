@@ -42,6 +42,7 @@ table { border-collapse: collapse; margin: 8px 0 16px; font-variant-numeric: tab
 th, td { border: 1px solid var(--line); padding: 4px 9px; text-align: right; white-space: nowrap; }
 th { background: var(--head); font-weight: 600; }
 td.l, th.l { text-align: left; }
+td.wrap { white-space: normal; min-width: 320px; }
 tr.sig td { background: var(--sig); }
 tr.sig td:first-child { border-left: 4px solid var(--sigline); }
 td.changed { background: var(--changed); font-weight: 600; }
@@ -80,7 +81,7 @@ def _p(p: float) -> str:
 
 def _table(
     header: Sequence[str],
-    rows: Iterable[Sequence[str]],
+    rows: Iterable[Sequence[Any]],
     left: int = 1,
     row_classes: Iterable[str] | None = None,
     table_id: str = "",
@@ -133,7 +134,7 @@ def _params_section(result: RunResult) -> str:
             changed = n != names[0] and v != base.get(k) and k not in swept
             cells.append((text, "l changed") if changed else (text, "l"))
         rows.append(cells)
-    header = ["parameter", *(_e(n) for n in names)]
+    header = ["parameter", *_reference(names)]
     note = (
         "<p class='lead'>Cells a variant changes are highlighted. Swept parameters are listed "
         "under Sweep.</p>"
@@ -143,23 +144,46 @@ def _params_section(result: RunResult) -> str:
     return "<h2>Parameters</h2>" + note + _table(header, rows, left=len(names) + 1)
 
 
+def _short(x: Any) -> str:
+    """A number to four significant digits (the estimates table fits a 1400 px page)."""
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "—"
+    return f"{x:.4g}"
+
+
+def _reference(names: Sequence[str]) -> list[str]:
+    """Column heads for the variants: the first is what the others are compared with."""
+    return [
+        f"{_e(n)} (reference)" if i == 0 and len(names) > 1 else _e(n) for i, n in enumerate(names)
+    ]
+
+
 def _estimates_section(result: RunResult) -> str:
     est = result.estimates
     variants = list(result.plan.variant_names)
-    header = ["metric", "kind"]
-    header += [f"{_e(v)}: estimate [95% interval]" for v in variants]
-    header.append("trials")
-    rows = []
+    header = ["metric", "kind", *_reference(variants), "trials"]
+    rows, zero = [], []
     for m in result.plan.metrics:
+        found = [est[(est["variant"] == v) & (est["metric"] == m.name)].iloc[0] for v in variants]
+        if all(r["mean"] == 0 and r["ci_high"] == 0 for r in found):
+            zero.append(m.name)
+            continue
         cells = [f"<code>{_e(m.name)}</code>", _e(m.kind)]
-        n = 0
-        for v in variants:
-            r = est[(est["variant"] == v) & (est["metric"] == m.name)].iloc[0]
-            cells.append(f"{_num(r['mean'])} [{_num(r['ci_low'])}, {_num(r['ci_high'])}]")
-            n = max(n, int(r["n"]))
-        cells.append(f"{n:,}")
+        for r in found:
+            interval = f"[{_short(r['ci_low'])}, {_short(r['ci_high'])}]"
+            cells.append(f"{_short(r['mean'])} <small>{interval}</small>")
+        cells.append(f"{max(int(r['n']) for r in found):,}")
         rows.append(cells)
-    return "<h2>Estimates</h2>" + _table(header, rows, left=2, table_id="estimates")
+    note = (
+        f"<p class='lead'>Zero in every variant and trial, not listed: {_e(', '.join(zero))}.</p>"
+        if zero
+        else ""
+    )
+    return (
+        "<h2>Estimates</h2><p class='lead'>Each estimate with its 95% interval.</p>"
+        + _table(header, rows, left=2, table_id="estimates")
+        + note
+    )
 
 
 def _comparisons_section(comparisons: pd.DataFrame, independent: bool, title: str) -> str:
@@ -172,31 +196,55 @@ def _comparisons_section(comparisons: pd.DataFrame, independent: bool, title: st
         if n_sig
         else '<span class="badge">none significant</span>'
     )
-    rows, classes = [], []
+    rows, classes, same = [], [], []
     for r in comparisons.itertuples():
+        if r.difference == 0 and r.ci_low == 0 and r.ci_high == 0:
+            same.append(f"{r.metric} ({r.variant})")
+            continue
+        adjusted = f"[{r.adj_low:+.4f}, {r.adj_high:+.4f}]" if hasattr(r, "adj_low") else "—"
         rows.append(
             [
                 _e(r.variant),
                 f"<code>{_e(r.metric)}</code>",
                 f"{r.difference:+.4f}",
                 f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]",
+                adjusted,
                 _p(float(r.p_holm)),
                 _e(r.test),
-                "significant" if r.significant else "",
+                "yes" if r.significant else "",
             ]
         )
         classes.append("sig" if r.significant else "")
     baseline = _e(comparisons["baseline"].iloc[0])
+    identical = (
+        f"<p class='lead'>The same in every trial under every variant, not listed: "
+        f"{len(same)} differences ({_e(', '.join(same[:12]))}"
+        + (", ..." if len(same) > 12 else "")
+        + ").</p>"
+        if same
+        else ""
+    )
     return (
         f"<h2>{title} {badge}</h2><p class='lead'>Each variant minus <b>{baseline}</b> ({kind}); "
-        "p-values Holm-corrected across metrics; highlighted rows are significant at 5%.</p>"
+        "p-values Holm-corrected across metrics; a difference is significant at 5% (highlighted) "
+        "exactly when its Holm-adjusted interval excludes 0.</p>"
         + _table(
-            ["variant", "metric", "difference", "95% interval", "p (Holm)", "test", ""],
+            [
+                "variant",
+                "metric",
+                "difference",
+                "95% interval",
+                "Holm-adjusted interval",
+                "p (Holm)",
+                "test",
+                "significant",
+            ],
             rows,
             left=2,
             row_classes=classes,
             table_id="comparisons",
         )
+        + identical
     )
 
 
@@ -411,11 +459,84 @@ def _summary_section(report: Report, plots: Sequence[Path] = ()) -> str:
         parts.append(
             "<p class='lead'>p (equal): chi-square test that every seat wins equally often.</p>"
         )
+    parts.append(_fairness_section(report))
+    parts.append(_robustness_section(report))
     by_name = {Path(p).name: Path(p) for p in plots}
     if FOREST in by_name:
         parts.append(_img(by_name[FOREST], "differences from the first variant, standardized"))
     if SEATS in by_name:
         parts.append(_img(by_name[SEATS], "seat win shares per variant"))
+    return "".join(parts)
+
+
+def _pp_interval(x: Any) -> str:
+    if x is None:
+        return ""
+    return f"{100 * x.mean:+.1f} pp [{100 * x.lo:+.1f}, {100 * x.hi:+.1f}]".replace("-", "\u2212")
+
+
+def _fairness_section(report: Report) -> str:
+    """Seat spread and first-seat edge per variant, with paired differences from the first."""
+    f = report.grounds.fairness
+    if f is None:
+        return ""
+    rows = []
+    for v in f.variants:
+        spread = f"{100 * v.spread.mean:.1f} pp [{100 * v.spread.lo:.1f}, {100 * v.spread.hi:.1f}]"
+        detectable = "" if not v.detectable else f"{100 * v.detectable:.1f} pp"
+        rows.append(
+            [
+                _e(v.variant),
+                spread,
+                _pp_interval(v.spread_vs_base),
+                _pp_interval(v.first_seat),
+                _pp_interval(v.first_seat_vs_base),
+                detectable,
+                f"{100 * v.seat_detectable:.1f} pp" if math.isfinite(v.seat_detectable) else "",
+            ]
+        )
+    header = [
+        "variant",
+        "seat spread",
+        "Δ spread",
+        "seat 1 edge",
+        "Δ edge",
+        "Δ seen",
+        "spread seen",
+    ]
+    ranking = " &lt; ".join(_e(n) for n in f.ranking)
+    return (
+        "<h3>Fairness</h3><p class='lead'>Seat spread: the largest seat's win share minus the "
+        "smallest's; seat 1 edge: seat 1's share minus the seats' mean; Δ: from the first "
+        "variant; 95% intervals from resampling "
+        f"{f.batches} batches of deals, the same under every variant (paired), "
+        f"{f.resamples:,} times. Δ seen, spread seen: the smallest difference in spread, and "
+        "the smallest spread the test of equal seats, would find with 80% power. By spread: "
+        f"{ranking}.</p>" + _table(header, rows, table_id="fairness")
+    )
+
+
+def _robustness_section(report: Report) -> str:
+    """Level × verdict and assumption × changed verdict lines."""
+    held = report.robustness
+    if held is None:
+        return ""
+    parts = [
+        f"<h3>Robustness</h3><p class='lead'>The comparison rerun on the same deals, "
+        f"{held.trials:,} trials a level"
+        + ("" if held.complete else " (interrupted: the levels finished so far)")
+        + ".</p>"
+    ]
+    parts.append("<ul>" + "".join(f"<li><b>{_e(b)}</b></li>" for b in held.bottom) + "</ul>")
+    for kind, title in (("policies", "play level"), ("assumption", "assumption moved")):
+        rows = [
+            [(_e(lv.label), "l wrap"), (_e(lv.text), "l wrap")]
+            for lv in held.levels
+            if lv.kind == kind
+        ]
+        if rows:
+            head = "verdict" if kind == "policies" else "what changes against the default"
+            parts.append(_table([title, head], rows, left=2, table_id=f"robustness-{kind}"))
     return "".join(parts)
 
 

@@ -21,7 +21,30 @@ def markdown_of(report: Report) -> str:
         return f"### {report.name}\n\nA sweep: see report.html for its grids.\n"
     if report.summary is None:
         return f"### {report.name}\n\nNo variants or seats to summarise: see report.html.\n"
-    return folded_markdown(report.summary, report.verdict)
+    text = folded_markdown(report.summary, report.verdict)
+    f = report.grounds.fairness
+    if f is not None and len(f.variants) > 1:
+        lines = ["", "**Fairness** (seat spread, 95%; paired differences from the first)", ""]
+        lines += ["| variant | seat spread | Δ from the first |", "| --- | ---: | ---: |"]
+        for v in f.variants:
+            d = v.spread_vs_base
+            diff = (
+                ""
+                if d is None
+                else f"{100 * d.mean:+.1f} pp [{100 * d.lo:+.1f}, {100 * d.hi:+.1f}]"
+            )
+            spread = (
+                f"{100 * v.spread.mean:.1f} pp [{100 * v.spread.lo:.1f}, {100 * v.spread.hi:.1f}]"
+            )
+            lines.append(f"| {_md_escape(v.variant)} | {spread} | {diff} |")
+        text += "\n".join(lines) + "\n"
+    held = report.robustness
+    if held is not None:
+        lines = ["", f"**Robustness** ({held.trials:,} trials a level, the same deals)", ""]
+        lines += ["| level | verdict |", "| --- | --- |"]
+        lines += [f"| {_md_escape(lv.label)} | {_md_escape(lv.text)} |" for lv in held.levels]
+        text += "\n".join(lines) + "\n"
+    return text
 
 
 def _md_escape(text: str) -> str:
