@@ -135,3 +135,37 @@ def test_no_import_circle_among_simulator_modules():
     """Layers import downwards only, also inside functions (a lazy import that points back up is
     a circle waiting for someone to move it to the top of the file)."""
     assert _circles(_graph()) == []
+
+
+#: The report package's modules in import order: each imports only modules before it (and
+#: nothing outside the package that imports the package back). A result walks down this list.
+REPORT_ORDER = (
+    "summary",
+    "format",
+    "fairness",
+    "grounds",
+    "verdict",
+    "robustness",
+    "model",
+    "drawing",
+    "sweep",
+    "tournament",
+    "figures",
+    "terminal",
+    "html",
+    "markdown",
+    "files",
+)
+
+
+def test_the_report_package_imports_one_way_down():
+    graph = _graph()
+    package = {m for m in graph if m.startswith("simulator.report.")}
+    assert package == {f"simulator.report.{name}" for name in REPORT_ORDER}, sorted(package)
+    for i, name in enumerate(REPORT_ORDER):
+        module = f"simulator.report.{name}"
+        later = {f"simulator.report.{n}" for n in REPORT_ORDER[i + 1 :]}
+        assert not graph[module] & later, (module, sorted(graph[module] & later))
+    # Nothing below the reports reaches back up into them.
+    for below in ("simulator.runner", "simulator.engine", "simulator.stats", "simulator.scenario"):
+        assert not {m for m in graph[below] if m.startswith("simulator.report")}, below
