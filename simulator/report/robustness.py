@@ -24,7 +24,7 @@ from simulator.report.format import fmt_difference, row_digits
 from simulator.report.summary import ALPHA, Summary
 
 #: Findings named per line before "and N more".
-SHOWN = 3
+SHOWN = 2
 
 
 @dataclass
@@ -151,14 +151,53 @@ def _depends(lines: list[LevelLine]) -> list[str]:
     ran = [lv for lv in lines if not lv.refused]
     names = short_labels([lv.label for lv in ran])
     keys = list(dict.fromkeys(k for lv in ran for k in lv.findings))
-    moving = []
+    # Findings of one metric that move alike in several variants are named once.
+    moving: dict[tuple[str, str], tuple[float, list[str]]] = {}
     for k in keys:
         values = [lv.findings[k].value if k in lv.findings else 0 for lv in ran]
         if len(set(values)) > 1:
             texts = [lv.findings[k].text if k in lv.findings else "no change" for lv in ran]
             size = max((lv.findings[k].size for lv in ran if k in lv.findings), default=0.0)
-            moving.append((size, f"{k} {_runs(texts, names)}"))
-    return [text for _, text in sorted(moving, key=lambda x: -x[0])]
+            metric, _, variant = k.partition(" (")
+            key = (metric, _runs(texts, names))
+            old = moving.get(key, (0.0, []))
+            moving[key] = (max(old[0], size), [*old[1], variant.rstrip(")")])
+    out = []
+    for (metric, runs), (size, variants) in moving.items():
+        named = [v for v in variants if v]
+        label = f"{metric} ({', '.join(named)})" if named else metric
+        out.append((size, f"{label} {runs}"))
+    return [text for _, text in sorted(out, key=lambda x: -x[0])]
+
+
+def _seat_word(f: Finding) -> str:
+    return f"seats {'unequal' if f.value else 'even'} ({100 * f.size:.1f} pp)"
+
+
+def _focus(plays: list[LevelLine]) -> None:
+    """Each play level's line names first what differs between the levels (one metric moved
+    alike in several variants is named once), then its seat answer: one line a level."""
+    ran = [lv for lv in plays if not lv.refused]
+    keys = list(dict.fromkeys(k for lv in ran for k in lv.findings if not k.startswith("seats")))
+    moving = [
+        k for k in keys if len({lv.findings[k].value if k in lv.findings else 0 for lv in ran}) > 1
+    ]
+    if not moving:
+        return
+    for lv in ran:
+        merged: dict[tuple[str, str], list[str]] = {}
+        for k in moving:
+            f = lv.findings.get(k)
+            metric, _, variant = k.partition(" (")
+            merged.setdefault((metric, f.text if f else "no change"), []).append(
+                variant.rstrip(")")
+            )
+        parts = []
+        for (metric, text), variants in list(merged.items())[:SHOWN]:
+            named = [v for v in variants if v]
+            parts.append(f"{metric} {text}" + (f" ({', '.join(named)})" if named else ""))
+        seats = [f for k, f in lv.findings.items() if k.startswith("seats")]
+        lv.text = "; ".join(parts + [_seat_word(f) for f in seats[:1]])
 
 
 def _against(default: dict[str, Finding], alt: dict[str, Finding]) -> list[tuple[float, str]]:
@@ -197,6 +236,7 @@ def analyse(
         lines.append(LevelLine(level.label, level.kind, text, findings=found))
     bottom = []
     plays = [lv for lv in lines if lv.kind == "policies"]
+    _focus(plays)
     if plays:
         names = short_labels([lv.label for lv in plays if not lv.refused])
         moving = _depends(plays)
@@ -204,8 +244,8 @@ def analyse(
         if not moving:
             bottom.append(f"holds at every play level ({span})")
         else:
-            more = f" (and {len(moving) - SHOWN} more)" if len(moving) > SHOWN else ""
-            bottom.append("depends on skill: " + "; ".join(moving[:SHOWN]) + more)
+            more = f" (and {len(moving) - 1} more)" if len(moving) > 1 else ""
+            bottom.append("depends on skill: " + moving[0] + more)
     alts = [lv for lv in lines if lv.kind == "assumption"]
     if alts:
         ranked = [t for _, t in sorted(changed, key=lambda x: -x[0])]

@@ -271,14 +271,22 @@ def print_robustness(report: Report, console: Console) -> None:
     held = report.robustness
     assert held is not None
     width = min(console.width, WRAP) - 4
+    from simulator.report.robustness import short_labels
+
     partial = "" if held.complete else ", interrupted: the levels finished so far"
-    console.print(
-        f"Robustness ({held.trials:,} trials per level, the same deals{partial}):",
-        style="bold",
-        highlight=False,
-    )
-    for lv in held.levels:
+    names = short_labels([lv.label for lv in held.levels])
+    renamed = [
+        f"{n} = {lv.label}"
+        for n, lv in zip(names, held.levels, strict=True)
+        if lv.kind == "policies" and n != lv.label
+    ]
+    head = f"Robustness ({held.trials:,} trials per level, the same deals{partial}"
+    head += f"; {'; '.join(renamed)}):" if renamed else "):"
+    console.print(textwrap.fill(head, width + 4), style="bold", highlight=False, markup=False)
+    for name, lv in zip(names, held.levels, strict=True):
+        # Play levels by their short names (the full spec is in report.html and summary.json).
+        label = name if lv.kind == "policies" else lv.label
         text = textwrap.fill(
-            f"{lv.label}: {lv.text}", width, initial_indent="  ", subsequent_indent="    "
+            f"{label}: {lv.text}", width, initial_indent="  ", subsequent_indent="    "
         )
         console.print(text, highlight=False, markup=False, soft_wrap=True)

@@ -164,7 +164,25 @@ def seat_balance(summary: Summary) -> list[str]:
         lines.append(f"too few wins to test the seats ({wins})")
     if not tested:
         return lines
+    same = _identical_seats(tested)
+    if same:
+        return lines + same
     return lines + _tested_seats(balanced, unequal, everyone=not untested)
+
+
+def _identical_seats(tested: list[SeatRow]) -> list[str]:
+    """One line when every variant has exactly the same seat shares (identical games)."""
+    first = tested[0]
+    if len(tested) < 2 or any(s.shares != first.shares for s in tested[1:]):
+        return []
+    lines = _tested_seats(
+        [first] if not first.p_value < ALPHA else [],
+        [first] if first.p_value < ALPHA else [],
+        everyone=False,
+    )
+    where = f" in {first.variant}"
+    text = lines[0].replace(where, "", 1) if lines else ""
+    return [f"{text}, alike in every variant"] if text else []
 
 
 def _unseen_spread(balanced: list[SeatRow]) -> str:
@@ -232,7 +250,13 @@ def game_lines(summary: Summary) -> list[str]:
         text = f"{name}: {fmt_estimate(r.cells[base].estimate, r.kind, d)}"
         if len(summary.variants) > 1:
             text += f" in {base}"
-        for v in summary.variants[1:]:
+        later = summary.variants[1:]
+        if later and not any(r.cells[v].significant for v in later):
+            seen = [x for x in (r.cells[v].detectable for v in later) if x is not None]
+            size = f" (it would have seen {_size(max(seen), r.kind)})" if seen else ""
+            lines.append(f"{text}; no significant change in any variant{size}")
+            continue
+        for v in later:
             c = r.cells[v]
             est = fmt_estimate(c.estimate, r.kind, d)
             if c.significant:
@@ -303,10 +327,17 @@ def fairness_lines(summary: Summary, grounds: Grounds | None) -> list[str]:
     def spread(v: Any) -> str:
         return f"{_pp(v.spread.mean)} [{100 * v.spread.lo:.1f}, {100 * v.spread.hi:.1f}]"
 
-    def diff(v: Any) -> str:
+    def same(v: Any) -> bool:
         d = v.spread_vs_base
-        if d.lo == d.hi == d.mean == 0:
-            return f"{v.variant} the same seat shares (identical games)"
+        return bool(d.lo == d.hi == d.mean == 0)
+
+    if all(same(v) for v in later):
+        return [f"fairness: every variant has the same seat shares (spread {spread(base)})"]
+
+    def diff(v: Any) -> str:
+        if same(v):
+            return f"{v.variant} the same seat shares"
+        d = v.spread_vs_base
         return f"{v.variant} {_spp(d.mean)} [{_spp(d.lo)}, {_spp(d.hi)}]"
 
     diffs = "; ".join(diff(v) for v in later)
