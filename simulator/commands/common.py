@@ -155,19 +155,22 @@ def report(
     detail: bool,
     out: Any,
 ) -> Any:
-    """The end of ``sim run`` and ``sim compare``: narrow to ``--metrics``, write the report folder
-    (and ``--markdown``), print the JSON document or the summary and where the files went.
+    """The end of ``sim run`` and ``sim compare``: narrow to ``--metrics``, print the JSON document
+    or the summary, write the report folder (and ``--markdown``) and say where the files went.
     Returns the narrowed result."""
     from simulator.report import print_result, write_reports
     from simulator.summary import restrict
 
     result = restrict(result, metrics or [])
-    written = write_reports(result, Path(target))
-    write_markdown(result, markdown)
+    # The answer first: the figures (matplotlib, about a second) must not delay the table.
     if as_json:
         sys.stdout.write(json.dumps(result.document(), indent=2) + "\n")
     else:
         print_result(result, out, detail)
+        sys.stdout.flush()
+    written = write_reports(result, Path(target))
+    write_markdown(result, markdown)
+    if not as_json:
         points = f"{len(result.points):,} points × " if result.is_sweep else ""
         out.print(
             f"{points}{result.outcome.trials:,} trials per variant in "
