@@ -24,9 +24,10 @@ import functools
 import os
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Flags for kernels: compiled once, cached on disk, GIL released so threads run them in parallel.
 KERNEL = {"cache": True, "nogil": True, "fastmath": False, "error_model": "numpy"}
