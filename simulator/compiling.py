@@ -20,11 +20,29 @@ from typing import Any
 
 from simulator import jit
 
-#: Cold compile CPU-seconds of each procedure's kernels (its agents included), measured by
-#: ``python -m bench.run compile`` (bench/bench_compile.py) in a fresh cache folder on a 2-core
-#: machine (2026-12-01). Keys are procedure names; a procedure with more than one entry kernel
-#: has one entry per kernel function, ``name:function``.
-COMPILE_SECONDS: dict[str, float] = {}
+#: Cold compile CPU-seconds of each procedure's kernels (its agents, and every entry kernel of
+#: :data:`MORE_EXAMPLES`, included), measured by ``python -m bench.run compile``
+#: (bench/bench_compile.py) in a fresh process and cache folder on a 2-core machine under load
+#: (2026-12-01). A key may also be ``procedure:function`` for one of several entry kernels.
+COMPILE_SECONDS: dict[str, float] = {
+    "council.game": 206.8,
+    "his.assault": 4.3,
+    "his.chateaux": 1.6,
+    "his.debate": 2.4,
+    "his.diet_of_worms": 2.2,
+    "his.field_battle": 2.7,
+    "his.interception": 1.3,
+    "his.naval": 2.9,
+    "his.new_world": 37.2,
+    "his.piracy": 2.4,
+    "his.pregnancy": 1.7,
+    "his.reformation": 2.4,
+    "recruitment.loyalty": 172.2,
+    "root.battle": 4.5,
+    "root.hirelings": 40.4,
+    "root.influence": 1.5,
+    "root.setup": 2.6,
+}
 
 #: Parameters, beyond a procedure's ``example``, whose runs reach another entry kernel: the New
 #: World race with a search agent plays through the game interface (``search_kernel``).
@@ -73,10 +91,15 @@ def duration(seconds: float) -> str:
     return f"{minutes} min {rest} s" if rest else f"{minutes} min"
 
 
+def _what(module: str, function: str) -> str:
+    procedure = procedure_of(module)
+    return f"{procedure} ({function})" if procedure else f"{module}.{function}"
+
+
 def describe(module: str, function: str) -> str:
     """What the notice says of a compile of ``module.function``."""
     procedure = procedure_of(module)
-    what = f"{procedure} ({function})" if procedure else f"{module}.{function}"
+    what = _what(module, function)
     seconds = estimate(procedure, function)
     if seconds is None:
         cost = "a dice rule takes seconds, a whole game minutes"
@@ -89,13 +112,14 @@ def describe(module: str, function: str) -> str:
 
 
 class _Notice:
-    """One compile being announced: a spinner with the time spent (a terminal) or two lines."""
+    """One compile being announced: the notice, then a spinner with the time spent (on a
+    terminal), then how long it took."""
 
-    def __init__(self, err: Any, text: str, spinner: bool) -> None:
+    def __init__(self, err: Any, text: str, short: str, spinner: bool) -> None:
         self.err = err
-        self.text = text
         self.start = time.monotonic()
         self.live: Any = None
+        err.print(text, markup=False, highlight=False, soft_wrap=True)
         if spinner and getattr(err, "is_terminal", False):
             from rich.errors import LiveError
             from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -104,19 +128,16 @@ class _Notice:
                 SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                 console=err, transient=True,
             )  # fmt: skip
-            bar.add_task(text, total=None)
+            bar.add_task(short, total=None)
             try:
                 bar.start()
                 self.live = bar
-            except LiveError:  # a progress bar is showing: a plain line then
+            except LiveError:  # a progress bar is showing already: the line is enough
                 pass
-        if self.live is None:
-            err.print(text, markup=False, highlight=False, soft_wrap=True)
 
     def close(self, failed: bool) -> None:
         if self.live is not None:
             self.live.stop()
-            self.err.print(self.text, markup=False, highlight=False, soft_wrap=True)
         if not failed:
             spent = time.monotonic() - self.start
             self.err.print(f"compiled in {duration(spent)}; cached", highlight=False)
@@ -154,7 +175,8 @@ def notices(err: Any, spinner: bool = True) -> Iterator[None]:
         if depth == 0:
             func = ev.data["dispatcher"].py_func
             text = describe(func.__module__, func.__qualname__)
-            state.local.notice = _Notice(err, text, spinner)
+            short = f"compiling {_what(func.__module__, func.__qualname__)}"
+            state.local.notice = _Notice(err, text, short, spinner)
 
     def on_end(ev: Any) -> None:
         state.local.depth -= 1

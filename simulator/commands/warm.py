@@ -26,15 +26,20 @@ def warm(procedures: list[str] | None = None, *, out: Any, err: Any) -> int:
             say(err, f"sim warm: {e.args[0]}")
             return EXIT_INVALID
     costs = {n: compiling.procedure_seconds(n) or UNKNOWN for n in names}
-    bar = _bar(err, sum(costs.values()))
+    left = sum(costs.values())
+    if left > 60:
+        say(err, f"sim warm: about {compiling.duration(left)} of compiling (measured on 2 cores)")
+    bar = _bar(err, left)
     try:
         for name in names:
             if bar is not None:
-                bar.update(bar.task_ids[0], description=f"compiling {name}")
+                about = f"about {compiling.duration(left)} left"
+                bar.update(bar.task_ids[0], description=f"compiling {name}", left=about)
             t0 = time.monotonic()
             with compiling.counting() as compiled:
                 compiling.warm(name)
             spent = time.monotonic() - t0
+            left -= costs[name]
             if bar is not None:
                 bar.advance(bar.task_ids[0], costs[name])
             done = (
@@ -42,7 +47,8 @@ def warm(procedures: list[str] | None = None, *, out: Any, err: Any) -> int:
                 if compiled
                 else "already in the cache"
             )
-            say(out, f"{name}: {done}")  # above the bar: rich redirects stdout while it shows
+            # Above the bar while it shows (on stderr then), else on stdout.
+            say(bar.console if bar is not None else out, f"{name}: {done}")
     finally:
         if bar is not None:
             bar.stop()
@@ -53,25 +59,17 @@ def _bar(err: Any, total: float) -> Any:
     """A progress bar in estimated seconds on a terminal; None elsewhere."""
     if not getattr(err, "is_terminal", False):
         return None
-    from rich.progress import (
-        BarColumn,
-        Progress,
-        SpinnerColumn,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     bar = Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
         BarColumn(),
         TimeElapsedColumn(),
-        TextColumn("left about"),
-        TimeRemainingColumn(),
+        TextColumn("{task.fields[left]}"),
         console=err,
         transient=True,
     )
-    bar.add_task("compiling", total=total)
+    bar.add_task("compiling", total=total, left="")
     bar.start()
     return bar
