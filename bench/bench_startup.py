@@ -19,8 +19,10 @@ from pathlib import Path
 from bench.harness import Row
 
 ROOT = Path(__file__).resolve().parents[1]
-SIM = [sys.executable, "-c", "import sys; from simulator.cli import main; sys.exit(main())"]
+SIM = [sys.executable, "-P", "-c", "import sys; from simulator.cli import main; sys.exit(main())"]
 BATTLE = "scenarios/his/field_battle.yaml"
+# -P: the simulator on the path (PYTHONPATH, the install), not the one in the working directory,
+# so PYTHONPATH=<an older tree> measures that tree on the same scenarios.
 
 
 def _children_cpu() -> float:
