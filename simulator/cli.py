@@ -37,9 +37,16 @@ def _call(module: str, body: str, options: dict[str, Any]) -> None:
     """Run the command body ``simulator.commands.<module>.<body>`` on the parsed options (each
     command passes ``locals()`` as its first statement: exactly its parameters, which
     tests/test_house.py checks against the body's); its return value is the exit code. Imported
-    only here, so `sim --help` loads no simulation code."""
+    only here, so `sim --help` loads no simulation code. A kernel compiled meanwhile is
+    announced on stderr (simulator.compiling; `sim warm` shows its own progress instead)."""
+    from simulator import compiling
+
     command = getattr(importlib.import_module(f"simulator.commands.{module}"), body)
-    code = command(**options, out=out, err=err)
+    if module == "warm":
+        code = command(**options, out=out, err=err)
+    else:
+        with compiling.notices(err, spinner=not options.get("quiet")):
+            code = command(**options, out=out, err=err)
     if code:
         raise typer.Exit(code)
 
@@ -157,6 +164,13 @@ def tune(
 def list_procedures(name: opt.ProcedureName = None) -> None:
     """List procedures with their parameters (ranges, defaults) and metrics."""
     _call("reference", "list_procedures", locals())
+
+
+@app.command()
+def warm(procedures: opt.ProcedureNames = None) -> None:
+    """Compile procedures' kernels into Numba's disk cache now (minutes for a whole game), so
+    later runs on this machine compile nothing."""
+    _call("warm", "warm", locals())
 
 
 @app.command()

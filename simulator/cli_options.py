@@ -203,6 +203,10 @@ TuneScheduler = Annotated[
 
 # sim list, sim schema
 ProcedureName = Annotated[str | None, typer.Argument(help="show one procedure only")]
+ProcedureNames = Annotated[
+    list[str] | None,
+    typer.Argument(help="procedures to compile (default: every one)", show_default=False),
+]
 SchemaOut = Annotated[
     Path | None, typer.Option("--out", help="write to this file instead of stdout")
 ]

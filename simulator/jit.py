@@ -1,4 +1,4 @@
-"""Numba compiler flags, set in one place.
+"""Numba compiler flags, set in one place, and Numba itself loaded only when a kernel first runs.
 
 Every kernel in the package is decorated with one of these, never with ``numba.njit`` directly, so
 that caching and GIL release are uniform. Kernels are serial and release the GIL: the engine runs
@@ -7,28 +7,131 @@ parallel function, but a Python-level job list gives progress, clean Ctrl-C betw
 same job model for local threads and a Dask cluster, while staying bit-identical for any thread
 count (each chunk writes its own statistics, reduced in chunk order).
 
+Lazy: a decorated function is a :class:`Jitted`, which imports Numba and builds its dispatcher the
+first time it is called or asked for a dispatcher's attribute. Importing a procedure module (to
+read its ``Params`` for ``sim list`` and ``sim validate``) then costs no Numba import: that was
+0.15 s of every light command's start-up, and scipy with it. Inside compiled code a ``Jitted``
+is the dispatcher it builds: Numba types a global by its ``_numba_type_`` and inlines by its
+``targetoptions`` and ``py_func``, which the wrapper hands over from the dispatcher.
+
 Also here: :func:`borrowed`, views of a compiled entry point's arrays that Numba counts no
 references on (the recruitment game's hot path).
 """
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit, types
-from numba.extending import intrinsic, overload
+import functools
+import os
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Flags for kernels: compiled once, cached on disk, GIL released so threads run them in parallel.
-kernel = njit(cache=True, nogil=True, fastmath=False, error_model="numpy")
-
+KERNEL = {"cache": True, "nogil": True, "fastmath": False, "error_model": "numpy"}
 #: Flags for small helpers inlined into kernels (random words, dice, accumulation).
-inline = njit(cache=True, nogil=True, inline="always", error_model="numpy")
-
+INLINE = {"cache": True, "nogil": True, "inline": "always", "error_model": "numpy"}
 #: Flags for functions built by closure over other compiled functions (the agents of a game,
 #: :mod:`simulator.agents`). Not cached on disk: Numba keys a closure's cache entry by its pickled
 #: free variables, and a dispatcher pickles differently in every process, so ``cache=True`` never
 #: hits and writes one more cache file per process. The kernels that call them are cached, and a
 #: cached kernel carries the code of every function it calls.
-closure = njit(cache=False, nogil=True, error_model="numpy")
+CLOSURE = {"cache": False, "nogil": True, "error_model": "numpy"}
+
+_lock = threading.RLock()
+_loaded = False
+_on_load: list[Callable[[], None]] = []
+_registered = False  # borrowed's overload: once per process, whatever tests do to _loaded
+
+
+def when_numba_loads(action: Callable[[], None]) -> None:
+    """Run ``action`` once Numba is loaded for the first kernel (now, if it already is): for
+    what must happen before any kernel is compiled or read from the disk cache."""
+    with _lock:
+        if not _loaded:
+            _on_load.append(action)
+            return
+    action()
+
+
+def numba_loaded() -> bool:
+    """Whether a kernel of this package has loaded Numba in this process."""
+    return _loaded
+
+
+def _load_numba() -> None:
+    global _loaded
+    with _lock:
+        if _loaded:
+            return
+        import numba  # noqa: F401  (the import is the point: 0.15 s, scipy with it)
+
+        if not _registered:
+            _register_borrowed()
+        _loaded = True
+        pending, _on_load[:] = list(_on_load), []
+    for action in pending:
+        action()
+
+
+def _jit_disabled() -> bool:
+    return os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
+
+
+class Jitted:
+    """A function compiled by Numba on first use, with the flags it was decorated with.
+
+    Called from Python it calls the dispatcher; any other attribute (``signatures``,
+    ``_numba_type_``, ``targetoptions``...) is the dispatcher's. ``py_func`` is the plain
+    function, without loading Numba. Pickled, it is its dispatcher (Dask ships those)."""
+
+    def __init__(self, py_func: Callable[..., Any], options: dict[str, Any]) -> None:
+        functools.update_wrapper(self, py_func)
+        self.py_func = py_func
+        self.options = options
+        self._dispatcher: Any = None
+
+    @property
+    def dispatcher(self) -> Any:
+        """The Numba dispatcher (built, and Numba imported, on first use)."""
+        if self._dispatcher is None:
+            _load_numba()
+            from numba import njit
+
+            with _lock:
+                if self._dispatcher is None:
+                    self._dispatcher = njit(**self.options)(self.py_func)
+        return self._dispatcher
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.dispatcher(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("_dispatcher", "py_func", "options"):
+            raise AttributeError(name)  # half-built (copy, unpickling): never recurse
+        return getattr(self.dispatcher, name)
+
+    def __reduce__(self) -> Any:
+        return self.dispatcher.__reduce__()
+
+    def __repr__(self) -> str:
+        return f"<Jitted {self.py_func.__module__}.{self.py_func.__qualname__}>"
+
+
+def _decorator(options: dict[str, Any]) -> Callable[[Callable[..., Any]], Any]:
+    def decorate(py_func: Callable[..., Any]) -> Any:
+        if _jit_disabled():
+            return py_func  # as numba.njit does under NUMBA_DISABLE_JIT: plain Python, no wrapper
+        return Jitted(py_func, options)
+
+    return decorate
+
+
+kernel = _decorator(KERNEL)
+inline = _decorator(INLINE)
+closure = _decorator(CLOSURE)
 
 
 # Borrowed views. Inside a compiled function Numba counts references on every array, an atomic
@@ -49,31 +152,37 @@ def borrowed(array: np.ndarray) -> np.ndarray:
     return array
 
 
-@intrinsic
-def _view_without_owner(typingctx, array):
-    if not isinstance(array, types.Array):
+def _register_borrowed() -> None:
+    """Teach Numba :func:`borrowed` (registered when Numba loads, before any kernel compiles)."""
+    global _registered
+    _registered = True
+    from numba import types
+    from numba.extending import intrinsic, overload
+
+    @intrinsic
+    def _view_without_owner(typingctx, array):
+        if not isinstance(array, types.Array):
+            return None
+
+        def codegen(context, builder, sig, args):
+            src = context.make_array(sig.args[0])(context, builder, args[0])
+            view = context.make_array(sig.return_type)(context, builder)
+            context.populate_array(
+                view,
+                data=src.data,
+                shape=src.shape,
+                strides=src.strides,
+                itemsize=src.itemsize,
+                meminfo=None,
+            )
+            return view._getvalue()
+
+        return array(array), codegen
+
+    # Not ``inline="always"``: inlined at Numba's IR level, the view took the counts back (greedy
+    # 3.7e4 -> 1.8e4 games per CPU-second); as a call, LLVM inlines it anyway.
+    @overload(borrowed)
+    def _borrowed(array):
+        if isinstance(array, types.Array):
+            return lambda array: _view_without_owner(array)
         return None
-
-    def codegen(context, builder, sig, args):
-        src = context.make_array(sig.args[0])(context, builder, args[0])
-        view = context.make_array(sig.return_type)(context, builder)
-        context.populate_array(
-            view,
-            data=src.data,
-            shape=src.shape,
-            strides=src.strides,
-            itemsize=src.itemsize,
-            meminfo=None,
-        )
-        return view._getvalue()
-
-    return array(array), codegen
-
-
-# Not ``inline="always"``: inlined at Numba's IR level, the view took the counts back (greedy
-# 3.7e4 -> 1.8e4 games per CPU-second); as a call, LLVM inlines it anyway.
-@overload(borrowed)
-def _borrowed(array):
-    if isinstance(array, types.Array):
-        return lambda array: _view_without_owner(array)
-    return None

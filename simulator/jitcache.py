@@ -10,6 +10,10 @@ package's sources next to the cache and deletes the package's cached functions w
 A game's kernel also carries the search agents it compiles by closure (:mod:`simulator.agents`)
 and the random words it reads (:mod:`simulator.rng`), so a game package counts those sources too
 (:data:`SHARED`): editing an agent drops every game's cached kernels, not only the council's.
+
+Numba is loaded only when a kernel first runs (:mod:`simulator.jit`), so :func:`drop_stale` waits
+for that moment, still before any kernel is read from the cache: importing a game package to read
+its parameters (``sim list``, ``sim validate``) loads no Numba.
 """
 
 from __future__ import annotations
@@ -17,8 +21,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from numba.core import config
-from numba.core.caching import UserProvidedCacheLocator
+from simulator.jit import when_numba_loads
 
 STAMP = "sources.sha256"
 
@@ -36,10 +39,19 @@ def _sources(paths: tuple[Path, ...]) -> list[Path]:
     return out
 
 
+def numba_cache_dir() -> str:
+    """Numba's NUMBA_CACHE_DIR as its configuration reads it ("" when unset)."""
+    from numba.core import config
+
+    return str(getattr(config, "CACHE_DIR", "") or "")
+
+
 def _cache_dirs(package: Path) -> list[Path]:
     """Where Numba writes the package's cache: ``__pycache__``, or under NUMBA_CACHE_DIR."""
-    cache_dir = getattr(config, "CACHE_DIR", "")
+    cache_dir = numba_cache_dir()
     if cache_dir:
+        from numba.core.caching import UserProvidedCacheLocator
+
         # Numba names the folder after the source directory and a hash of its path (not a mirror
         # of the path): ask its locator, so a NUMBA_CACHE_DIR run (mutants/run.py) drops as well.
         init = str(package.resolve() / "__init__.py")
@@ -49,12 +61,18 @@ def _cache_dirs(package: Path) -> list[Path]:
 
 def drop_stale(package_init: str, shared: tuple[Path, ...] = SHARED) -> None:
     """Delete a package's cached Numba functions if any of its ``.py`` files, or of the
-    ``shared`` sources its kernels compile in, changed.
+    ``shared`` sources its kernels compile in, changed: when Numba loads for the first kernel
+    (now, if it already has).
 
     Args:
         package_init: the package's ``__init__.py`` path (pass ``__file__``).
         shared: directories (their ``.py`` files) and files outside the package that count.
     """
+    when_numba_loads(lambda: drop_now(package_init, shared))
+
+
+def drop_now(package_init: str, shared: tuple[Path, ...] = SHARED) -> None:
+    """:func:`drop_stale` at once, whether Numba is loaded or not."""
     package = Path(package_init).parent
     digest = hashlib.sha256()
     for source in _sources((package, *shared)):

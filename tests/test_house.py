@@ -61,6 +61,57 @@ def test_importing_the_cli_loads_no_simulation_code():
     assert set(loaded) <= allowed, sorted(set(loaded) - allowed)
 
 
+#: What the light commands must not load: 0.5 s of a start-up that should cost 0.1 s.
+HEAVY = ("pandas", "matplotlib", "scipy", "numba", "statsmodels", "llvmlite")
+
+_LIGHT_RUN = """
+import contextlib, io, sys
+from simulator.cli import app
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    try:
+        app(sys.argv[1:])
+    except SystemExit as e:
+        code = e.code
+print(code)
+print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r})))
+"""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["list"],
+        ["list", "recruitment.loyalty"],
+        ["schema"],
+        ["validate", *sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("scenarios/*/*.yaml"))],
+    ],
+    ids=lambda argv: argv[0],
+)
+def test_the_light_commands_import_no_heavy_module(argv):
+    """`sim --help`, `sim list`, `sim schema` and `sim validate` (of every shipped scenario, the
+    whole games' and the tune: sections' included) load neither Numba nor pandas, matplotlib or
+    scipy: the procedures' parameters are read without building a kernel (simulator.jit)."""
+    code = _LIGHT_RUN.format(heavy=set(HEAVY))
+    run = subprocess.run(
+        [sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    exit_code, _, loaded = run.stdout.partition("\n")
+    assert exit_code.strip() in ("0", "None"), run.stdout
+    assert loaded.split() == [], f"sim {argv[0]} imported {loaded.split()}"
+
+
+def test_the_light_command_check_can_fail(tmp_path):
+    """The check above sees a heavy import: `sim run` loads Numba."""
+    code = _LIGHT_RUN.format(heavy=set(HEAVY))
+    argv = ["run", "scenarios/his/field_battle.yaml", "--trials", "1000", "--quiet"]
+    argv += ["--out", str(tmp_path / "out")]
+    run = subprocess.run(
+        [sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert "numba" in run.stdout.split("\n", 1)[1].split()
+
+
 def _bodies() -> dict[str, tuple[str, str]]:
     """Command function name → (module, body) of its ``_call("module", "body", locals())``."""
     bodies = {}

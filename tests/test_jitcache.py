@@ -12,7 +12,7 @@ from simulator import jitcache
 
 @pytest.fixture
 def package(tmp_path, monkeypatch):
-    monkeypatch.setattr(jitcache.config, "CACHE_DIR", "", raising=False)
+    monkeypatch.setattr(jitcache, "numba_cache_dir", lambda: "")
     game = tmp_path / "game"
     (game / "__pycache__").mkdir(parents=True)
     (game / "__init__.py").write_text("")
@@ -35,20 +35,20 @@ def _left(game: Path) -> list[str]:
 
 def test_unchanged_sources_keep_the_cache(package):
     game, agents = package
-    jitcache.drop_stale(str(game / "__init__.py"), (agents,))
+    jitcache.drop_now(str(game / "__init__.py"), (agents,))
     cached = _cache(game)
-    jitcache.drop_stale(str(game / "__init__.py"), (agents,))
+    jitcache.drop_now(str(game / "__init__.py"), (agents,))
     assert _left(game) == cached
 
 
 @pytest.mark.parametrize("edited", ["kernel.py", "agents/mcts.py"])
 def test_an_edit_to_the_package_or_a_shared_agent_drops_the_cache(package, edited):
     game, agents = package
-    jitcache.drop_stale(str(game / "__init__.py"), (agents,))
+    jitcache.drop_now(str(game / "__init__.py"), (agents,))
     _cache(game)
     target = agents / "mcts.py" if edited.startswith("agents") else game / edited
     target.write_text(target.read_text() + "# edited\n")
-    jitcache.drop_stale(str(game / "__init__.py"), (agents,))
+    jitcache.drop_now(str(game / "__init__.py"), (agents,))
     assert _left(game) == []
 
 
@@ -67,9 +67,10 @@ def test_with_numba_cache_dir_the_folder_dropped_is_the_one_numba_writes(tmp_pat
     """Under NUMBA_CACHE_DIR (mutants/run.py sets it) Numba writes a package's cache to a folder
     named after the source directory and a hash of its path: the one drop_stale must clear."""
     import numba
+    from numba.core import config
 
     cache_dir = tmp_path / "numba-cache"
-    monkeypatch.setattr(jitcache.config, "CACHE_DIR", str(cache_dir), raising=False)
+    monkeypatch.setattr(config, "CACHE_DIR", str(cache_dir), raising=False)
     game = tmp_path / "game"
     game.mkdir()
     (game / "__init__.py").write_text("")
@@ -80,5 +81,22 @@ def test_with_numba_cache_dir_the_folder_dropped_is_the_one_numba_writes(tmp_pat
     numba.njit(cache=True)(module.kernel)(1)
     written = {p.parent for p in cache_dir.rglob("*.nbi")}
     assert written == set(jitcache._cache_dirs(game))
-    jitcache.drop_stale(str(game / "__init__.py"), ())
+    jitcache.drop_now(str(game / "__init__.py"), ())
     assert not list(cache_dir.rglob("*.nbi"))
+
+
+def test_drop_stale_waits_for_numba_and_then_drops(package, monkeypatch):
+    """A game package imported for its parameters (``sim list``) loads no Numba: its stale
+    cache is dropped when the first kernel loads Numba, before any kernel reads the cache."""
+    from simulator import jit
+
+    game, agents = package
+    jitcache.drop_now(str(game / "__init__.py"), (agents,))
+    _cache(game)
+    (game / "kernel.py").write_text("def kernel(): return 2\n")
+    monkeypatch.setattr(jit, "_loaded", False)
+    monkeypatch.setattr(jit, "_on_load", [])
+    jitcache.drop_stale(str(game / "__init__.py"), (agents,))
+    assert _left(game) != []  # not yet: Numba is not loaded
+    jit._load_numba()
+    assert _left(game) == []

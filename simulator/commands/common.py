@@ -156,8 +156,8 @@ def report(
     out: Any,
     robustness: Any = None,
 ) -> Any:
-    """The end of ``sim run`` and ``sim compare``: narrow to ``--metrics``, write the report folder
-    (and ``--markdown``), print the JSON document or the summary and where the files went.
+    """The end of ``sim run`` and ``sim compare``: narrow to ``--metrics``, print the JSON document
+    or the summary, write the report folder (and ``--markdown``) and say where the files went.
     The result is turned into the report model once; every output renders that.
     Returns the narrowed result."""
     from simulator.report.files import write_reports
@@ -166,12 +166,15 @@ def report(
 
     built = build(result, metrics, robustness)
     result = built.result
-    written = write_reports(built, Path(target))
-    write_markdown(built, markdown)
+    # The answer first: the figures (matplotlib, about a second) must not delay the table.
     if as_json:
         sys.stdout.write(json.dumps(result.document(), indent=2) + "\n")
     else:
         print_report(built, out, detail)
+        sys.stdout.flush()
+    written = write_reports(built, Path(target))
+    write_markdown(built, markdown)
+    if not as_json:
         points = f"{len(result.points):,} points × " if result.is_sweep else ""
         out.print(
             f"{points}{result.outcome.trials:,} trials per variant in "

@@ -9,13 +9,25 @@ schedule and confirms the answer on a fresh seed (:mod:`simulator.tune.search`);
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from simulator.engine import Backend
 from simulator.scenario import Scenario, load
-from simulator.tune.search import TuneProgress, TuneResult, tune
 from simulator.tune.spec import TuneSpec, parse_tune
 
+if TYPE_CHECKING:
+    from simulator.engine import Backend
+    from simulator.tune.search import TuneProgress, TuneResult
+
 __all__ = ["TuneResult", "TuneSpec", "parse_tune", "run_tune"]
+
+
+def __getattr__(name: str) -> Any:
+    # The search (pandas, the engine) loads when asked for: `sim validate` reads only the spec.
+    if name == "TuneResult":
+        from simulator.tune.search import TuneResult
+
+        return TuneResult
+    raise AttributeError(name)
 
 
 def run_tune(
@@ -33,6 +45,8 @@ def run_tune(
     Raises:
         simulator.scenario.ScenarioError: the scenario or its ``tune:`` section is invalid.
     """
+    from simulator.tune.search import tune
+
     if not isinstance(scenario, Scenario):
         scenario = load(scenario)
     spec = parse_tune(scenario)

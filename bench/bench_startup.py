@@ -1,0 +1,115 @@
+"""Start-up: the light commands and a warm dice run, beside the floors measured in the same run.
+
+Each figure is the median wall time of fresh processes: ``python -c pass`` and ``python -c
+"import numpy"`` are the floors; ``sim --help`` and ``sim validate`` should sit within 0.15 s of
+the numpy floor, and a warm ``sim run scenarios/his/field_battle.yaml`` should show its table
+within 0.5 s of it and finish, reports written, within 1.0 s of it. The run's first byte on
+standard output is its table (progress and notices go to standard error)."""
+
+from __future__ import annotations
+
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.harness import Row
+
+ROOT = Path(__file__).resolve().parents[1]
+SIM = [sys.executable, "-P", "-c", "import sys; from simulator.cli import main; sys.exit(main())"]
+BATTLE = "scenarios/his/field_battle.yaml"
+# -P: the simulator on the path (PYTHONPATH, the install), not the one in the working directory,
+# so PYTHONPATH=<an older tree> measures that tree on the same scenarios.
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _wall(argv: list[str], repeat: int) -> tuple[float, float]:
+    """Median wall time and CPU time of ``argv`` run to its end, output discarded (after one
+    warm-up). CPU time is what a loaded machine inflates least."""
+    times, cpus = [], []
+    for i in range(repeat + 1):
+        t0, c0 = time.perf_counter(), _children_cpu()
+        subprocess.run(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if i:
+            times.append(time.perf_counter() - t0)
+            cpus.append(_children_cpu() - c0)
+    return statistics.median(times), statistics.median(cpus)
+
+
+def _table_and_end(argv: list[str], repeat: int) -> tuple[float, float]:
+    """Median times to the first byte on standard output and to the end (after one warm-up)."""
+    firsts, ends = [], []
+    for i in range(repeat + 1):
+        t0 = time.perf_counter()
+        with subprocess.Popen(
+            argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        ) as proc:
+            assert proc.stdout is not None
+            proc.stdout.read(1)
+            first = time.perf_counter() - t0
+            proc.stdout.read()
+        if i:
+            firsts.append(first)
+            ends.append(time.perf_counter() - t0)
+    return statistics.median(firsts), statistics.median(ends)
+
+
+def rows(quick: bool) -> list[Row]:
+    repeat = 3 if quick else 7
+    bare, bare_cpu = _wall([sys.executable, "-c", "pass"], repeat)
+    numpy, numpy_cpu = _wall([sys.executable, "-c", "import numpy"], repeat)
+    floor = "python -c 'import numpy'"
+    out = [
+        Row("start-up floor: python -c pass", bare, "s"),
+        Row("start-up floor: python -c 'import numpy'", numpy, "s", bare, "python -c pass"),
+    ]
+    cpu_rows = [Row("CPU: python -c 'import numpy'", numpy_cpu, "s", bare_cpu, "python -c pass")]
+    for name, argv, target in (
+        ("sim --help", [*SIM, "--help"], 0.15),
+        ("sim validate field_battle.yaml", [*SIM, "validate", BATTLE], None),
+        ("sim list his.field_battle", [*SIM, "list", "his.field_battle"], None),
+        ("sim schema", [*SIM, "schema"], None),
+    ):
+        value, cpu = _wall(argv, repeat)
+        if target is None:
+            out.append(Row(name, value, "s", numpy, floor))
+        else:
+            met = value <= numpy + target
+            out.append(Row(name, value, "s", numpy, floor, f"≤ floor + {target} s", met))
+        cpu_rows.append(Row(f"CPU: {name}", cpu, "s", numpy_cpu, floor))
+    with tempfile.TemporaryDirectory() as folder:
+        run = [*SIM, "run", BATTLE, "--out", str(Path(folder) / "out")]
+        subprocess.run(run, cwd=ROOT, capture_output=True, check=True)  # the cache filled
+        table, end = _table_and_end(run, repeat)
+        _, run_cpu = _wall(run, repeat)
+    out.append(
+        Row(
+            "warm sim run field_battle: table shown",
+            table,
+            "s",
+            numpy,
+            floor,
+            "≤ floor + 0.5 s",
+            table <= numpy + 0.5,
+        )
+    )
+    out.append(
+        Row(
+            "warm sim run field_battle: finished, reports written",
+            end,
+            "s",
+            numpy,
+            floor,
+            "≤ floor + 1.0 s",
+            end <= numpy + 1.0,
+        )
+    )
+    cpu_rows.append(Row("CPU: warm sim run field_battle", run_cpu, "s", numpy_cpu, floor))
+    return out + cpu_rows

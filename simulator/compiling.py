@@ -1,0 +1,244 @@
+"""Saying so when Numba compiles, and compiling ahead of time (``sim warm``).
+
+A kernel not yet in Numba's disk cache is compiled on its first call: seconds for a dice rule,
+minutes for a whole game with its agents. Numba announces a real compile (not a load from the
+cache) with its ``numba:compile`` event, so :func:`notices` listens to it and, before the first
+compile of a command, says on standard error what it compiles, that it happens once per machine,
+and how long it took when measured (:data:`COMPILE_SECONDS`), with a spinner and the time spent.
+
+The listener is installed only once a kernel loads Numba (:func:`simulator.jit.when_numba_loads`):
+a command that runs no kernel imports no Numba for it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from simulator import jit
+
+#: Cold compile CPU-seconds of each procedure's kernels (its agents, and every entry kernel of
+#: :data:`MORE_EXAMPLES`, included), measured by ``python -m bench.run compile``
+#: (bench/bench_compile.py) in a fresh process and cache folder on a 2-core machine under load
+#: (2026-12-01). A key may also be ``procedure:function`` for one of several entry kernels.
+COMPILE_SECONDS: dict[str, float] = {
+    "council.game": 206.8,
+    "his.assault": 4.3,
+    "his.chateaux": 1.6,
+    "his.debate": 2.4,
+    "his.diet_of_worms": 2.2,
+    "his.field_battle": 2.7,
+    "his.interception": 1.3,
+    "his.naval": 2.9,
+    "his.new_world": 37.2,
+    "his.piracy": 2.4,
+    "his.pregnancy": 1.7,
+    "his.reformation": 2.4,
+    "recruitment.loyalty": 172.2,
+    "root.battle": 4.5,
+    "root.hirelings": 40.4,
+    "root.influence": 1.5,
+    "root.setup": 2.6,
+}
+
+#: Parameters, beyond a procedure's ``example``, whose runs reach another entry kernel: the New
+#: World race with a search agent plays through the game interface (``search_kernel``).
+MORE_EXAMPLES: dict[str, tuple[dict[str, Any], ...]] = {
+    "his.new_world": (
+        {"policies": ["greedy", "greedy", {"agent": "rollout", "playouts": 1, "horizon": 1}]},
+    ),
+}
+
+
+def procedure_of(module: str) -> str | None:
+    """The procedure a function of ``module`` belongs to (``simulator.procedures.root.
+    _battle_kernel`` → ``root.battle``), or None outside the procedures."""
+    prefix = "simulator.procedures."
+    if not module.startswith(prefix):
+        return None
+    from simulator import procedures
+
+    game, _, rest = module[len(prefix) :].partition(".")
+    rule = rest.split(".")[0].lstrip("_")
+    for name in procedures.names():
+        g, _, r = name.partition(".")
+        if g == game and (rule == r or rule.startswith(f"{r}_")):
+            return name
+    return None
+
+
+def estimate(procedure: str | None, function: str) -> float | None:
+    """Measured cold compile CPU-seconds of ``function``'s kernel, if known."""
+    if procedure is None:
+        return None
+    return COMPILE_SECONDS.get(f"{procedure}:{function}", COMPILE_SECONDS.get(procedure))
+
+
+def procedure_seconds(procedure: str) -> float | None:
+    """Measured cold compile CPU-seconds of all of ``procedure``'s kernels, if known."""
+    found = [s for k, s in COMPILE_SECONDS.items() if k.split(":")[0] == procedure]
+    return sum(found) if found else None
+
+
+def duration(seconds: float) -> str:
+    """``3 s``, ``2 min 30 s``."""
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest} s" if rest else f"{minutes} min"
+
+
+def _what(module: str, function: str) -> str:
+    procedure = procedure_of(module)
+    return f"{procedure} ({function})" if procedure else f"{module}.{function}"
+
+
+def describe(module: str, function: str) -> str:
+    """What the notice says of a compile of ``module.function``."""
+    procedure = procedure_of(module)
+    what = _what(module, function)
+    seconds = estimate(procedure, function)
+    if seconds is None:
+        cost = "a dice rule takes seconds, a whole game minutes"
+    else:
+        cost = f"measured {duration(seconds)} of CPU on a 2-core machine"
+    return (
+        f"compiling {what}: once per machine, then read from Numba's disk cache "
+        f"(`sim warm` does it ahead of time); {cost}"
+    )
+
+
+class _Notice:
+    """One compile being announced: the notice, then a spinner with the time spent (on a
+    terminal), then how long it took."""
+
+    def __init__(self, err: Any, text: str, short: str, spinner: bool) -> None:
+        self.err = err
+        self.start = time.monotonic()
+        self.live: Any = None
+        err.print(text, markup=False, highlight=False, soft_wrap=True)
+        if spinner and getattr(err, "is_terminal", False):
+            from rich.errors import LiveError
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+            bar = Progress(
+                SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                console=err, transient=True,
+            )  # fmt: skip
+            bar.add_task(short, total=None)
+            try:
+                bar.start()
+                self.live = bar
+            except LiveError:  # a progress bar is showing already: the line is enough
+                pass
+
+    def close(self, failed: bool) -> None:
+        if self.live is not None:
+            self.live.stop()
+        if not failed:
+            spent = time.monotonic() - self.start
+            self.err.print(f"compiled in {duration(spent)}; cached", highlight=False)
+
+
+class _State:
+    def __init__(self) -> None:
+        self.local = threading.local()
+        self.listener: Any = None
+
+
+def _listener(on_start: Callable[[Any], None], on_end: Callable[[Any], None]) -> Any:
+    from numba.core import event
+
+    class Listener(event.Listener):
+        def on_start(self, ev: Any) -> None:
+            on_start(ev)
+
+        def on_end(self, ev: Any) -> None:
+            on_end(ev)
+
+    return Listener()
+
+
+@contextmanager
+def notices(err: Any, spinner: bool = True) -> Iterator[None]:
+    """Announce on ``err`` every outermost compile of a kernel while the block runs (nested
+    compiles of the functions it calls are part of it); ``spinner=False`` prints lines only."""
+    state = _State()
+    active = True
+
+    def on_start(ev: Any) -> None:
+        depth = getattr(state.local, "depth", 0)
+        state.local.depth = depth + 1
+        if depth == 0:
+            func = ev.data["dispatcher"].py_func
+            text = describe(func.__module__, func.__qualname__)
+            short = f"compiling {_what(func.__module__, func.__qualname__)}"
+            state.local.notice = _Notice(err, text, short, spinner)
+
+    def on_end(ev: Any) -> None:
+        state.local.depth -= 1
+        if state.local.depth == 0:
+            notice, state.local.notice = state.local.notice, None
+            if notice is not None:
+                # Not ev.is_failed: Numba 0.68 returns it inverted (``_exc_details is None``).
+                notice.close(getattr(ev, "_exc_details", None) is not None)
+
+    def install() -> None:
+        if active:
+            from numba.core import event
+
+            state.listener = _listener(on_start, on_end)
+            event.register("numba:compile", state.listener)
+
+    jit.when_numba_loads(install)
+    try:
+        yield
+    finally:
+        active = False
+        if state.listener is not None:
+            from numba.core import event
+
+            event.unregister("numba:compile", state.listener)
+
+
+@contextmanager
+def counting() -> Iterator[list[str]]:
+    """The functions Numba compiles (not loads from the cache) while the block runs, as
+    ``module.qualname``, outermost and nested alike."""
+    from numba.core import event
+
+    compiled: list[str] = []
+
+    def on_start(ev: Any) -> None:
+        func = ev.data["dispatcher"].py_func
+        compiled.append(f"{func.__module__}.{func.__qualname__}")
+
+    listener = _listener(on_start, lambda ev: None)
+    event.register("numba:compile", listener)
+    try:
+        yield compiled
+    finally:
+        event.unregister("numba:compile", listener)
+
+
+def examples(name: str) -> list[dict[str, Any]]:
+    """Parameter sets whose runs compile every entry kernel of procedure ``name``."""
+    from simulator import procedures
+
+    proc = procedures.get(name)
+    base = dict(proc.example or {})
+    return [base] + [{**base, **more} for more in MORE_EXAMPLES.get(name, ())]
+
+
+def warm(name: str) -> None:
+    """Compile procedure ``name``'s kernels (or load them from the cache): one trial of each
+    example, as a run's warm-up does."""
+    from simulator import procedures
+    from simulator.engine import make_plan, warm_up
+
+    proc = procedures.get(name)
+    for params in examples(name):
+        warm_up(make_plan(proc, {"base": proc.params_model.model_validate(params)}, 1))
