@@ -1,5 +1,5 @@
-"""Here I Stand, the New World race (RULES.md §5.9): whole games against the twin, one-turn games
-against exact values, the riches table against icepool."""
+"""Here I Stand, the New World race (Here I Stand rules §12): whole games against the twin, one-turn
+games against exact values, the riches table against icepool."""
 
 from __future__ import annotations
 
@@ -377,11 +377,11 @@ def test_a_circumnavigation_claimed_without_the_strait_is_refused():
 
 
 def test_the_explorer_may_take_a_safe_north_american_discovery_on_ten_or_more():
-    # Seed §十二.2 (1): on 10+ the explorer picks the Amazon, the Strait (and a circumnavigation)
-    # or any North American discovery. Amazon claimed, a rating-6 explorer on its first trip:
-    # total = 2d6 + 5. By hand: default (Strait before North America) reaches the Mississippi
-    # only on exactly 9 (2d6 = 4, 3/36); safe_north_america on 9 or more (2d6 >= 4, 33/36), and
-    # never the Strait.
+    # Here I Stand rules §12.2 (1): on 10+ the explorer picks the Amazon, the Strait (and a
+    # circumnavigation) or any North American discovery. Amazon claimed, a rating-6 explorer on its
+    # first trip: total = 2d6 + 5. By hand: default (Strait before North America) reaches the
+    # Mississippi only on exactly 9 (2d6 = 4, 3/36); safe_north_america on 9 or more (2d6 >= 4,
+    # 33/36), and never the Strait.
     assert exploration_outcome(11, frozenset({"amazon"}), choice="safe_north_america") == (
         "mississippi"
     )
@@ -404,7 +404,7 @@ def test_the_explorer_may_take_a_safe_north_american_discovery_on_ten_or_more():
 def test_a_depleted_conquest_keeps_its_vp_unless_the_knob_says_lost():
     # A rating-6 conquistador on turn 1 (2d6 + 6): 8 returns (1/36), 9 Maya (2/36, 1 VP),
     # 10 Aztecs (3/36, 2 VP), 11+ Inca (30/36, 2 VP): 68/36 VP. Turn 2's riches roll depletes the
-    # conquest on 11-12 (3/36, the default table): the VP stay (the seed), or go (the knob).
+    # conquest on 11-12 (3/36, the default table): the VP stay (the rulebook), or go (the knob).
     base = {"turns": 2, "habsburg": {"conquistadors": [6], "conquer": [1]}}
     kept = model(**base)
     lost = model(**base, depleted_conquest_vp="lost")
@@ -419,10 +419,10 @@ def test_a_depleted_conquest_keeps_its_vp_unless_the_knob_says_lost():
 
 
 def test_greedy_on_vp_weighs_the_amazon_against_the_strait_and_circumnavigation():
-    # Seed §十二.2 (1): on 10+ the Amazon (2 VP), or the Strait (1 VP) and a circumnavigation
-    # (2d6 + rating >= 10: 3 VP). By hand, for a rating-r explorer the Strait is worth
-    # 1 + 3 x P(2d6 >= 10 - r): r = 1: 1 + 3 x 10/36 < 2 (the Amazon); r = 2: 1 + 3 x 15/36 > 2.
-    # A rating-2 explorer's first trip (2d6 + 1): 10+ on 2d6 >= 9 (10/36) takes the Strait.
+    # Here I Stand rules §12.2 (1): on 10+ the Amazon (2 VP), or the Strait (1 VP) and a
+    # circumnavigation (2d6 + rating >= 10: 3 VP). By hand, for a rating-r explorer the Strait is
+    # worth 1 + 3 x P(2d6 >= 10 - r): r = 1: 1 + 3 x 10/36 < 2 (the Amazon); r = 2: 1 + 3 x 15/36 >
+    # 2. A rating-2 explorer's first trip (2d6 + 1): 10+ on 2d6 >= 9 (10/36) takes the Strait.
     def game(rating, **kw):
         return model(turns=1, england={"explorers": [rating], "explore": [1]}, **kw)
 

@@ -1,11 +1,11 @@
-"""Here I Stand: the French chateaux (RULES.md §5.11).
+"""Here I Stand: the French chateaux (Here I Stand rules §14.1).
 
-The home card is once a turn (seed §四.1), so France builds at most once a turn; ``uses_per_turn``
-above 1 is a house rule. Each time France plays its home card as the event (Francis I on the map,
-not besieged), it rolls a
-d6, adds the modifiers that apply that turn and reads the chateaux table: VP and cards. VP from
-chateaux stop at ``vp_cap`` (6) in total; cards do not. The table and the modifiers are scenario
-data (assumption: the seed names neither). A modifier applies ``always`` or on the listed turns.
+The home card is once a turn (Here I Stand rules §4.1), so France builds at most once a turn;
+``uses_per_turn`` above 1 is a house rule. Each time France plays its home card as the event
+(Francis I on the map, not besieged), it rolls a d6, adds the modifiers that apply that turn and
+reads the chateaux table: VP and cards. VP from chateaux stop at ``vp_cap`` (6) in total; cards do
+not. The table and the modifiers are scenario data (assumption: the rulebook names neither). A
+modifier applies ``always`` or on the listed turns.
 
 Random words: use u (0-based) of turn t (1-based) rolls the low half of word ``8 (t - 1) + u``, so
 a variant with fewer uses a turn still rolls the same die for the first use of each turn.
@@ -66,7 +66,7 @@ class ChateauxRow(Params):
         return high
 
 
-#: Assumption: the seed names the chateaux table but not its rows; these are illustrative.
+#: Assumption: the rulebook names the chateaux table but not its rows; these are illustrative.
 DEFAULT_TABLE = [
     ChateauxRow(low=LOW, high=2, vp=0, cards=1),
     ChateauxRow(low=3, high=4, vp=1, cards=0),
@@ -91,7 +91,8 @@ class ChateauxParams(Params):
         ge=0,
         le=MAX_USES,
         description="home-card events per turn (Francis I on the map, not besieged): 1 by the "
-        "rules (a home card is once a turn, seed §四.1); 0 for none; more is a house rule",
+        "rules (a home card is once a turn, Here I Stand rules §4.1); 0 for none; more is a house "
+        "rule",
     )
     modifiers: list[Modifier] = Field(
         default=[], max_length=MAX_MODIFIERS, description="modifiers added to the d6"
@@ -236,7 +237,7 @@ def exact(p: ChateauxParams) -> dict[str, float]:
 PROCEDURE = Procedure(
     name="his.chateaux",
     title="Here I Stand: the French chateaux",
-    rules="RULES.md §5.11",
+    rules="Here I Stand rules §14.1 (docs/rules/here-i-stand.md#s14-1)",
     params_model=ChateauxParams,
     metrics=metrics,
     pack=pack,
@@ -244,7 +245,8 @@ PROCEDURE = Procedure(
     exact=exact,
     example={"turns": 9, "modifiers": [{"value": -1}]},
     notes=(
-        "the home card is once a turn (seed §四.1): uses_per_turn above 1 is a house rule",
+        "the home card is once a turn (Here I Stand rules §4.1): uses_per_turn above 1 is a house "
+        "rule",
         "assumption: the chateaux table and its modifiers are scenario data (table, modifiers)",
         "the VP cap counts chateaux VP only; cards are not capped",
     ),

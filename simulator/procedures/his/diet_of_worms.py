@@ -1,4 +1,4 @@
-"""Here I Stand Diet of Worms, turn 1 (RULES.md §5.8).
+"""Here I Stand Diet of Worms, turn 1 (Here I Stand rules §20.3).
 
 Habsburg, Papacy and Protestant each play a card in secret. The Papacy rolls ``Habsburg CP + Papal
 CP`` dice, the Protestant ``Protestant CP + protestant_bonus_dice`` (4) dice; hits are 5-6. A tie
@@ -264,7 +264,7 @@ def exact(p: DietParams) -> dict[str, float]:
 PROCEDURE = Procedure(
     name="his.diet_of_worms",
     title="Here I Stand Diet of Worms (turn 1)",
-    rules="RULES.md §5.8",
+    rules="Here I Stand rules §20.3 (docs/rules/here-i-stand.md#s20-3)",
     params_model=DietParams,
     metrics=metrics,
     pack=pack,

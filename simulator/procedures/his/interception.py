@@ -1,4 +1,4 @@
-"""Here I Stand interception and avoiding battle (RULES.md §5.4).
+"""Here I Stand interception and avoiding battle (Here I Stand rules §5.3).
 
 The formation rolls 2d6 and adds the battle rating of one leader; it succeeds at ``target`` (9) or
 more. Cavalry in the rolling formation add 1 (``with_cavalry``); cavalry in the enemy formation it
@@ -118,7 +118,7 @@ def exact(p: InterceptionParams) -> dict[str, float]:
 PROCEDURE = Procedure(
     name="his.interception",
     title="Here I Stand interception and avoiding battle",
-    rules="RULES.md §5.4",
+    rules="Here I Stand rules §5.3, §11.1 (docs/rules/here-i-stand.md#s5-3)",
     params_model=InterceptionParams,
     metrics=metrics,
     pack=pack,

@@ -1,4 +1,4 @@
-"""Here I Stand: Ottoman piracy (RULES.md §5.5).
+"""Here I Stand: Ottoman piracy (Here I Stand rules §11.2).
 
 One turn of raids, each in its own sea zone (at most 4). A raid's resistance is 2 per defending
 squadron in the sea zone, +1 per defending or enemy squadron in adjacent sea zones and ports,
@@ -317,10 +317,10 @@ def exact_raid(raid: Raid, x_rating: int, order: list[Option], hit_on: int = 5) 
 
     prob = (7 - hit_on) / 6
     t = raid.target
-    # Resistance and the squadrons the target may lose, read from the rule text (seed §十一.2
-    # (3) ①) here, not through the helpers that pack the kernel's inputs: +2 per target squadron
-    # in the sea zone, +1 per target or enemy squadron adjacent, +1 per adjacent fortress port,
-    # +1 next to the Knights.
+    # Resistance and the squadrons the target may lose, read from the rule text (Here I Stand rules
+    # §11.2 (3) ①) here, not through the helpers that pack the kernel's inputs: +2 per target
+    # squadron in the sea zone, +1 per target or enemy squadron adjacent, +1 per adjacent fortress
+    # port, +1 next to the Knights.
     n = 2 * t.squadrons_in_sea + t.adjacent_squadrons + raid.enemy_adjacent_squadrons
     n += t.adjacent_fortress_ports + (1 if t.knights_adjacent else 0)
     losable = t.squadrons_in_sea + t.adjacent_squadrons
@@ -368,7 +368,7 @@ def exact(p: PiracyParams) -> dict[str, float]:
 PROCEDURE = Procedure(
     name="his.piracy",
     title="Here I Stand: Ottoman piracy",
-    rules="RULES.md §5.5",
+    rules="Here I Stand rules §11.2 (docs/rules/here-i-stand.md#s11-2)",
     params_model=PiracyParams,
     metrics=metrics,
     pack=pack,

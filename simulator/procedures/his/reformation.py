@@ -1,4 +1,4 @@
-"""Here I Stand reformation and counter-reformation attempts (RULES.md §5.6).
+"""Here I Stand reformation and counter-reformation attempts (Here I Stand rules §16.1).
 
 The acting side names a language zone, then attempts its targets one at a time. On each target both
 sides count dice: +1 per adjacent space of their religion, +1 per adjacent space holding their land
@@ -511,7 +511,7 @@ def exact(p: ReformationParams) -> dict[str, float]:
 PROCEDURE = Procedure(
     name="his.reformation",
     title="Here I Stand reformation / counter-reformation attempts",
-    rules="RULES.md §5.6",
+    rules="Here I Stand rules §16.1, §18.4 (docs/rules/here-i-stand.md#s16-1)",
     params_model=ReformationParams,
     metrics=metrics,
     pack=pack,

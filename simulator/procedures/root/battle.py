@@ -1,4 +1,4 @@
-"""Root battle with every faction's battle rules (RULES.md §4, seed 003).
+"""Root battle with every faction's battle rules (Root rules §1.5).
 
 The attacker fights ``battles`` battles in a row against one defender in one clearing. Each battle:
 
@@ -79,7 +79,7 @@ __all__ = [
 PROCEDURE = Procedure(
     name="root.battle",
     title="Root battle with every faction's battle rules",
-    rules="RULES.md §4",
+    rules="Root rules §1.3–§1.8 and the faction chapters §4–§12 (docs/rules/root.md#s1-5)",
     params_model=BattleParams,
     metrics=metrics,
     pack=pack,

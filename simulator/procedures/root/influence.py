@@ -1,10 +1,11 @@
-"""Root hirelings module: the influence dice rolled at the end of each Evening (RULES.md §2.1).
+"""Root hirelings module: the influence dice rolled at the end of each Evening (Root hirelings rules
+§1).
 
 By player count: 2 players roll two dice and gain the **sum** of the faces they qualify for; 3
 players roll two dice and gain only the **better** face they qualify for; 4 or more roll one die. A
 face ``N+: a`` qualifies only when the player is at least ``N`` points behind the leader.
 
-Assumption (the seed does not print the faces): one six-sided die with faces
+Assumption (the rulebook does not print the faces): one six-sided die with faces
 ``[0, 1, 1, 1+:1, 3+:2, 5+:3]``, a scenario parameter.
 """
 
@@ -139,7 +140,7 @@ def exact(p: InfluenceParams) -> dict[str, float]:
 PROCEDURE = Procedure(
     name="root.influence",
     title="Root hirelings: influence dice",
-    rules="RULES.md §2.1",
+    rules="Root hirelings rules §1 (docs/rules/root.md#hirelings-1)",
     params_model=InfluenceParams,
     metrics=metrics,
     pack=pack,

@@ -1,4 +1,4 @@
-"""Root hirelings module: the advanced setup draft (RULES.md §2.2).
+"""Root hirelings module: the advanced setup draft (Root advanced setup §3).
 
 Setup cards dealt = players + 1: one red card to the pool first, then the rest of the reds
 shuffled with the whites (2 players: the whites are removed), one per player. If the last card dealt
@@ -8,12 +8,12 @@ preference list). Three hirelings are dealt at random from the hireling pool, ne
 faction tied to a chosen faction; minor factions demoted: 3 players → 1 at random, 4 → 2, 5+ → all
 3 (2 players: none).
 
-The pool (seed 001): four minor factions tied to the four base-game factions (Marquise, Eyrie,
-Alliance, Vagabond) and two tied to no faction. The seed does not name the two unaffiliated ones
-(named ``unaffiliated_1`` and ``unaffiliated_2`` here); other pools are scenario data. When the
-chosen factions leave fewer than three hirelings in the pool (four players who chose the four base
-factions leave only the two unaffiliated ones) the seed is silent: every remaining one is dealt and
-the draft is counted in ``gap_short_pool``.
+The pool (Root hirelings module, introduction): four minor factions tied to the four base-game
+factions (Marquise, Eyrie, Alliance, Vagabond) and two tied to no faction. The rulebook does not
+name the two unaffiliated ones (named ``unaffiliated_1`` and ``unaffiliated_2`` here); other pools
+are scenario data. When the chosen factions leave fewer than three hirelings in the pool (four
+players who chose the four base factions leave only the two unaffiliated ones) the rulebook is
+silent: every remaining one is dealt and the draft is counted in ``gap_short_pool``.
 """
 
 from __future__ import annotations
@@ -57,7 +57,8 @@ DEFAULT_FACTIONS = (
     FactionCard(name="riverfolk", colour="white"),
     FactionCard(name="corvids", colour="white"),
 )
-#: The seed's pool: four tied to the base-game factions, two tied to none (names not in the seed).
+#: The rulebook's pool: four tied to the base-game factions, two tied to none (names not in the
+#: rulebook).
 DEFAULT_HIRELINGS = (
     Hireling(name="forest_patrol", faction="marquise"),
     Hireling(name="last_dynasty", faction="eyrie"),
@@ -82,7 +83,7 @@ class SetupParams(Params):
         min_length=HIRELINGS_DEALT,
         max_length=MAX_HIRELINGS,
         description="the hireling pool (name, the faction it is tied to or none); default the "
-        "seed's: four tied to the base-game factions, two tied to none",
+        "rulebook's: four tied to the base-game factions, two tied to none",
     )
     policy: Literal["random", "preference"] = Field(
         default="random", description="how a player picks from the pool"
@@ -334,7 +335,7 @@ def short_pool_possible(p: SetupParams) -> bool:
 PROCEDURE = Procedure(
     name="root.setup",
     title="Root hirelings: advanced setup draft",
-    rules="RULES.md §2.2",
+    rules="Root advanced setup §2, §3 (docs/rules/root.md#advanced-setup)",
     params_model=SetupParams,
     metrics=metrics,
     pack=pack,
@@ -344,8 +345,8 @@ PROCEDURE = Procedure(
     notes=(
         "faction cards are scenario data; the defaults follow the Root base game and its "
         "expansions",
-        "hireling pool: the seed's four tied to the base-game factions and two tied to none "
-        "(default; their names are not in the seed); other pools are scenario data",
+        "hireling pool: the rulebook's four tied to the base-game factions and two tied to none "
+        "(default; their names are not in the rulebook); other pools are scenario data",
         "rule gap: fewer than three hirelings left after the draft (four players choosing the "
         "four base factions) deals all that are left, counted in gap_short_pool",
         "which minor factions are demoted is random; only the count is reported",

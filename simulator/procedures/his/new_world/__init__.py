@@ -1,4 +1,4 @@
-"""Here I Stand: the race for the New World, a whole game per trial (RULES.md §5.9).
+"""Here I Stand: the race for the New World, a whole game per trial (Here I Stand rules §12).
 
 A package split by concern: ``params`` (the plans, pools, knobs and rules' constants; packing),
 ``metrics`` (names and slots), ``outcomes`` (the compiled step-down tables), ``kernel`` (the
@@ -43,7 +43,7 @@ __all__ = [
 PROCEDURE = Procedure(
     name="his.new_world",
     title="Here I Stand: the New World race (a whole game)",
-    rules="RULES.md §5.9",
+    rules="Here I Stand rules §12.1–§12.3 (docs/rules/here-i-stand.md#s12)",
     params_model=NewWorldParams,
     metrics=metrics,
     pack=pack,
@@ -61,20 +61,21 @@ PROCEDURE = Procedure(
     },
     notes=(
         "assumption: the riches table rows are scenario data (riches)",
-        "the explorer's choice on 10+ among the seed's three options: a fixed plan "
+        "the explorer's choice on 10+ among the rulebook's three options: a fixed plan "
         "(south_america, default amazon = Amazon, else the Strait, else North America; "
         "safe_north_america takes a North American discovery before the Strait) unless "
         "policies names agents: random, greedy on the objective (exact one step ahead), "
         "rollout or mcts (generic search over the game interface: state, game, search); "
         "greedy on vp takes the Strait from explorer rating 2 (1 + 3 x 15/36 > 2 VP)",
         "assumption: objective (default vp, own New World VP; vp_share; win = most New World VP, "
-        "ties split); the seed names no New World winner; wins.seat1-3 (England, France, "
+        "ties split); the rulebook names no New World winner; wins.seat1-3 (England, France, "
         "Habsburg: the seats of policies and tournaments) and draws report the win",
         "a North American discovery taken on 10+ is the highest unclaimed (Mississippi, Great "
-        "Lakes, St. Lawrence); buying explore/colonize/conquer stays a fixed plan: the seed "
+        "Lakes, St. Lawrence); buying explore/colonize/conquer stays a fixed plan: the rulebook "
         "prices them in CP, but the CP's other uses are outside this procedure",
-        "a depleted conquest is removed (seed §十二.3); its VP: knob depleted_conquest_vp, "
-        "default kept (gained when conquered, as the seed reads), lost as the alternative",
+        "a depleted conquest is removed (Here I Stand rules §12.3); its VP: knob "
+        "depleted_conquest_vp, "
+        "default kept (gained when conquered, as the rulebook reads), lost as the alternative",
         "validation refuses a claimed circumnavigation without the Pacific Strait",
         "assumption: a discoverer stays in the New World (discoverers_return)",
         "gap, counted: a conquest rolling destroyed (conquest_destroyed, default nothing)",

@@ -1,4 +1,4 @@
-"""Here I Stand: the race for the New World, a whole game per trial (RULES.md §5.9).
+"""Here I Stand: the race for the New World, a whole game per trial (Here I Stand rules §12).
 
 England, France and the Habsburgs each buy ``explore``, ``colonize`` and ``conquer`` on the turns
 their plan says (each action at most once a turn). A turn runs:

@@ -134,7 +134,7 @@ class RichesRow(Params):
         return high
 
 
-#: Assumption: the seed names the outcomes of the riches table, not the totals.
+#: Assumption: the rulebook names the outcomes of the riches table, not the totals.
 DEFAULT_RICHES = [
     RichesRow(low=2, high=3, outcome="destroyed"),
     RichesRow(low=4, high=6, outcome="nothing"),
@@ -156,7 +156,7 @@ class NewWorldParams(Params):
     )
     south_america: Literal["amazon", "pacific_strait", "safe_north_america"] = Field(
         default="amazon",
-        description="the explorer's choice on 10+ (seed: the Amazon, the Strait and a "
+        description="the explorer's choice on 10+ (rulebook: the Amazon, the Strait and a "
         "circumnavigation, or a North American discovery): amazon = Amazon, else Strait, else "
         "North America (the most expected VP: the Strait's 1 VP + 3 x P(circumnavigation) "
         "never falls below a North American 1 VP); pacific_strait = Strait first; "
@@ -164,7 +164,7 @@ class NewWorldParams(Params):
     )
     depleted_conquest_vp: Literal["kept", "lost"] = Field(
         default="kept",
-        description="VP of a conquest removed as depleted: kept (the seed: the VP were gained "
+        description="VP of a conquest removed as depleted: kept (the rulebook: the VP were gained "
         "when conquered, depletion removes the conquest) or lost; a conquest held at the start "
         "has no VP counted here",
     )
@@ -205,7 +205,7 @@ class NewWorldParams(Params):
     )
     objective: Literal["vp", "vp_share", "win"] = Field(
         default="vp",
-        description="assumption (the seed names no New World winner): what an agent maximises "
+        description="assumption (the rulebook names no New World winner): what an agent maximises "
         "after its choice: vp = its own New World VP (the whole game counts every VP); "
         "vp_share = its share of the three powers' New World VP; win = its share of the most "
         "New World VP (ties split)",
@@ -259,14 +259,16 @@ class NewWorldParams(Params):
                 "NewWorldParams",
                 ("already_claimed", self.already_claimed.index("circumnavigation")),
                 "circumnavigation is claimed but the Pacific Strait is not: a circumnavigation "
-                "is tried only by the explorer who reached the Strait (seed §十二.2); add "
+                "is tried only by the explorer who reached the Strait (Here I Stand rules §12.2); "
+                "add "
                 "pacific_strait",
                 "circumnavigation",
             )
         return self
 
 
-#: CP of each action (seed §十二.1): explore, colonize (England, France, Habsburg), conquer.
+#: CP of each action (Here I Stand rules §12.1): explore, colonize (England, France, Habsburg),
+#: conquer.
 EXPLORE_CP = 2
 COLONY_CP = (3, 3, 2)
 CONQUER_CP = 4
