@@ -25,7 +25,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
-from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
 from simulator.procedures.his._leaders import (
     Leader,
     command_field,
@@ -35,6 +35,7 @@ from simulator.procedures.his._leaders import (
     present,
     rating,
 )
+from simulator.procedures.his._rules import cite
 from simulator.rng import TRIAL_STEP, high32, low32, mix64, word_base
 
 MAX_UNITS = 40
@@ -473,10 +474,40 @@ def exact(p: AssaultParams) -> dict[str, float]:
     return out
 
 
+ASSUMPTIONS = (
+    Assumption(
+        name="cavalry_lost_first",
+        knob="lose_cavalry_first",
+        tag="reading",
+        rule=cite("5.4 ④"),
+        text="the attacker chooses its losses: it loses cavalry before the units that roll dice",
+        alternatives=(Alternative("units before cavalry", {"lose_cavalry_first": False}),),
+    ),
+    Assumption(
+        name="empty_fortress_dice",
+        knob="",
+        tag="reading",
+        rule=cite("5.7 ②"),
+        text="against an empty fortress the attacker rolls units + leader (the halving of ② is "
+        "'if defenders are present'), still needing one hit; not yet a knob",
+    ),
+    Assumption(
+        name="port_protection_and_leader_loss",
+        knob="",
+        tag="reading",
+        rule=cite("6.7"),
+        text="left out: squadrons that protect a port fortress from assault (§6.7), and the "
+        "attacker's leader lost when every assaulting unit dies (§5.4 ⑥, not reported); not "
+        "yet a knob",
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="his.assault",
     title="Here I Stand assault and siege campaign",
     rules="Here I Stand rules §5.6, §5.7, §11.1 (docs/rules/here-i-stand.md#s5-7)",
+    assumptions=ASSUMPTIONS,
     params_model=AssaultParams,
     metrics=metrics,
     pack=pack,
@@ -495,8 +526,6 @@ PROCEDURE = Procedure(
         "rating with leaders (not checked when no command rating is given); knob "
         "formation_cap (default true, the rulebook; false: house rule)",
         'a leader rated 0 is a leader (captured when the space falls); "none" for no leader',
-        "knob lose_cavalry_first (default true: the attacker chooses its losses and keeps the "
-        "units that roll)",
         "a siege with besiegers' units <= besieged units is broken before any assault "
         "(assaults_used 0)",
         "the defender rolls units + leader + defender_extra_dice even in an empty fortress",

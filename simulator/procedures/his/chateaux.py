@@ -21,7 +21,8 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
 from simulator.jit import kernel
-from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
+from simulator.procedures.his._rules import cite
 from simulator.procedures.his._tables import check_table
 from simulator.rng import d6_of, low32, word
 
@@ -234,10 +235,49 @@ def exact(p: ChateauxParams) -> dict[str, float]:
     return out
 
 
+ASSUMPTIONS = (
+    Assumption(
+        name="chateaux_table",
+        knob="table",
+        tag="invented",
+        rule=cite("14.1"),
+        text="the rules name the chateaux table but print no rows; the default "
+        "(<=2: 1 card, 3-4: 1 VP, 5-7: 1 VP + 1 card, >=8: 2 VP + 1 card) is illustrative: "
+        "replace it with your copy's",
+        alternatives=(
+            Alternative(
+                "a stingier table (thresholds one higher)",
+                {
+                    "table": [
+                        {"low": -30, "high": 3, "vp": 0, "cards": 1},
+                        {"low": 4, "high": 5, "vp": 1, "cards": 0},
+                        {"low": 6, "high": 8, "vp": 1, "cards": 1},
+                        {"low": 9, "high": 30, "vp": 2, "cards": 1},
+                    ]
+                },
+                "invented",
+            ),
+        ),
+    ),
+    Assumption(
+        name="chateaux_modifiers",
+        knob="modifiers",
+        tag="invented",
+        rule=cite("14.1"),
+        text="the rules say modifiers apply but name none; the default is no modifier",
+        alternatives=(
+            Alternative("-1 always", {"modifiers": [{"value": -1}]}, "invented"),
+            Alternative("+1 always", {"modifiers": [{"value": 1}]}, "invented"),
+        ),
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="his.chateaux",
     title="Here I Stand: the French chateaux",
     rules="Here I Stand rules §14.1 (docs/rules/here-i-stand.md#s14-1)",
+    assumptions=ASSUMPTIONS,
     params_model=ChateauxParams,
     metrics=metrics,
     pack=pack,
@@ -247,7 +287,6 @@ PROCEDURE = Procedure(
     notes=(
         "the home card is once a turn (Here I Stand rules §4.1): uses_per_turn above 1 is a house "
         "rule",
-        "assumption: the chateaux table and its modifiers are scenario data (table, modifiers)",
         "the VP cap counts chateaux VP only; cards are not capped",
     ),
 )

@@ -29,7 +29,8 @@ from pydantic import Field, model_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
-from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
+from simulator.procedures.his._rules import cite
 from simulator.procedures.his._validation import fail
 from simulator.rng import high32, low32, word
 
@@ -424,10 +425,43 @@ def single_round(
     return {k: float(v) for k, v in out.items()}
 
 
+ASSUMPTIONS = (
+    Assumption(
+        name="defender_pool",
+        knob="defender_from",
+        tag="reading",
+        rule=cite("16.2 ③"),
+        text="'from the opponent's uncommitted or committed debaters' read as the caller's "
+        "choice: it takes the pool with the better exact chance to win the first round",
+        alternatives=(
+            Alternative("uncommitted first", {"defender_from": "uncommitted"}),
+            Alternative("committed", {"defender_from": "committed"}),
+        ),
+    ),
+    Assumption(
+        name="second_round_attacker",
+        knob="",
+        tag="reading",
+        rule=cite("16.2 ⑩"),
+        text="a committed debater drawn as the second round's attacker still rolls rating + 3; "
+        "not yet a knob",
+    ),
+    Assumption(
+        name="whole_difference",
+        knob="",
+        tag="reading",
+        rule=cite("16.2 ⑦"),
+        text="the winner converts its whole hit difference (the zone is assumed to have room); "
+        "not yet a knob",
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="his.debate",
     title="Here I Stand theological debate",
     rules="Here I Stand rules §16.2 (docs/rules/here-i-stand.md#s16-2)",
+    assumptions=ASSUMPTIONS,
     params_model=DebateParams,
     metrics=metrics,
     pack=pack,
@@ -443,12 +477,8 @@ PROCEDURE = Procedure(
         "papal_debaters": [{"name": "Eck", "rating": 3}, {"name": "Tetzel", "rating": 1}],
     },
     notes=(
-        "the caller draws the first defender from the opponent's uncommitted or committed "
-        "debaters, its choice (Here I Stand rules §16.2 ③): knob defender_from, default "
-        "caller_choice (the "
-        "pool with the better exact chance to win the first round); uncommitted (an earlier "
-        "earlier reading) and committed fix it; the second round draws uncommitted (§16.2 ⑩)",
-        "a committed attacker drawn for the second round still rolls rating + 3 (assumption)",
-        "the winner flips its whole hit difference (the zone is assumed to have room)",
+        "the first defender comes from the pool the caller chooses (defender_from); the second "
+        "round draws from the uncommitted debaters, committed ones if none (Here I Stand rules "
+        "§16.2 ⑩)",
     ),
 )

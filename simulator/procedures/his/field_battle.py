@@ -28,7 +28,7 @@ from pydantic import Field
 
 from simulator.accumulate import BLOCK, accumulate_block, accumulate_weighted, new_stats
 from simulator.jit import inline, kernel
-from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.base import Assumption, Metric, Params, Procedure
 from simulator.procedures.his._leaders import (
     Leader,
     command_field,
@@ -38,6 +38,7 @@ from simulator.procedures.his._leaders import (
     present,
     rating,
 )
+from simulator.procedures.his._rules import cite
 from simulator.rng import block_word, word_base
 
 MAX_UNITS = 40
@@ -298,10 +299,25 @@ def exact(p: FieldBattleParams) -> dict[str, float]:
     return out
 
 
+ASSUMPTIONS = (
+    Assumption(
+        name="units_left_before_retreat",
+        knob="",
+        tag="reading",
+        rule=cite("5.4 ⑤"),
+        text="units_left counts each side's units right after the dice, before the loser's "
+        "retreat (destroyed if it retreats into a space it does not control) and before a "
+        "defender withdraws up to 4 units into a fortress (§5.6): both are left out; not yet a "
+        "knob",
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="his.field_battle",
     title="Here I Stand field battle",
     rules="Here I Stand rules §5.2, §5.4 (docs/rules/here-i-stand.md#s5-4)",
+    assumptions=ASSUMPTIONS,
     params_model=FieldBattleParams,
     metrics=metrics,
     pack=pack,

@@ -26,7 +26,8 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
-from simulator.procedures.base import Metric, MetricKind, Params, Procedure
+from simulator.procedures.base import Alternative, Assumption, Metric, MetricKind, Params, Procedure
+from simulator.procedures.his._rules import cite
 from simulator.rng import d6_of, high32, low32, word
 
 MAX_RAIDS = 4
@@ -365,10 +366,38 @@ def exact(p: PiracyParams) -> dict[str, float]:
     return out
 
 
+ASSUMPTIONS = (
+    Assumption(
+        name="target_choice",
+        knob="choice_order",
+        tag="invented",
+        rule=cite("11.2 ③"),
+        text="the target's preference among its three options is not a rule: it loses a "
+        "squadron, then a card, then gives VP, when it can",
+        alternatives=(
+            Alternative(
+                "card, squadron, VP", {"choice_order": ["card", "squadron", "vp"]}, "invented"
+            ),
+            Alternative("VP first", {"choice_order": ["vp", "squadron", "card"]}, "invented"),
+        ),
+    ),
+    Assumption(
+        name="options_round",
+        knob="",
+        tag="reading",
+        rule=cite("11.2 ③"),
+        text="an option the target cannot take is skipped, and the round of options restarts "
+        "once every option it can take has been; each raid's target has its own hand and "
+        "squadrons; not yet a knob",
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="his.piracy",
     title="Here I Stand: Ottoman piracy",
     rules="Here I Stand rules §11.2 (docs/rules/here-i-stand.md#s11-2)",
+    assumptions=ASSUMPTIONS,
     params_model=PiracyParams,
     metrics=metrics,
     pack=pack,
@@ -381,11 +410,5 @@ PROCEDURE = Procedure(
         ],
         "pirate_rating": 1,
     },
-    notes=(
-        "VP per corsair lost = ottoman_vp / corsairs_lost (the ratio of the two means)",
-        "assumption: the target prefers squadron loss, then card, then VP (choice_order)",
-        "an option that cannot be taken is skipped; the round restarts once every option that can "
-        "be taken has been",
-        "each raid's target has its own hand and squadrons (raids on one power do not share them)",
-    ),
+    notes=("VP per corsair lost = ottoman_vp / corsairs_lost (the ratio of the two means)",),
 )

@@ -30,7 +30,8 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
-from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
+from simulator.procedures.his._rules import cite
 from simulator.rng import d6_of, low32, word
 
 MAX_TURNS = 20
@@ -248,10 +249,35 @@ def _turn_outcomes(
     return out
 
 
+ASSUMPTIONS = (
+    Assumption(
+        name="nothing_repeats",
+        knob="nothing_repeats",
+        tag="reading",
+        rule=cite("13.1 (1)"),
+        text="'each effect happens only once': 1-2 (nothing) is read as no effect, so it may "
+        "come up again",
+        alternatives=(
+            Alternative("nothing happens once too (literal)", {"nothing_repeats": False}),
+        ),
+    ),
+    Assumption(
+        name="divorce_and_pass",
+        knob="",
+        tag="reading",
+        rule=cite("13.1 (2)"),
+        text="the Papacy's divorce (one free step) is a player's choice, not modelled; a 3 "
+        "advances the track once more after the turn's home-card uses (England's first pass); "
+        "not yet a knob",
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="his.pregnancy",
     title="Here I Stand: Henry VIII's marriages and the pregnancy chart",
     rules="Here I Stand rules §13.1 (docs/rules/here-i-stand.md#s13-1)",
+    assumptions=ASSUMPTIONS,
     params_model=PregnancyParams,
     metrics=metrics,
     pack=pack,
@@ -264,8 +290,5 @@ PROCEDURE = Procedure(
         "data",
         "the home card is once a turn (Here I Stand rules §4.1): uses_per_turn above 1 is a house "
         "rule",
-        "the Papacy granting the divorce (one free step) is a player's choice, not modelled",
-        "assumption: 1-2 (nothing) may repeat (nothing_repeats)",
-        "a 3 advances the track once more after the turn's home-card uses (England's first pass)",
     ),
 )

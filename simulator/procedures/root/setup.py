@@ -25,7 +25,8 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
-from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.base import Assumption, Metric, Params, Procedure
+from simulator.procedures.root._rules import cite_setup
 from simulator.rng import die_of, low32, next_word, trial_state
 
 MAX_FACTIONS = 16
@@ -332,10 +333,40 @@ def short_pool_possible(p: SetupParams) -> bool:
     return len(p.hirelings) - worst < HIRELINGS_DEALT
 
 
+ASSUMPTIONS = (
+    Assumption(
+        name="unaffiliated_hirelings",
+        knob="hirelings",
+        tag="invented",
+        rule=cite_setup("3.8"),
+        text="names: the module has two minor factions tied to no faction but does not "
+        "name them (unaffiliated_1, unaffiliated_2; names do not change the draft)",
+    ),
+    Assumption(
+        name="faction_cards",
+        knob="factions",
+        tag="invented",
+        rule=cite_setup("3.1"),
+        text="the faction setup cards and their colours are not in the module: the defaults "
+        "follow the Root base game and its expansions",
+    ),
+    Assumption(
+        name="short_pool",
+        knob="",
+        tag="reading",
+        rule=cite_setup("3.8"),
+        text="a gap: fewer than three hirelings left after the draft (four players choosing the "
+        "four base factions) deals all that are left; counted; not yet a knob",
+        fires=("gap_short_pool",),
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="root.setup",
     title="Root hirelings: advanced setup draft",
     rules="Root advanced setup §2, §3 (docs/rules/root.md#advanced-setup)",
+    assumptions=ASSUMPTIONS,
     params_model=SetupParams,
     metrics=metrics,
     pack=pack,
@@ -343,12 +374,8 @@ PROCEDURE = Procedure(
     exact=exact,
     example={"players": 4},
     notes=(
-        "faction cards are scenario data; the defaults follow the Root base game and its "
-        "expansions",
         "hireling pool: the rulebook's four tied to the base-game factions and two tied to none "
         "(default; their names are not in the rulebook); other pools are scenario data",
-        "rule gap: fewer than three hirelings left after the draft (four players choosing the "
-        "four base factions) deals all that are left, counted in gap_short_pool",
         "which minor factions are demoted is random; only the count is reported",
     ),
 )
