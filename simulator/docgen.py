@@ -109,8 +109,8 @@ def procedure_section(proc: Procedure) -> Iterator[str]:
         yield ""
         yield (
             "Tags: **rulebook** (our reading of an unclear line), **reading** (another reading), "
-            "**INVENTED** (the rulebook is silent: replace the value with your own); the "
-            "sections cited are summarised in docs/rules/."
+            "**INVENTED** (the rulebook is silent: replace the value with your own); the sections "
+            "cited are summarised in docs/rules/."
         )
         yield ""
         yield from _table(

@@ -60,8 +60,7 @@ def command_field() -> Any:
         le=MAX_COMMAND,
         description="command rating of the formation's leaders: one leader's, or the sum of the "
         "two highest with several (Here I Stand rules §5.2); without it a formation with a leader "
-        "is not "
-        "checked against its cap",
+        "is not checked against its cap",
     )
 
 
@@ -94,10 +93,9 @@ def formation_problems(
             return [
                 (
                     (side, "units"),
-                    f"one formation {what}, and without a leader it holds at most "
-                    f"{NO_LEADER_CAP} units (Here I Stand rules §5.2); add a leader with a "
-                    "command rating, or "
-                    "set formation_cap: false for a house rule",
+                    f"one formation {what}, and without a leader it holds at most {NO_LEADER_CAP} "
+                    "units (Here I Stand rules §5.2); add a leader with a command rating, or set "
+                    "formation_cap: false for a house rule",
                     units,
                 )
             ]
@@ -108,10 +106,9 @@ def formation_problems(
         return [
             (
                 (side, "units"),
-                f"one formation {what}, and its leaders' command rating {command} lets it hold "
-                f"at most {command} units (Here I Stand rules §5.2); or set formation_cap: false "
-                "for a house "
-                "rule",
+                f"one formation {what}, and its leaders' command rating {command} lets it hold at "
+                f"most {command} units (Here I Stand rules §5.2); or set formation_cap: false for "
+                "a house rule",
                 units,
             )
         ]

@@ -497,8 +497,8 @@ ASSUMPTIONS = (
         tag="reading",
         rule=cite("6.7"),
         text="left out: squadrons that protect a port fortress from assault (§6.7), and the "
-        "attacker's leader lost when every assaulting unit dies (§5.4 ⑥, not reported); not "
-        "yet a knob",
+        "attacker's leader lost when every assaulting unit dies (§5.4 ⑥, not reported); not yet a "
+        "knob",
     ),
 )
 
@@ -523,8 +523,8 @@ PROCEDURE = Procedure(
         "cavalry take losses but add no dice in any assault, an empty fortress included (Here I "
         "Stand rules §11.1 ①); against an empty fortress the others roll units + leader (§5.7 ②)",
         "one formation assaults (§5.7): at most 4 units without a leader, at most the command "
-        "rating with leaders (not checked when no command rating is given); knob "
-        "formation_cap (default true, the rulebook; false: house rule)",
+        "rating with leaders (not checked when no command rating is given); knob formation_cap "
+        "(default true, the rulebook; false: house rule)",
         'a leader rated 0 is a leader (captured when the space falls); "none" for no leader',
         "a siege with besiegers' units <= besieged units is broken before any assault "
         "(assaults_used 0)",

@@ -327,11 +327,9 @@ PROCEDURE = Procedure(
     notes=(
         'a leader rated 0 is a leader (captured with its last unit); "none" for no leader',
         "one formation attacks (Here I Stand rules §5.2, §5.4): at most 4 units without a leader, "
-        "at most the "
-        "command rating with leaders (one leader's, or the two highest summed; not checked "
-        "when no command rating is given); knob "
-        "formation_cap (default true, the rulebook; false: house rule); the defender fights with "
-        "every unit",
+        "at most the command rating with leaders (one leader's, or the two highest summed; not "
+        "checked when no command rating is given); knob formation_cap (default true, the "
+        "rulebook; false: house rule); the defender fights with every unit",
         "knob ties_to (default defender: a tie is lost by the attacker, Here I Stand rules §5.4 ⑤)",
     ),
     example={

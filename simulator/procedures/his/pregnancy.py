@@ -50,16 +50,15 @@ class PregnancyParams(Params):
         le=6,
         description="uses of England's home card per turn (Henry alive, not besieged): 1 by the "
         "rules (a home card is once a turn, Here I Stand rules §4.1); 0 for a turn it is not "
-        "played; more "
-        "is a house rule",
+        "played; more is a house rule",
     )
     wife_steps: list[int] = Field(
         default=[2, 3, 4, 5, 6],
         min_length=1,
         max_length=MAX_WIVES,
         description="marriage-track steps (1 = the first advance) at which a new wife arrives: "
-        "Henry starts married to Catherine (step 0), step 1 asks for divorce, the five wives "
-        "from Anne Boleyn are at 2-6 (Here I Stand rules §13.1)",
+        "Henry starts married to Catherine (step 0), step 1 asks for divorce, the five wives from "
+        "Anne Boleyn are at 2-6 (Here I Stand rules §13.1)",
     )
     nothing_repeats: bool = Field(
         default=True,
@@ -267,8 +266,8 @@ ASSUMPTIONS = (
         tag="reading",
         rule=cite("13.1 (2)"),
         text="the Papacy's divorce (one free step) is a player's choice, not modelled; a 3 "
-        "advances the track once more after the turn's home-card uses (England's first pass); "
-        "not yet a knob",
+        "advances the track once more after the turn's home-card uses (England's first pass); not "
+        "yet a knob",
     ),
 )
 

@@ -85,8 +85,8 @@ ASSUMPTIONS = (
         rule=cite("1.5"),
         text="from the published game, not the FAQ: the FAQ names the ambush but not its "
         "effect; sim plays the published card: 2 hits before the roll, cancelled by the "
-        "attacker's own ambush (counter_ambush); off unless the defender holds ambush cards; "
-        "the 2 hits are not yet a knob",
+        "attacker's own ambush (counter_ambush); off unless the defender holds ambush cards; the "
+        "2 hits are not yet a knob",
     ),
     Assumption(
         name="removal_order",
@@ -140,8 +140,8 @@ ASSUMPTIONS = (
         tag="reading",
         rule=cite("4.6"),
         text="left out: field hospitals (Marquise §4.6), an Alliance base's supporters and "
-        "officers (§6.7) and outrage, a removed trade post (§9.6), the Lizards' card per "
-        "garden (§10.4), the Duchy's minister (§11.3); not yet counted",
+        "officers (§6.7) and outrage, a removed trade post (§9.6), the Lizards' card per garden "
+        "(§10.4), the Duchy's minister (§11.3); not yet counted",
     ),
 )
 
