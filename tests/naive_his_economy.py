@@ -283,6 +283,9 @@ def his_new_world(p: dict, key: int, trial: int) -> list[int]:
     plans = {w: p[w] for w in POWERS}
     explorers = {w: list(plans[w]["explorers"]) for w in POWERS}
     conquistadors = list(plans["habsburg"].get("conquistadors", []))
+    # England's and France's conquest marker, a conquistador of rating 0 (Here I Stand rules
+    # §12.2 (2)): in play until the conquest_marker reading takes it out.
+    marker = {"england": True, "france": True}
     colonies = {w: plans[w]["colonies"] for w in POWERS}
     # Each conquest held, by the VP it gave (those held at the start gave none counted here).
     conquests = {w: [0] * plans[w]["conquests"] for w in POWERS}
@@ -390,6 +393,9 @@ def his_new_world(p: dict, key: int, trial: int) -> list[int]:
         for w in POWERS:
             if _bought(plans[w]["conquer"], turn):
                 if w != "habsburg":
+                    if not marker[w]:
+                        skipped[w] += 1
+                        continue
                     conquering.append((w, None, 0))
                     cp[w] += 4
                 elif not conquistadors:
@@ -409,6 +415,10 @@ def his_new_world(p: dict, key: int, trial: int) -> list[int]:
                 leaves = not p["discoverers_return"]
             if w == "habsburg" and leaves:
                 _leave(conquistadors, index)
+            elif w != "habsburg":
+                mode = p.get("conquest_marker", "conquistador")
+                if (mode == "conquistador" and leaves) or (mode == "returns" and result == "lost"):
+                    marker[w] = False
     out = [vp[w] for w in POWERS] + [cards[w] + circ_cards[w] for w in POWERS]
     out += [lost[w] for w in POWERS]
     out += [int(d in first and first[d][0] == w) for d in DISCOVERIES for w in POWERS]

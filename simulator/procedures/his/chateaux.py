@@ -104,7 +104,8 @@ class ChateauxParams(Params):
         min_length=1,
         max_length=16,
         validate_default=True,
-        description="modified-total ranges of the chateaux table (assumption: scenario data)",
+        description="modified-total ranges of the chateaux table (INVENTED: the rulebook prints "
+        "no rows)",
     )
 
     @field_validator("table")

@@ -1,4 +1,6 @@
-"""Root battle with every faction's battle rules (Root rules §1.5).
+"""Root battle with the factions' rules in battle (Root rules §1.5); the effects a removal triggers
+afterwards (field hospitals, an Alliance base's supporters and officers, a trade post, a garden's
+card, a Duchy minister) are not modelled (an assumption declared below).
 
 The attacker fights ``battles`` battles in a row against one defender in one clearing. Each battle:
 
@@ -148,7 +150,7 @@ ASSUMPTIONS = (
 
 PROCEDURE = Procedure(
     name="root.battle",
-    title="Root battle with every faction's battle rules",
+    title="Root battle with the factions' rules in battle",
     rules="Root rules §1.3–§1.8 and the faction chapters §4–§12 (docs/rules/root.md#s1-5)",
     assumptions=ASSUMPTIONS,
     params_model=BattleParams,

@@ -131,11 +131,16 @@ ASSUMPTIONS = (
     ),
     Assumption(
         name="conquest_marker",
-        knob="",
-        tag="reading",
+        knob="conquest_marker",
+        tag="rulebook",
         rule=cite("12.2 (2)"),
-        text="England's and France's conquest marker ('a conquistador of rating 0') is never "
-        "lost on 6 or less and never stays in the New World after a success; not yet a knob",
+        text="England's and France's conquest marker 'counts as a conquistador of rating 0': "
+        "removed from the game on 6 or less, and after a success kept in the New World as "
+        "discoverers_return keeps any discoverer (a power without it cannot conquer again)",
+        alternatives=(
+            Alternative("removed on 6 or less only", {"conquest_marker": "returns"}),
+            Alternative("never removed", {"conquest_marker": "unlimited"}),
+        ),
     ),
     Assumption(
         name="north_america_on_ten",
@@ -143,8 +148,8 @@ ASSUMPTIONS = (
         tag="reading",
         rule=cite("12.2 (1)"),
         text="a North American discovery taken on 10+ is the highest unclaimed (Mississippi, "
-        "Great Lakes, St. Lawrence); no first-exploration penalty on the circumnavigation "
-        "roll; not yet a knob",
+        "Great Lakes, St. Lawrence); no first-exploration penalty on the circumnavigation roll; "
+        "not yet a knob",
     ),
 )
 
@@ -172,10 +177,10 @@ PROCEDURE = Procedure(
     notes=(
         "the explorer's choice on 10+ among the rulebook's three options: a fixed plan "
         "(south_america, default amazon = Amazon, else the Strait, else North America; "
-        "safe_north_america takes a North American discovery before the Strait) unless "
-        "policies names agents: random, greedy on the objective (exact one step ahead), "
-        "rollout or mcts (generic search over the game interface: state, game, search); "
-        "greedy on vp takes the Strait from explorer rating 2 (1 + 3 x 15/36 > 2 VP)",
+        "safe_north_america takes a North American discovery before the Strait) unless policies "
+        "names agents: random, greedy on the objective (exact one step ahead), rollout or mcts "
+        "(generic search over the game interface: state, game, search); greedy on vp takes the "
+        "Strait from explorer rating 2 (1 + 3 x 15/36 > 2 VP)",
         "a North American discovery taken on 10+ is the highest unclaimed (Mississippi, Great "
         "Lakes, St. Lawrence); buying explore/colonize/conquer stays a fixed plan: the rulebook "
         "prices them in CP, but the CP's other uses are outside this procedure",

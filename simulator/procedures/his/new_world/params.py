@@ -173,11 +173,20 @@ class NewWorldParams(Params):
         description="assumption: false keeps an explorer/conquistador that made a discovery in "
         "the New World (out of the pool); true sends it back to the pool",
     )
+    conquest_marker: Literal["conquistador", "returns", "unlimited"] = Field(
+        default="conquistador",
+        description="England's and France's conquest marker, 'a conquistador of rating 0' (Here "
+        "I Stand rules §12.2 (2)): conquistador (the rulebook: removed from the game on 6 or "
+        "less, and after a success kept in the New World as discoverers_return says; a power "
+        "without its marker cannot conquer), returns (removed on 6 or less only), unlimited "
+        "(never removed)",
+    )
     riches: list[RichesRow] = Field(
         default=DEFAULT_RICHES,
         min_length=1,
         max_length=11,
-        description="2d6 total ranges of the New World riches table (assumption: scenario data)",
+        description="2d6 total ranges of the New World riches table (INVENTED: the rulebook "
+        "names the outcomes, not the totals)",
     )
     galleons_turn: int | None = Field(
         default=None,
@@ -258,10 +267,9 @@ class NewWorldParams(Params):
             fail(
                 "NewWorldParams",
                 ("already_claimed", self.already_claimed.index("circumnavigation")),
-                "circumnavigation is claimed but the Pacific Strait is not: a circumnavigation "
-                "is tried only by the explorer who reached the Strait (Here I Stand rules §12.2); "
-                "add "
-                "pacific_strait",
+                "circumnavigation is claimed but the Pacific Strait is not: a circumnavigation is "
+                "tried only by the explorer who reached the Strait (Here I Stand rules §12.2); "
+                "add pacific_strait",
                 "circumnavigation",
             )
         return self
@@ -282,6 +290,8 @@ AGENT_ROWS = AGENTS + 4
 ROW = AGENT_ROWS + 3 * AGENT_ROW
 #: Agent code of a power that follows the fixed south_america plan.
 FIXED = -1
+#: How England's and France's conquest marker leaves play (``conquest_marker``), packed by index.
+CONQUEST_MARKERS = ("conquistador", "returns", "unlimited")
 OBJECTIVES = ("vp", "vp_share", "win")
 
 
@@ -298,7 +308,11 @@ def pack(p: NewWorldParams) -> np.ndarray:
     row[3] = p.discoverers_return
     row[4] = p.galleons_turn or 0
     row[5] = p.conquest_destroyed == "removed"
-    row[6] = (p.colony_depleted == "card_removed") + 2 * (p.depleted_conquest_vp == "lost")
+    row[6] = (
+        (p.colony_depleted == "card_removed")
+        + 2 * (p.depleted_conquest_vp == "lost")
+        + 4 * CONQUEST_MARKERS.index(p.conquest_marker)
+    )
     row[7] = sum(1 << DISCOVERIES.index(d) for d in p.already_claimed)
     row[8] = sum(1 << POWERS.index(w) for w in p.already_explored)
     for r in p.riches:
