@@ -1,4 +1,4 @@
-"""council.game (RULES.md §3): full 4-player games per second, of random and of greedy players.
+"""council.game (Council rules): full 4-player games per second, of random and of greedy players.
 
 The candidate is the Numba kernel through the engine on 1 and 2 threads; the baseline beside the
 random players is the plain-Python twin (tests/naive_council.py) playing the same games on one

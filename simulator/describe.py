@@ -1,4 +1,6 @@
-"""What ``sim list`` shows of a procedure: parameters with ranges and defaults, and metrics."""
+"""What ``sim list`` shows of a procedure: parameters with ranges and defaults, metrics, and the
+declared assumptions (each tagged rulebook, reading or invented; an invented default is marked in
+the parameter table too)."""
 
 from __future__ import annotations
 
@@ -8,9 +10,13 @@ from typing import Any
 
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
+from rich.markup import escape
 from rich.table import Table
 
-from simulator.procedures.base import Procedure
+from simulator.procedures.base import Assumption, Procedure
+
+#: How long a default may be in the assumptions table before it is cut.
+SHOWN_DEFAULT = 48
 
 
 def _type_name(annotation: Any) -> str:
@@ -51,12 +57,46 @@ def parameter_rows(
         yield path, _type_name(ann), rng, default, info.description or ""
 
 
+def invented_knobs(proc: Procedure) -> set[str]:
+    """Parameter paths whose default is an invented value (an assumption tagged ``invented``)."""
+    return {a.knob for a in proc.assumptions if a.tag == "invented" and a.knob}
+
+
+def tag_label(a: Assumption) -> str:
+    """The tag as shown: ``INVENTED`` stands out, ``rulebook`` and ``reading`` as they are."""
+    return "INVENTED" if a.tag == "invented" else a.tag
+
+
+def assumption_rows(proc: Procedure) -> list[tuple[str, str, str, str, str, str]]:
+    """(name, tag, "knob = default", what the default does, alternatives, rule) per assumption."""
+    defaults = {row[0]: row[3] for row in parameter_rows(proc.params_model)}
+    rows = []
+    for a in proc.assumptions:
+        if a.knob:
+            default = defaults.get(a.knob, "")
+            if len(default) > SHOWN_DEFAULT:
+                default = default[: SHOWN_DEFAULT - 1] + "…"
+            knob = f"{a.knob} = {default}" if default else a.knob
+        else:
+            knob = "(not a knob)"
+        others = "; ".join(
+            f"{alt.label}" + (" (invented)" if alt.tag == "invented" else "")
+            for alt in a.alternatives
+        )
+        rows.append((a.name, tag_label(a), knob, a.text, others, a.rule))
+    return rows
+
+
 def describe(proc: Procedure) -> Iterator[Any]:
     params = Table(title=f"{proc.name} — {proc.title} ({proc.rules})", title_justify="left")
     for col in ("parameter", "type", "range", "default", "description"):
         params.add_column(col)
+    invented = invented_knobs(proc)
     for row in parameter_rows(proc.params_model):
-        params.add_row(*row)
+        path, kind, rng, default, description = row
+        if path in invented:
+            default = f"(INVENTED) {default}"
+        params.add_row(path, kind, rng, default, description)
     yield params
     if proc.example is not None:
         metrics = Table(title=f"{proc.name} metrics", title_justify="left")
@@ -65,6 +105,17 @@ def describe(proc: Procedure) -> Iterator[Any]:
         for m in proc.metrics(proc.params_model.model_validate(proc.example)):
             metrics.add_row(m.name, m.kind, m.description)
         yield metrics
+    if proc.assumptions:
+        yield (
+            f"{proc.name} assumptions (rulebook: our reading of an unclear line; reading: another "
+            "reading; INVENTED: the rulebook is silent, replace the value with your own):"
+        )
+        for name, tag, knob, text, others, rule in assumption_rows(proc):
+            # The rule first, so a section the text names is read in that rulebook.
+            line = f"  {tag} {name} [{knob}], {rule}: {text}"
+            if others:
+                line += f"; alternatives: {others}"
+            yield escape(line)
     for note in proc.notes:
         yield f"  note: {note}"
     yield ""

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from simulator import procedures
-from simulator.describe import parameter_rows
+from simulator.describe import assumption_rows, invented_knobs, parameter_rows
 from simulator.procedures.base import Procedure
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,10 +69,17 @@ def procedure_section(proc: Procedure) -> Iterator[str]:
         yield ""
     yield "### Parameters"
     yield ""
+    invented = invented_knobs(proc)
     yield from _table(
         ["parameter", "type", "range", "default", "description"],
         [
-            [f"`{r[0]}`", f"`{_type_label(r[1])}`", r[2], f"`{r[3]}`", r[4]]
+            [
+                f"`{r[0]}`",
+                f"`{_type_label(r[1])}`",
+                r[2],
+                ("**INVENTED** " if r[0] in invented else "") + f"`{r[3]}`",
+                r[4],
+            ]
             for r in parameter_rows(proc.params_model)
         ],
     )
@@ -97,6 +104,23 @@ def procedure_section(proc: Procedure) -> Iterator[str]:
                 "kernel; `sim exact SCENARIO` prints them beside the estimates."
             )
             yield ""
+    if proc.assumptions:
+        yield "### Declared assumptions"
+        yield ""
+        yield (
+            "Tags: **rulebook** (our reading of an unclear line), **reading** (another reading), "
+            "**INVENTED** (the rulebook is silent: replace the value with your own); the sections "
+            "cited are summarised in docs/rules/."
+        )
+        yield ""
+        yield from _table(
+            ["assumption", "tag", "knob = default", "the default", "alternatives", "rule"],
+            [
+                [f"`{n}`", f"**{t}**", f"`{k}`", text, others, rule]
+                for n, t, k, text, others, rule in assumption_rows(proc)
+            ],
+        )
+        yield ""
     if proc.notes:
         yield "### Readings, assumptions and gaps"
         yield ""

@@ -112,7 +112,7 @@ class RunResult:
         return variants
 
     def document(self) -> dict[str, Any]:
-        """The ``--json`` document (ARCHITECTURE.md, "Contracts others rely on").
+        """The ``--json`` document (docs/reports.md).
 
         With a sweep, ``variants`` is the first point's, and two keys are added: ``sweep`` (the
         swept paths and their values) and ``points`` (each point's ``values``, ``trials`` and

@@ -68,7 +68,8 @@ def binomial_hits(u: int, dice: int, hit_on: int) -> int:
 
 
 def his_field_battle(p: dict, key: int, trial: int) -> list[int]:
-    """One Here I Stand field battle (RULES.md §5.1), returning the kernel's metric values.
+    """One Here I Stand field battle (Here I Stand rules §5.4), returning the kernel's metric
+    values.
 
     Each side's hits come from one word (word 0 for the attacker, word 1 for the defender)
     inverted through the binomial distribution of its dice, as in the kernel."""

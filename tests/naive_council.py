@@ -1,4 +1,4 @@
-"""Plain-Python twin of council.game (RULES.md §3): one game as a person reads the rules.
+"""Plain-Python twin of council.game (Council rules): one game as a person reads the rules.
 
 It keeps the position in dictionaries and lists, not the kernel's arrays, and reads the same
 stream (``Stream``): a word for every choice with two or more options, in the same order as the
@@ -110,7 +110,8 @@ class Game(Votes, Economy, Mercenaries, GameState):
 
 
 def play(p: dict, key: int, trial: int) -> list[int]:
-    """One council game (RULES.md §3) from trial ``trial``'s stream: the kernel's metric values."""
+    """One council game (Council rules) from trial ``trial``'s stream: the kernel's metric
+    values."""
     game = Game(p, Stream(key, trial))
     game.play()
     return game.values()

@@ -1,4 +1,4 @@
-"""Plain-Python twin of council.game, part 3: the economy (RULES.md §3).
+"""Plain-Python twin of council.game, part 3: the economy (Council rules).
 
 Income (with mood and the Land powers), spending on tokens and Mercenaries, and the tax.
 """

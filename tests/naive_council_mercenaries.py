@@ -1,4 +1,4 @@
-"""Plain-Python twin of council.game, part 2: the Mercenaries (RULES.md §3).
+"""Plain-Python twin of council.game, part 2: the Mercenaries (Council rules).
 
 Hidden cards revealed at the start of a turn (Messenger, Assassin, Spy, Thief and the Guard's
 answer), the Land powers they use, a kill and the Hand of Order it may bring, and the sends of the

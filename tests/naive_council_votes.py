@@ -1,4 +1,4 @@
-"""Plain-Python twin of council.game, part 4: the Council and the action phase (RULES.md §3).
+"""Plain-Python twin of council.game, part 4: the Council and the action phase (Council rules).
 
 Vacancies, the Representative, the acting order, the Council and Land votes with advice, laws,
 each Character's action and the Sycophants.
@@ -166,7 +166,7 @@ class Votes:
         return advice
 
     def tally(self, category: str, declared: list[dict[int, int]], advice=None) -> int:
-        """The seed's Council vote: 3 of 5 for. A controlled member votes as declared; a neutral
+        """The rulebook's Council vote: 3 of 5 for. A controlled member votes as declared; a neutral
         one with the side that weighs more (its tied players' tokens plus the advice; the winning
         side's players pay for going against a trait), else by its traits, else it abstains."""
         advice = advice or [0] * 5

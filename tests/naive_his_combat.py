@@ -1,4 +1,4 @@
-"""Plain-Python twins of the Here I Stand combat kernels (RULES.md §5.2-5.4).
+"""Plain-Python twins of the Here I Stand combat kernels (Here I Stand rules.2-5.4).
 
 Each plays one trial as a person reads the rules, reading the same random words as the kernel, and
 returns the trial's metric values in the order of the procedure's ``metrics()``.

@@ -1,7 +1,8 @@
 """Plain-Python twins of the Here I Stand economy kernels (piracy, New World, pregnancy, chateaux).
 
-Each twin plays one trial as a person reads RULES.md §5.5 and §5.9-5.11, reading the same random
-words as the kernel, and returns the metric values in the order of the procedure's ``metrics()``.
+Each twin plays one trial as a person reads Here I Stand rules §11.2 and §5.9-5.11, reading the same
+random words as the kernel, and returns the metric values in the order of the procedure's
+``metrics()``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from tests.naive_agents import _argmax_random_ties, below, decision_seed
 UNDEFINED = -(2**62)
 
 
-# --- §5.10 Henry VIII ------------------------------------------------------------------------
+# --- Here I Stand rules §13.1 Henry VIII ----------------------------------------------------------
 
 
 def his_pregnancy(p: dict, key: int, trial: int) -> list[int]:
@@ -81,7 +82,7 @@ def _pregnancy_chart(face: int, seen: set[str], nothing_repeats: bool) -> str:
         face = max(face, 2) + 1
 
 
-# --- §5.5 Piracy -------------------------------------------------------------------------------
+# --- Here I Stand rules §11.2 Piracy --------------------------------------------------------------
 
 
 def his_piracy(p: dict, key: int, trial: int) -> list[int]:
@@ -142,7 +143,7 @@ def his_piracy(p: dict, key: int, trial: int) -> list[int]:
     return totals + [x for raid in per_raid for x in raid] + turn
 
 
-# --- §5.9 New World ----------------------------------------------------------------------------
+# --- Here I Stand rules §12 New World -------------------------------------------------------------
 
 # The names are data shared with the kernel (their order is the packed encoding).
 POWERS, DISCOVERIES = GAME_POWERS, GAME_DISCOVERIES
@@ -226,8 +227,8 @@ def _conquer(total: int, claimed: set[str]) -> str:
 
 
 def _open_options(claimed: set[str]) -> list[str]:
-    """What an explorer on 10+ may take (seed §十二.2 (1)): the Amazon, the Strait, or instead a
-    North American discovery (the first the step-down from 9 reaches)."""
+    """What an explorer on 10+ may take (Here I Stand rules §12.2 (1)): the Amazon, the Strait, or
+    instead a North American discovery (the first the step-down from 9 reaches)."""
     options = [d for d in ("amazon", "pacific_strait") if d not in claimed]
     north = [d for d in ("mississippi", "great_lakes", "st_lawrence") if d not in claimed]
     return options + north[:1]
@@ -282,6 +283,9 @@ def his_new_world(p: dict, key: int, trial: int) -> list[int]:
     plans = {w: p[w] for w in POWERS}
     explorers = {w: list(plans[w]["explorers"]) for w in POWERS}
     conquistadors = list(plans["habsburg"].get("conquistadors", []))
+    # England's and France's conquest marker, a conquistador of rating 0 (Here I Stand rules
+    # §12.2 (2)): in play until the conquest_marker reading takes it out.
+    marker = {"england": True, "france": True}
     colonies = {w: plans[w]["colonies"] for w in POWERS}
     # Each conquest held, by the VP it gave (those held at the start gave none counted here).
     conquests = {w: [0] * plans[w]["conquests"] for w in POWERS}
@@ -389,6 +393,9 @@ def his_new_world(p: dict, key: int, trial: int) -> list[int]:
         for w in POWERS:
             if _bought(plans[w]["conquer"], turn):
                 if w != "habsburg":
+                    if not marker[w]:
+                        skipped[w] += 1
+                        continue
                     conquering.append((w, None, 0))
                     cp[w] += 4
                 elif not conquistadors:
@@ -408,6 +415,10 @@ def his_new_world(p: dict, key: int, trial: int) -> list[int]:
                 leaves = not p["discoverers_return"]
             if w == "habsburg" and leaves:
                 _leave(conquistadors, index)
+            elif w != "habsburg":
+                mode = p.get("conquest_marker", "conquistador")
+                if (mode == "conquistador" and leaves) or (mode == "returns" and result == "lost"):
+                    marker[w] = False
     out = [vp[w] for w in POWERS] + [cards[w] + circ_cards[w] for w in POWERS]
     out += [lost[w] for w in POWERS]
     out += [int(d in first and first[d][0] == w) for d in DISCOVERIES for w in POWERS]
@@ -425,7 +436,7 @@ def his_new_world(p: dict, key: int, trial: int) -> list[int]:
     return out
 
 
-# --- §5.11 Chateaux ----------------------------------------------------------------------------
+# --- Here I Stand rules §14.1 Chateaux ------------------------------------------------------------
 
 
 def his_chateaux(p: dict, key: int, trial: int) -> list[int]:

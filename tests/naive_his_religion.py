@@ -1,4 +1,4 @@
-"""Plain-Python twins of the Here I Stand religious struggle (RULES.md §5.6-5.8).
+"""Plain-Python twins of the Here I Stand religious struggle (Here I Stand rules.6-5.8).
 
 Each twin plays one trial as a person reads the rules, reading the same random words as the kernel,
 and returns the metric values in ``metrics()`` order.
@@ -41,7 +41,7 @@ def highest_d6(u32: int, n: int) -> int:
 
 
 def his_reformation(p: dict, key: int, trial: int) -> list[int]:
-    """One reformation (or counter-reformation) action over its targets (RULES.md §5.6).
+    """One reformation (or counter-reformation) action over its targets (Here I Stand rules §16.1).
 
     Target k reads word k: the Protestant's highest die from its low half, the Papacy's from its
     high half.
@@ -59,7 +59,7 @@ def his_reformation(p: dict, key: int, trial: int) -> list[int]:
         for side in ("protestant", "papacy"):
             n = counts[side]
             if n == 0:
-                zero_dice += 1  # the gap: the seed does not say what a side with no dice does
+                zero_dice += 1  # the gap: the rulebook does not say what a side with no dice does
                 if p.get("zero_dice", "roll_one") == "roll_one":
                     n = 1
             if n == 0:
@@ -94,7 +94,7 @@ def _hits(key: int, trial: int, first_word: int, n: int) -> int:
 
 
 def his_debate(p: dict, key: int, trial: int) -> list[int]:
-    """One theological debate, with its second round after a tie (RULES.md §5.7)."""
+    """One theological debate, with its second round after a tie (Here I Stand rules §16.2)."""
     caller = p["caller"]
     zone = p["zone"]
     pools = {
@@ -109,7 +109,7 @@ def his_debate(p: dict, key: int, trial: int) -> list[int]:
     vp = {"protestant": 0, "papacy": 0}
     outcome = "none"
     second_round = 0
-    # The caller's choice of pool for the first defender (seed ③); caller_choice is a policy the
+    # The caller's choice of pool for the first defender (§16.2 ③); caller_choice is a policy the
     # module decides by exact values, taken from there.
     want_committed = {
         "uncommitted": False,
@@ -125,7 +125,7 @@ def his_debate(p: dict, key: int, trial: int) -> list[int]:
         lo, hi = halves(word(key, trial, w))
         free = [d for d in pools[caller] if not d.get("committed", False)]
         attacker = _pick(lo, free or pools[caller])
-        wanted = want_committed and rnd == 0  # the second round draws uncommitted (seed ⑩)
+        wanted = want_committed and rnd == 0  # the second round draws uncommitted (§16.2 ⑩)
         free = [d for d in pools[opponent] if d.get("committed", False) == wanted]
         defender = _pick(hi, free or pools[opponent])
         chosen[attacker["name"]] = 1
@@ -183,7 +183,7 @@ def _draw_cp(spec: object, u32: int) -> int:
 
 
 def his_diet_of_worms(p: dict, key: int, trial: int) -> list[int]:
-    """The Diet of Worms on turn 1 (RULES.md §5.8)."""
+    """The Diet of Worms on turn 1 (Here I Stand rules §20.3)."""
     lo, hi = halves(word(key, trial, 0))
     habsburg = _draw_cp(p["habsburg_cp"], lo)
     papal = _draw_cp(p["papal_cp"], hi)

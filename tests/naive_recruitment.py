@@ -1,4 +1,5 @@
-"""Plain-Python twin of ``recruitment.loyalty`` (RULES.md §1): one whole game as a person plays it.
+"""Plain-Python twin of ``recruitment.loyalty`` (Recruitment rules): one whole game as a person
+plays it.
 
 Cards are objects, piles are lists, seats are 0-based inside and 1-based in metric names. The
 game reads the same streams as the kernel: the trial's stream for chance (deck generation, deck
@@ -144,7 +145,7 @@ class Game:
         return [i for i, c in enumerate(self.cards) if c.place == "owned" and c.owner == empire]
 
     def give_back(self, empire: int, n: int) -> None:
-        """Tokens leaving a card: to the bank (seed) or the supply (knob)."""
+        """Tokens leaving a card: to the bank (rulebook) or the supply (knob)."""
         if self.p["returned_tokens"] == "bank":
             self.bank[empire] += n
         else:

@@ -1,4 +1,5 @@
-"""Plain-Python twins of the Root kernels (RULES.md §2 and §4), reading the same random words.
+"""Plain-Python twins of the Root kernels (Root hirelings rules and §4), reading the same random
+words.
 
 Each plays one trial the way a person reads the rules and returns the trial's metric values in the
 order of the procedure's ``metrics()``.
@@ -96,7 +97,7 @@ class Pieces:
 
 
 def root_battle(p: dict, key: int, trial: int) -> list[int]:
-    """A Root battle campaign (RULES.md §4) as the kernel's metric values."""
+    """A Root battle campaign (Root rules §1.5) as the kernel's metric values."""
     att = Pieces(p["attacker"], p["attacker"].get("counter_ambush", 0))
     dfd = Pieces(p["defender"], p["defender"].get("ambush", 0))
     start_a_warriors, start_d = att.warriors, (dfd.warriors, dfd.buildings, dfd.tokens)
@@ -206,7 +207,8 @@ DEFAULT_FACES = [
 
 
 def root_influence(p: dict, key: int, trial: int) -> list[int]:
-    """Influence dice at the end of an Evening (RULES.md §2.1) as the kernel's metric values."""
+    """Influence dice at the end of an Evening (Root hirelings rules §1) as the kernel's metric
+    values."""
     faces = p.get("faces") or DEFAULT_FACES
     players = p.get("players", 4)
     behind = p.get("behind", 0)
@@ -225,7 +227,7 @@ def root_influence(p: dict, key: int, trial: int) -> list[int]:
 
 
 def root_setup(p: dict, key: int, trial: int) -> list[int]:
-    """The advanced setup draft (RULES.md §2.2) as the kernel's metric values."""
+    """The advanced setup draft (Root advanced setup §3) as the kernel's metric values."""
     from tests.naive import Stream
 
     stream = Stream(key, trial)
@@ -289,7 +291,7 @@ def root_setup(p: dict, key: int, trial: int) -> list[int]:
 
 
 def root_hirelings(p: dict, key: int, trial: int) -> list[int]:
-    """A game of hirelings (RULES.md §2.1) as the kernel's metric values."""
+    """A game of hirelings (Root hirelings rules §1) as the kernel's metric values."""
     from tests.naive import Stream
 
     stream = Stream(key, trial)

@@ -1,5 +1,5 @@
-"""Here I Stand assault and siege campaigns (RULES.md §5.2): kernel against its twin, exact values
-and icepool."""
+"""Here I Stand assault and siege campaigns (Here I Stand rules §5.7): kernel against its twin,
+exact values and icepool."""
 
 from __future__ import annotations
 
@@ -134,7 +134,7 @@ def test_ten_assault_siege_campaign_within_five_standard_errors_of_exact():
 def _icepool_single_assault(units, cavalry, leader, defenders, d_leader, extra):
     """Probabilities of (space falls, siege broken) in one assault, by icepool."""
     hit = icepool.d6 >= 5
-    # Cavalry never roll in an assault (seed §十一.1 ①).
+    # Cavalry never roll in an assault (Here I Stand rules §11.1 ①).
     a_dice = (units - cavalry + 1) // 2 + leader if defenders > 0 else units - cavalry + leader
     a_hits = a_dice @ hit
     d_hits = (defenders + d_leader + extra) @ hit
@@ -178,8 +178,8 @@ def test_cavalry_take_losses_but_add_no_dice():
 
 @pytest.mark.parametrize("leader", ["none", 0])
 def test_cavalry_add_no_dice_against_an_empty_fortress(leader):
-    # Seed §十一.1 ①: cavalry "cannot provide dice in an assault", without condition. Four
-    # cavalry without a (rated) leader roll nothing, so an empty fortress never falls to them.
+    # Here I Stand rules §11.1 ①: cavalry "cannot provide dice in an assault", without condition.
+    # Four cavalry without a (rated) leader roll nothing, so an empty fortress never falls to them.
     p = params(
         attacker={"units": 4, "cavalry": 4, "leader": leader, "command": 4},
         defender={"units": 0},
@@ -203,7 +203,8 @@ def test_only_the_non_cavalry_units_roll_against_an_empty_fortress():
 
 
 def test_a_defending_leader_rated_0_is_captured_when_the_space_falls():
-    # A leader rated 0 is still a leader (seed §五.4 ⑥); "none" means nobody to capture.
+    # A leader rated 0 is still a leader (Here I Stand rules §5.4 ⑥); "none" means nobody to
+    # capture.
     rated_0 = params(defender={"units": 1, "leader": 0}, max_assaults=4)
     nobody = params(defender={"units": 1}, max_assaults=4)
     falls = PROC.exact(rated_0)["space_falls"]
@@ -335,7 +336,8 @@ def _scenario(params_yaml: str) -> str:
 
 
 def test_validation_refuses_an_assault_by_more_than_4_units_without_a_leader():
-    # Seed §五.2 / §五.7: one formation assaults; without a leader it holds at most 4 units.
+    # Here I Stand rules §5.2 / §5.7: one formation assaults; without a leader it holds at most 4
+    # units.
     from simulator.scenario import ScenarioError, parse
 
     text = _scenario("  attacker: {units: 5}\n  defender: {units: 2}\n")

@@ -1,4 +1,5 @@
-"""Here I Stand, the French chateaux (RULES.md §5.11): kernel, twin, exact values, icepool."""
+"""Here I Stand, the French chateaux (Here I Stand rules §14.1): kernel, twin, exact values,
+icepool."""
 
 from __future__ import annotations
 
@@ -137,7 +138,7 @@ def test_the_turn_the_cap_is_reached_and_vp_by_turn_by_hand():
 
 
 def test_the_home_card_once_a_turn_is_the_default():
-    # Seed §四.1: a home card is used once a turn; more uses are a house rule.
+    # Here I Stand rules §4.1: a home card is used once a turn; more uses are a house rule.
     assert model().uses_per_turn == 1
     assert "house rule" in PROC.params_model.model_fields["uses_per_turn"].description
     assert any("house rule" in n for n in PROC.notes)

@@ -1,4 +1,4 @@
-"""The council game (RULES.md §3; seed 002): rule by rule on hand-built positions, the seed's own
+"""The council game (Council rules): rule by rule on hand-built positions, the rulebook's own
 worked examples, invariants over thousands of games, and the kernel against its plain twin."""
 
 from __future__ import annotations
@@ -105,12 +105,12 @@ def tax(s) -> None:
 BLUE, RED, YELLOW = 0, 1, 2
 
 
-# --- Income (seed, phase 1, examples 1-3) ---------------------------------------------------------
+# --- Income (rulebook, phase 1, examples 1-3) -----------------------------------------------------
 
 
 def _golden_coast(blue: tuple[int, int], red: tuple[int, int], yellow=(0, 0)) -> SimpleNamespace:
     s = position(players=3)
-    s.ch[char("Matej the Verbose"), G.C_TRAITS] = 0  # the seed's Head has no income trait
+    s.ch[char("Matej the Verbose"), G.C_TRAITS] = 0  # the rulebook's Head has no income trait
     full(s, "Golden Coast")
     for who, (on_l, on_h) in ((BLUE, blue), (RED, red), (YELLOW, yellow)):
         on_land(s, who, "Golden Coast", on_l)
@@ -220,7 +220,7 @@ def test_a_mood_immune_land_pays_by_the_general_rules_in_an_uprising():
     assert s.pl[BLUE, G.P_COINS] == 6 + civilians
 
 
-# --- Tax (seed, phase 4) -----------------------------------------------------------------------
+# --- Tax (rulebook, phase 4) ----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("lands", "due"), [(1, 1), (2, 3), (3, 4), (4, 6)])
@@ -254,7 +254,7 @@ def test_each_player_tied_on_a_contested_land_pays_one_coin():
     assert list(s.pl[:3, G.P_COINS]) == [5, 5, 6]
 
 
-# --- Acting order (seed, phase 3 example) --------------------------------------------------------
+# --- Acting order (rulebook, phase 3 example) -----------------------------------------------------
 
 
 def test_acting_order_follows_the_seeds_example():
@@ -320,7 +320,7 @@ def test_representative_ties_go_to_the_larger_land():
     assert s.g[G.G_REP] == char("Thomas the Firm")  # Valley of Arrows, 8 cells
 
 
-# --- Council vote (seed, "Military mobilisation" example) ---------------------------------------
+# --- Council vote (rulebook, "Military mobilisation" example) -------------------------------------
 
 
 def _mobilisation_council() -> SimpleNamespace:
@@ -504,7 +504,7 @@ def test_a_draw_with_no_token_on_any_land_is_counted_as_stalled():
     assert stats[0, 4 * names.index("victory.draw") + 1] > 0  # the held board drew too
 
 
-# --- Mercenaries (the seed's interaction table) ---------------------------------------------------
+# --- Mercenaries (the rulebook's interaction table) -----------------------------------------------
 # Each owner may keep a card hidden, so these play the reveal step on many streams and check every
 # stream on which the card of interest was revealed.
 

@@ -1,7 +1,7 @@
-"""The council game's rules from a line-by-line reading of seed 002 (issue 14, items 3 and 8), on
-hand-built kernel positions: Black Harbour's tie, the Treasurer's stand-in, a Head's token for a
-Mercenary paid from its Land, the Sycophant, the Golden Coast's rare gifts, advice through Heads
-with the Brothers' free advice, and the Sapphire Lakes' sway of a neutral Head."""
+"""The council game's rules from a line-by-line reading of the Council rules (issue 14, items 3 and
+8), on hand-built kernel positions: Black Harbour's tie, the Treasurer's stand-in, a Head's token
+for a Mercenary paid from its Land, the Sycophant, the Golden Coast's rare gifts, advice through
+Heads with the Brothers' free advice, and the Sapphire Lakes' sway of a neutral Head."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from tests.test_council_game import (
     streams,
 )
 
-# --- Black Harbour (seed: "a tie on total influence: nobody gets the extra income") ------------
+# --- Black Harbour (rulebook: "a tie on total influence: nobody gets the extra income") -----------
 
 
 def test_black_harbour_gives_its_coin_to_nobody_on_a_tied_total_even_when_the_head_breaks_it():

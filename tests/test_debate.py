@@ -1,4 +1,5 @@
-"""Here I Stand theological debate (RULES.md §5.7): kernel vs twin, exact values, icepool."""
+"""Here I Stand theological debate (Here I Stand rules §16.2): kernel vs twin, exact values,
+icepool."""
 
 from __future__ import annotations
 
@@ -224,10 +225,10 @@ def test_results_do_not_depend_on_threads_or_chunks():
 
 
 def test_the_caller_draws_the_defender_from_the_pool_it_chooses():
-    # Seed §十六.2 ③: the caller draws from the opponent's uncommitted OR committed debaters.
-    # Eck (3) against Luther (4, uncommitted: 6 dice) or Carlstadt (1, committed: 2 dice): the
-    # Papacy takes the committed pool. If the first round ties, Eck (committed, still rating + 3)
-    # meets a fresh uncommitted defender: Luther (seed ⑩).
+    # Here I Stand rules §16.2 ③: the caller draws from the opponent's uncommitted OR committed
+    # debaters. Eck (3) against Luther (4, uncommitted: 6 dice) or Carlstadt (1, committed: 2 dice):
+    # the Papacy takes the committed pool. If the first round ties, Eck (committed, still rating +
+    # 3) meets a fresh uncommitted defender: Luther (§16.2 ⑩).
     raw = {
         "caller": "papacy",
         "zone": "german",

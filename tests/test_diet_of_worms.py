@@ -1,4 +1,5 @@
-"""Here I Stand Diet of Worms (RULES.md §5.8): kernel against its twin, exact values, icepool."""
+"""Here I Stand Diet of Worms (Here I Stand rules §20.3): kernel against its twin, exact values,
+icepool."""
 
 from __future__ import annotations
 

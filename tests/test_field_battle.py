@@ -1,4 +1,5 @@
-"""Here I Stand field battle (RULES.md §5.1): kernel against its twin and against exact values."""
+"""Here I Stand field battle (Here I Stand rules §5.4): kernel against its twin and against exact
+values."""
 
 from __future__ import annotations
 
@@ -176,8 +177,8 @@ def test_more_dice_never_give_fewer_hits_from_the_same_word():
 
 
 def test_a_leader_rated_0_is_captured_and_none_means_no_leader():
-    # Seed §五.4 ⑥: a side that lost every unit and has a leader loses it; the rating is not the
-    # question. Three units against one: the lone attacker is often wiped out.
+    # Here I Stand rules §5.4 ⑥: a side that lost every unit and has a leader loses it; the rating
+    # is not the question. Three units against one: the lone attacker is often wiped out.
     rated_0 = PROC.params_model.model_validate(
         {"attacker": {"units": 1, "leader": 0}, "defender": {"units": 3}}
     )
@@ -213,7 +214,7 @@ def _scenario(params_yaml, extra=""):
 
 
 def test_validation_refuses_an_attack_by_more_than_one_formation():
-    # Seed §五.2: without a leader at most 4 units; §五.4: one formation attacks.
+    # Here I Stand rules §5.2: without a leader at most 4 units; §5.4: one formation attacks.
     from simulator.scenario import ScenarioError, parse
 
     with pytest.raises(ScenarioError) as err:

@@ -39,7 +39,7 @@ def test_the_report_is_one_self_contained_file_with_tables_plots_and_versions(tm
     for text in (
         "his-field-battle-defender-bonus",
         "his.field_battle",
-        "RULES.md §5.1",
+        "Here I Stand rules §5.4",
         "1517",
         'id="estimates"',
         'id="comparisons"',

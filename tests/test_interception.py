@@ -1,4 +1,5 @@
-"""Here I Stand interception and avoiding battle (RULES.md §5.4): kernel, twin, exact, icepool."""
+"""Here I Stand interception and avoiding battle (Here I Stand rules §5.3): kernel, twin, exact,
+icepool."""
 
 from __future__ import annotations
 

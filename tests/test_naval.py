@@ -1,4 +1,5 @@
-"""Here I Stand naval combat (RULES.md §5.3): kernel against its twin, exact values and icepool."""
+"""Here I Stand naval combat (Here I Stand rules §6.4): kernel against its twin, exact values and
+icepool."""
 
 from __future__ import annotations
 

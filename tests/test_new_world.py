@@ -1,8 +1,9 @@
-"""Here I Stand, the New World race (RULES.md §5.9): whole games against the twin, one-turn games
-against exact values, the riches table against icepool."""
+"""Here I Stand, the New World race (Here I Stand rules §12): whole games against the twin, one-turn
+games against exact values, the riches table against icepool."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from itertools import product
 
 import icepool
@@ -97,6 +98,10 @@ def estimate(plan, stats, name):
         (
             {**RACE, "policies": "greedy"},
             {**RACE, "policies": "greedy", "objective": "vp_share", "discoverers_return": True},
+        ),
+        (
+            {**RACE, "conquest_marker": "returns", "england": {"conquer": "every"}},
+            {**RACE, "conquest_marker": "unlimited", "discoverers_return": True},
         ),
         (
             {**RACE, "policies": "greedy", "objective": "win"},
@@ -377,11 +382,11 @@ def test_a_circumnavigation_claimed_without_the_strait_is_refused():
 
 
 def test_the_explorer_may_take_a_safe_north_american_discovery_on_ten_or_more():
-    # Seed §十二.2 (1): on 10+ the explorer picks the Amazon, the Strait (and a circumnavigation)
-    # or any North American discovery. Amazon claimed, a rating-6 explorer on its first trip:
-    # total = 2d6 + 5. By hand: default (Strait before North America) reaches the Mississippi
-    # only on exactly 9 (2d6 = 4, 3/36); safe_north_america on 9 or more (2d6 >= 4, 33/36), and
-    # never the Strait.
+    # Here I Stand rules §12.2 (1): on 10+ the explorer picks the Amazon, the Strait (and a
+    # circumnavigation) or any North American discovery. Amazon claimed, a rating-6 explorer on its
+    # first trip: total = 2d6 + 5. By hand: default (Strait before North America) reaches the
+    # Mississippi only on exactly 9 (2d6 = 4, 3/36); safe_north_america on 9 or more (2d6 >= 4,
+    # 33/36), and never the Strait.
     assert exploration_outcome(11, frozenset({"amazon"}), choice="safe_north_america") == (
         "mississippi"
     )
@@ -404,7 +409,7 @@ def test_the_explorer_may_take_a_safe_north_american_discovery_on_ten_or_more():
 def test_a_depleted_conquest_keeps_its_vp_unless_the_knob_says_lost():
     # A rating-6 conquistador on turn 1 (2d6 + 6): 8 returns (1/36), 9 Maya (2/36, 1 VP),
     # 10 Aztecs (3/36, 2 VP), 11+ Inca (30/36, 2 VP): 68/36 VP. Turn 2's riches roll depletes the
-    # conquest on 11-12 (3/36, the default table): the VP stay (the seed), or go (the knob).
+    # conquest on 11-12 (3/36, the default table): the VP stay (the rulebook), or go (the knob).
     base = {"turns": 2, "habsburg": {"conquistadors": [6], "conquer": [1]}}
     kept = model(**base)
     lost = model(**base, depleted_conquest_vp="lost")
@@ -419,10 +424,10 @@ def test_a_depleted_conquest_keeps_its_vp_unless_the_knob_says_lost():
 
 
 def test_greedy_on_vp_weighs_the_amazon_against_the_strait_and_circumnavigation():
-    # Seed §十二.2 (1): on 10+ the Amazon (2 VP), or the Strait (1 VP) and a circumnavigation
-    # (2d6 + rating >= 10: 3 VP). By hand, for a rating-r explorer the Strait is worth
-    # 1 + 3 x P(2d6 >= 10 - r): r = 1: 1 + 3 x 10/36 < 2 (the Amazon); r = 2: 1 + 3 x 15/36 > 2.
-    # A rating-2 explorer's first trip (2d6 + 1): 10+ on 2d6 >= 9 (10/36) takes the Strait.
+    # Here I Stand rules §12.2 (1): on 10+ the Amazon (2 VP), or the Strait (1 VP) and a
+    # circumnavigation (2d6 + rating >= 10: 3 VP). By hand, for a rating-r explorer the Strait is
+    # worth 1 + 3 x P(2d6 >= 10 - r): r = 1: 1 + 3 x 10/36 < 2 (the Amazon); r = 2: 1 + 3 x 15/36 >
+    # 2. A rating-2 explorer's first trip (2d6 + 1): 10+ on 2d6 >= 9 (10/36) takes the Strait.
     def game(rating, **kw):
         return model(turns=1, england={"explorers": [rating], "explore": [1]}, **kw)
 
@@ -516,6 +521,9 @@ SEARCH_GRID = [
     {**RACE, "policies": "greedy"},
     {**RACE, "policies": ["random", "greedy", "random"], "objective": "win"},
     {**RACE, "south_america": "safe_north_america", "discoverers_return": True},
+    # England's and France's marker under each reading (the default, conquistador, above).
+    {**RACE, "conquest_marker": "returns", "france": {"conquer": "every"}},
+    {**RACE, "conquest_marker": "unlimited", "policies": "greedy"},
     {
         **RACE,
         "policies": "greedy",
@@ -597,3 +605,55 @@ def test_games_with_search_agents_depend_only_on_the_seed_and_trial_index():
     two = simulate(plan, 300, threads=2, chunk_size=150).stats
     np.testing.assert_array_equal(one, two)
     np.testing.assert_array_equal(one, run_range(plan, -1, 0, 100) + run_range(plan, -1, 100, 200))
+
+
+def _marker_vp(mode: str, turns: int) -> Fraction:
+    """England alone conquering every turn with its rating-0 marker, by hand: 2d6 <= 6 lost, 7-8
+    returns, 9 Maya (1 VP), 10 Aztecs (2), 11-12 Inca (2); a claimed result steps down by one
+    until it is unclaimed or returns. ``mode`` is conquest_marker (discoverers_return false)."""
+    ways = {s: 6 - abs(s - 7) for s in range(2, 13)}
+    vp_of = {9: 1, 10: 2, 11: 2}
+    total = Fraction(0)
+    dist = {(frozenset(), True): Fraction(1)}  # (claimed results, marker in play) -> probability
+    for _ in range(turns):
+        nxt: dict[tuple[frozenset[int], bool], Fraction] = {}
+        for (claimed, marker), q0 in dist.items():
+            if not marker:
+                nxt[(claimed, False)] = nxt.get((claimed, False), Fraction(0)) + q0
+                continue
+            for s, n in ways.items():
+                q = q0 * Fraction(n, 36)
+                r = min(s, 11)
+                while r >= 9 and r in claimed:
+                    r -= 1
+                if s <= 6:
+                    state = (claimed, mode == "unlimited")
+                elif r <= 8:
+                    state = (claimed, True)
+                else:
+                    total += q * vp_of[r]
+                    state = (claimed | {r}, mode != "conquistador")
+                nxt[state] = nxt.get(state, Fraction(0)) + q
+        dist = nxt
+    return total
+
+
+@pytest.mark.parametrize(
+    ("mode", "want"),
+    [("unlimited", 3.1082), ("returns", 0.9295), ("conquistador", 0.6400)],
+)
+def test_the_english_conquest_marker_is_a_conquistador_of_rating_0(mode, want):
+    # Here I Stand rules §12.2 (2): "a conquistador of rating 0". The rulebook's reading
+    # (default): removed from the game on 6 or less, and kept in the New World after a success as
+    # any discoverer is; returns: removed on 6 or less only; unlimited: never removed (the code
+    # before issue 27). Issue 27 item 1's figures for 9 turns: 3.11, 0.93, 0.64 expected VP.
+    exact = _marker_vp(mode, 9)
+    assert float(exact) == pytest.approx(want, abs=5e-5)
+    p = model(turns=9, england={"conquer": "every"}, conquest_marker=mode)
+    plan, st = stats_of(p, 60_000)
+    mean, se, _ = estimate(plan, st, "vp.england")
+    assert abs(mean - float(exact)) <= 5 * se
+    skipped, _, _ = estimate(plan, st, "skipped.england")
+    assert (skipped > 0) == (mode != "unlimited")  # a gone marker cannot be sent
+    if mode == "conquistador":
+        assert PROC.params_model().conquest_marker == mode  # the default is the rulebook's

@@ -1,4 +1,5 @@
-"""Here I Stand, Ottoman piracy (RULES.md §5.5): kernel, twin, exact raid values, icepool."""
+"""Here I Stand, Ottoman piracy (Here I Stand rules §11.2): kernel, twin, exact raid values,
+icepool."""
 
 from __future__ import annotations
 

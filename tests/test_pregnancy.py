@@ -1,4 +1,5 @@
-"""Here I Stand, Henry VIII's marriages (RULES.md §5.10): kernel, twin, exact chart, icepool."""
+"""Here I Stand, Henry VIII's marriages (Here I Stand rules §13.1): kernel, twin, exact chart,
+icepool."""
 
 from __future__ import annotations
 
@@ -132,7 +133,8 @@ def test_negative_uses_are_rejected():
 
 
 def test_henry_starts_married_so_the_first_turn_rolls_nothing():
-    # Seed §十三.1: Henry starts married to Catherine; the first advance reaches "ask for divorce".
+    # Here I Stand rules §13.1: Henry starts married to Catherine; the first advance reaches "ask
+    # for divorce".
     p = model(turns=1)
     assert p.wife_steps == [2, 3, 4, 5, 6]
     plan = make_plan(PROC, {"base": p}, seed=7)

@@ -1,9 +1,9 @@
-"""Recruitment and loyalty, revisions 1.0 / 1.1 / 1.2 (RULES.md §1, seed 000).
+"""Recruitment and loyalty, revisions 1.0 / 1.1 / 1.2 (Recruitment rules).
 
-The rules are pinned on the KERNEL's own functions in hand-built positions (each the seed's case),
-side by side with the plain-Python twin; whole games are checked kernel against twin, exactly,
-under every revision, agent and knob; a small game is checked against its exact value enumerated
-from the twin's rules.
+The rules are pinned on the KERNEL's own functions in hand-built positions (each the rulebook's
+case), side by side with the plain-Python twin; whole games are checked kernel against twin,
+exactly, under every revision, agent and knob; a small game is checked against its exact value
+enumerated from the twin's rules.
 """
 
 from __future__ import annotations
@@ -237,7 +237,7 @@ def test_a_small_game_of_random_agents_matches_its_exact_value():
 
 
 # ---------------------------------------------------------------------------------------------
-# The seed's ownership-check cases, on the kernel (maintenance ③)
+# The rulebook's ownership-check cases, on the kernel (maintenance ③)
 # ---------------------------------------------------------------------------------------------
 
 

@@ -1,4 +1,5 @@
-"""Here I Stand reformation attempts (RULES.md §5.6): kernel vs twin, exact values, icepool."""
+"""Here I Stand reformation attempts (Here I Stand rules §16.1): kernel vs twin, exact values,
+icepool."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ def test_every_registered_name_loads_a_procedure_of_that_name():
     for name in procedures.names():
         proc = procedures.get(name)
         assert isinstance(proc, Procedure) and proc.name == name
-        assert proc.title and proc.rules.startswith("RULES.md")
+        assert proc.title and "rules" in proc.rules and "docs/rules/" in proc.rules
 
 
 def test_every_parameter_has_a_description():

@@ -1,4 +1,4 @@
-"""Root battle (RULES.md §4): one test per rule, the kernel against its twin and exact values.
+"""Root battle (Root rules §1.5): one test per rule, the kernel against its twin and exact values.
 
 Hand values use the two Root dice: the high die H has P(H=k) = (2k+1)/16, the low die L has
 P(L=k) = (7-2k)/16 for k = 0..3, so E[H] = 34/16 and E[L] = 14/16.

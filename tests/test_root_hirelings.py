@@ -1,4 +1,4 @@
-"""Root hirelings game (RULES.md §2.1): kernel against twin, and the spending rules."""
+"""Root hirelings game (Root hirelings rules §1): kernel against twin, and the spending rules."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Root influence dice (RULES.md §2.1): kernel against twin, exact values and icepool."""
+"""Root influence dice (Root hirelings rules §1): kernel against twin, exact values and icepool."""
 
 from __future__ import annotations
 

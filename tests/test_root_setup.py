@@ -1,4 +1,5 @@
-"""Root advanced setup draft (RULES.md §2.2): kernel against twin, closed forms, draft rules."""
+"""Root advanced setup draft (Root advanced setup §3): kernel against twin, closed forms, draft
+rules."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """The whole-game interface agents are written against.
 
 A game package gathers its @njit functions in one :class:`GameFunctions` value; the agents'
-factory takes that value and compiles agents for the game by closure. See ARCHITECTURE.md,
-"Whole games and agents", for what each function must do.
+factory takes that value and compiles agents for the game by closure. See docs/agents.md,
+"The game interface", for what each function must do.
 """
 
 from __future__ import annotations

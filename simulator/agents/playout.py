@@ -2,10 +2,10 @@
 setup of a decision.
 
 A playout is where search spends its time, so it is cut after ``horizon`` rounds and the game's
-``heuristic`` scores the position (ARCHITECTURE.md: "truncated playouts with the heuristic, not
-full games per iteration"); ``horizon`` 0 plays to the end and scores with ``returns``. Its moves
-come from the game's ``default_move`` (a cheap policy that knows the game, such as its greedy
-agent) or, for a game without one, uniformly from ``legal_moves``.
+``heuristic`` scores the position (docs/agents.md, "Cost per rung": truncated playouts with the
+heuristic, not full games per iteration); ``horizon`` 0 plays to the end and scores with
+``returns``. Its moves come from the game's ``default_move`` (a cheap policy that knows the game,
+such as its greedy agent) or, for a game without one, uniformly from ``legal_moves``.
 """
 
 from __future__ import annotations

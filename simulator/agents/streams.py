@@ -1,10 +1,10 @@
 """Random streams of decisions: each decision of a game reads its own SplitMix64 sub-stream.
 
 A game's chance events read the trial's game stream; decision ``k`` of trial ``t`` reads the
-stream seeded ``mix64(trial_seed ^ mix64(DECISION_SALT + k))`` (GAME_INTERFACE.md). An agent's
-search therefore never shifts the game's dice: two agents in the same seat of the same deal see
-the same chance events for as long as their games agree (common random numbers across agents and
-seatings), and a game replays bit for bit on any thread, chunk or worker.
+stream seeded ``mix64(trial_seed ^ mix64(DECISION_SALT + k))`` (docs/agents.md, "The game
+interface"). An agent's search therefore never shifts the game's dice: two agents in the same seat
+of the same deal see the same chance events for as long as their games agree (common random numbers
+across agents and seatings), and a game replays bit for bit on any thread, chunk or worker.
 """
 
 from __future__ import annotations

@@ -1,1 +1,1 @@
-"""The council game of the Russian homebrew rules (RULES.md §3)."""
+"""The council game of the Russian homebrew rules (Council rules)."""

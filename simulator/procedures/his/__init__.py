@@ -1,1 +1,1 @@
-"""Here I Stand procedures (RULES.md §5)."""
+"""Here I Stand procedures (Here I Stand rules)."""

@@ -1,9 +1,10 @@
 """Leaders and formations shared by the Here I Stand combat procedures (private).
 
-A leader's battle rating may be 0 and it is still a leader: it can be captured (seed §五.4 ⑥).
-``"none"`` means no leader. Formations (seed §五.2): without a leader a formation holds at most
-``NO_LEADER_CAP`` (4) units; with one leader at most its command rating; with several, at most the
-sum of the two highest command ratings. An attack or an assault is made by one formation.
+A leader's battle rating may be 0 and it is still a leader: it can be captured (Here I Stand rules
+§5.4 ⑥). ``"none"`` means no leader. Formations (Here I Stand rules §5.2): without a leader a
+formation holds at most ``NO_LEADER_CAP`` (4) units; with one leader at most its command rating;
+with several, at most the sum of the two highest command ratings. An attack or an assault is made by
+one formation.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, PlainValidator, WithJsonSchema
 
-#: Units a formation without a leader may hold (seed §五.2).
+#: Units a formation without a leader may hold (Here I Stand rules §5.2).
 NO_LEADER_CAP = 4
 MAX_COMMAND = 24
 
@@ -58,8 +59,8 @@ def command_field() -> Any:
         ge=0,
         le=MAX_COMMAND,
         description="command rating of the formation's leaders: one leader's, or the sum of the "
-        "two highest with several (seed §五.2); without it a formation with a leader is not "
-        "checked against its cap",
+        "two highest with several (Here I Stand rules §5.2); without it a formation with a leader "
+        "is not checked against its cap",
     )
 
 
@@ -67,7 +68,8 @@ def formation_cap_field() -> Any:
     return Field(
         default=True,
         description="the attacker is one formation: at most 4 units without a leader, at most "
-        "the command rating with leaders (seed §五.2); false lifts the cap (house rule)",
+        "the command rating with leaders (Here I Stand rules §5.2); false lifts the cap (house "
+        "rule)",
     )
 
 
@@ -84,16 +86,16 @@ def present(leader: int | str) -> bool:
 def formation_problems(
     side: str, units: int, leader: int | str, command: int | None, what: str = "attacks"
 ) -> list[tuple[tuple[str | int, ...], str, Any]]:
-    """Why the rules forbid ``units`` in one attacking formation (seed §五.2), as
+    """Why the rules forbid ``units`` in one attacking formation (Here I Stand rules §5.2), as
     ``Procedure.forbidden`` triples; empty when they allow it."""
     if not present(leader):
         if units > NO_LEADER_CAP:
             return [
                 (
                     (side, "units"),
-                    f"one formation {what}, and without a leader it holds at most "
-                    f"{NO_LEADER_CAP} units (seed §五.2); add a leader with a command rating, or "
-                    "set formation_cap: false for a house rule",
+                    f"one formation {what}, and without a leader it holds at most {NO_LEADER_CAP} "
+                    "units (Here I Stand rules §5.2); add a leader with a command rating, or set "
+                    "formation_cap: false for a house rule",
                     units,
                 )
             ]
@@ -104,9 +106,9 @@ def formation_problems(
         return [
             (
                 (side, "units"),
-                f"one formation {what}, and its leaders' command rating {command} lets it hold "
-                f"at most {command} units (seed §五.2); or set formation_cap: false for a house "
-                "rule",
+                f"one formation {what}, and its leaders' command rating {command} lets it hold at "
+                f"most {command} units (Here I Stand rules §5.2); or set formation_cap: false for "
+                "a house rule",
                 units,
             )
         ]

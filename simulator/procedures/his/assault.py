@@ -1,17 +1,18 @@
-"""Here I Stand assault on a besieged fortress, and siege campaigns of repeated assaults (§5.2).
+"""Here I Stand assault on a besieged fortress, and siege campaigns of repeated assaults (Here I
+Stand rules §5.6, §5.7).
 
-Cavalry take losses but add no dice in any assault (seed §十一.1 ①, without condition). While
-defenders are present the attacker rolls ``ceil((units - cavalry) / 2) + leader`` dice; against an
-empty fortress it rolls ``units - cavalry + leader``. The
-defender rolls ``units + leader + defender_extra_dice``. A die at or above ``hit_on`` hits, and each
-side loses units equal to the other's hits (the attacker loses cavalry first when
-``lose_cavalry_first``). The space falls when the defenders are gone and the attacker still has
-units; an empty fortress falls only to at least one hit. The siege breaks at once when the
-besiegers' units are at most the besieged units (also before the first assault). A campaign repeats
-assaults, one per impulse, until the space falls, the siege breaks or ``max_assaults`` is spent.
-The assault is made by one formation (seed §五.7): at most 4 units without a leader, at most the
-command rating with leaders; ``sim validate`` refuses a larger one unless ``formation_cap`` is off.
-A defending leader (rated 0 included) is captured when the space falls.
+Cavalry take losses but add no dice in any assault (Here I Stand rules §11.1 ①, without condition).
+While defenders are present the attacker rolls ``ceil((units - cavalry) / 2) + leader`` dice;
+against an empty fortress it rolls ``units - cavalry + leader``. The defender rolls ``units + leader
++ defender_extra_dice``. A die at or above ``hit_on`` hits, and each side loses units equal to the
+other's hits (the attacker loses cavalry first when ``lose_cavalry_first``). The space falls when
+the defenders are gone and the attacker still has units; an empty fortress falls only to at least
+one hit. The siege breaks at once when the besiegers' units are at most the besieged units (also
+before the first assault). A campaign repeats assaults, one per impulse, until the space falls, the
+siege breaks or ``max_assaults`` is spent. The assault is made by one formation (Here I Stand rules
+§5.7): at most 4 units without a leader, at most the command rating with leaders; ``sim validate``
+refuses a larger one unless ``formation_cap`` is off. A defending leader (rated 0 included) is
+captured when the space falls.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
-from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
 from simulator.procedures.his._leaders import (
     Leader,
     command_field,
@@ -34,6 +35,7 @@ from simulator.procedures.his._leaders import (
     present,
     rating,
 )
+from simulator.procedures.his._rules import cite
 from simulator.rng import TRIAL_STEP, high32, low32, mix64, word_base
 
 MAX_UNITS = 40
@@ -99,7 +101,8 @@ class AssaultParams(Params):
 
 
 def forbidden(p: AssaultParams) -> list[tuple[tuple[str | int, ...], str, object]]:
-    """The assaulting formation above its cap (seed §五.2, §五.7: one formation assaults)."""
+    """The assaulting formation above its cap (Here I Stand rules §5.2, §5.7: one formation
+    assaults)."""
     if not p.formation_cap:
         return []
     a = p.attacker
@@ -176,7 +179,7 @@ def pack(p: AssaultParams) -> np.ndarray:
 
 
 def attacker_dice(units: int, cavalry: int, leader: int, defenders: int) -> int:
-    """Dice of the attacker in one assault (RULES.md §5.2): cavalry add none, ever."""
+    """Dice of the attacker in one assault (Here I Stand rules §5.7): cavalry add none, ever."""
     if defenders > 0:
         return (units - cavalry + 1) // 2 + leader
     return units - cavalry + leader
@@ -425,7 +428,7 @@ def _campaign(
     for k in range(1, p.max_assaults + 1):
         nxt: dict[tuple[int, int, int], list[float]] = {}
         for (u, c, dd), (w, sa, sd) in live.items():
-            # §十一.1 ①: cavalry never roll in an assault; §五.7 ②: halved (rounded up) while
+            # §11.1 ①: cavalry never roll in an assault; §5.7 ②: halved (rounded up) while
             # defenders are present, whole against an empty fortress.
             rolling = u - c
             n_a = (rolling + 1) // 2 + a_lead if dd > 0 else rolling + a_lead
@@ -471,10 +474,40 @@ def exact(p: AssaultParams) -> dict[str, float]:
     return out
 
 
+ASSUMPTIONS = (
+    Assumption(
+        name="cavalry_lost_first",
+        knob="lose_cavalry_first",
+        tag="reading",
+        rule=cite("5.4 ④"),
+        text="the attacker chooses its losses: it loses cavalry before the units that roll dice",
+        alternatives=(Alternative("units before cavalry", {"lose_cavalry_first": False}),),
+    ),
+    Assumption(
+        name="empty_fortress_dice",
+        knob="",
+        tag="reading",
+        rule=cite("5.7 ②"),
+        text="against an empty fortress the attacker rolls units + leader (the halving of ② is "
+        "'if defenders are present'), still needing one hit; not yet a knob",
+    ),
+    Assumption(
+        name="port_protection_and_leader_loss",
+        knob="",
+        tag="reading",
+        rule=cite("6.7"),
+        text="left out: squadrons that protect a port fortress from assault (§6.7), and the "
+        "attacker's leader lost when every assaulting unit dies (§5.4 ⑥, not reported); not yet a "
+        "knob",
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="his.assault",
     title="Here I Stand assault and siege campaign",
-    rules="RULES.md §5.2",
+    rules="Here I Stand rules §5.6, §5.7, §11.1 (docs/rules/here-i-stand.md#s5-7)",
+    assumptions=ASSUMPTIONS,
     params_model=AssaultParams,
     metrics=metrics,
     pack=pack,
@@ -487,14 +520,12 @@ PROCEDURE = Procedure(
     },
     forbidden=forbidden,
     notes=(
-        "cavalry take losses but add no dice in any assault, an empty fortress included (seed "
-        "§十一.1 ①); against an empty fortress the others roll units + leader (§五.7 ②)",
-        "one formation assaults (§五.7): at most 4 units without a leader, at most the command "
-        "rating with leaders (not checked when no command rating is given); knob "
-        "formation_cap (default true, the seed; false: house rule)",
+        "cavalry take losses but add no dice in any assault, an empty fortress included (Here I "
+        "Stand rules §11.1 ①); against an empty fortress the others roll units + leader (§5.7 ②)",
+        "one formation assaults (§5.7): at most 4 units without a leader, at most the command "
+        "rating with leaders (not checked when no command rating is given); knob formation_cap "
+        "(default true, the rulebook; false: house rule)",
         'a leader rated 0 is a leader (captured when the space falls); "none" for no leader',
-        "knob lose_cavalry_first (default true: the attacker chooses its losses and keeps the "
-        "units that roll)",
         "a siege with besiegers' units <= besieged units is broken before any assault "
         "(assaults_used 0)",
         "the defender rolls units + leader + defender_extra_dice even in an empty fortress",

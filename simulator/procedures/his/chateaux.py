@@ -1,11 +1,11 @@
-"""Here I Stand: the French chateaux (RULES.md §5.11).
+"""Here I Stand: the French chateaux (Here I Stand rules §14.1).
 
-The home card is once a turn (seed §四.1), so France builds at most once a turn; ``uses_per_turn``
-above 1 is a house rule. Each time France plays its home card as the event (Francis I on the map,
-not besieged), it rolls a
-d6, adds the modifiers that apply that turn and reads the chateaux table: VP and cards. VP from
-chateaux stop at ``vp_cap`` (6) in total; cards do not. The table and the modifiers are scenario
-data (assumption: the seed names neither). A modifier applies ``always`` or on the listed turns.
+The home card is once a turn (Here I Stand rules §4.1), so France builds at most once a turn;
+``uses_per_turn`` above 1 is a house rule. Each time France plays its home card as the event
+(Francis I on the map, not besieged), it rolls a d6, adds the modifiers that apply that turn and
+reads the chateaux table: VP and cards. VP from chateaux stop at ``vp_cap`` (6) in total; cards do
+not. The table and the modifiers are scenario data (assumption: the rulebook names neither). A
+modifier applies ``always`` or on the listed turns.
 
 Random words: use u (0-based) of turn t (1-based) rolls the low half of word ``8 (t - 1) + u``, so
 a variant with fewer uses a turn still rolls the same die for the first use of each turn.
@@ -21,7 +21,8 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
 from simulator.jit import kernel
-from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
+from simulator.procedures.his._rules import cite
 from simulator.procedures.his._tables import check_table
 from simulator.rng import d6_of, low32, word
 
@@ -66,7 +67,7 @@ class ChateauxRow(Params):
         return high
 
 
-#: Assumption: the seed names the chateaux table but not its rows; these are illustrative.
+#: Assumption: the rulebook names the chateaux table but not its rows; these are illustrative.
 DEFAULT_TABLE = [
     ChateauxRow(low=LOW, high=2, vp=0, cards=1),
     ChateauxRow(low=3, high=4, vp=1, cards=0),
@@ -91,7 +92,8 @@ class ChateauxParams(Params):
         ge=0,
         le=MAX_USES,
         description="home-card events per turn (Francis I on the map, not besieged): 1 by the "
-        "rules (a home card is once a turn, seed §四.1); 0 for none; more is a house rule",
+        "rules (a home card is once a turn, Here I Stand rules §4.1); 0 for none; more is a house "
+        "rule",
     )
     modifiers: list[Modifier] = Field(
         default=[], max_length=MAX_MODIFIERS, description="modifiers added to the d6"
@@ -102,7 +104,8 @@ class ChateauxParams(Params):
         min_length=1,
         max_length=16,
         validate_default=True,
-        description="modified-total ranges of the chateaux table (assumption: scenario data)",
+        description="modified-total ranges of the chateaux table (INVENTED: the rulebook prints "
+        "no rows)",
     )
 
     @field_validator("table")
@@ -233,10 +236,49 @@ def exact(p: ChateauxParams) -> dict[str, float]:
     return out
 
 
+ASSUMPTIONS = (
+    Assumption(
+        name="chateaux_table",
+        knob="table",
+        tag="invented",
+        rule=cite("14.1"),
+        text="the rules name the chateaux table but print no rows; the default "
+        "(<=2: 1 card, 3-4: 1 VP, 5-7: 1 VP + 1 card, >=8: 2 VP + 1 card) is illustrative: "
+        "replace it with your copy's",
+        alternatives=(
+            Alternative(
+                "a stingier table (thresholds one higher)",
+                {
+                    "table": [
+                        {"low": -30, "high": 3, "vp": 0, "cards": 1},
+                        {"low": 4, "high": 5, "vp": 1, "cards": 0},
+                        {"low": 6, "high": 8, "vp": 1, "cards": 1},
+                        {"low": 9, "high": 30, "vp": 2, "cards": 1},
+                    ]
+                },
+                "invented",
+            ),
+        ),
+    ),
+    Assumption(
+        name="chateaux_modifiers",
+        knob="modifiers",
+        tag="invented",
+        rule=cite("14.1"),
+        text="the rules say modifiers apply but name none; the default is no modifier",
+        alternatives=(
+            Alternative("-1 always", {"modifiers": [{"value": -1}]}, "invented"),
+            Alternative("+1 always", {"modifiers": [{"value": 1}]}, "invented"),
+        ),
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="his.chateaux",
     title="Here I Stand: the French chateaux",
-    rules="RULES.md §5.11",
+    rules="Here I Stand rules §14.1 (docs/rules/here-i-stand.md#s14-1)",
+    assumptions=ASSUMPTIONS,
     params_model=ChateauxParams,
     metrics=metrics,
     pack=pack,
@@ -244,8 +286,8 @@ PROCEDURE = Procedure(
     exact=exact,
     example={"turns": 9, "modifiers": [{"value": -1}]},
     notes=(
-        "the home card is once a turn (seed §四.1): uses_per_turn above 1 is a house rule",
-        "assumption: the chateaux table and its modifiers are scenario data (table, modifiers)",
+        "the home card is once a turn (Here I Stand rules §4.1): uses_per_turn above 1 is a house "
+        "rule",
         "the VP cap counts chateaux VP only; cards are not capped",
     ),
 )

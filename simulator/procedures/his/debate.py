@@ -1,17 +1,16 @@
-"""Here I Stand theological debate (RULES.md §5.7).
+"""Here I Stand theological debate (Here I Stand rules §16.2).
 
 The caller names a language zone and draws its attacker at random from its uncommitted debaters
 (Protestant: of that zone). The caller then draws the defender at random from the opponent's
-uncommitted debaters **or** from its committed ones (Protestant: of that zone), its choice (seed
-§十六.2 ③; knob ``defender_from``: by default the caller takes the pool that gives it the better
-exact chance to win the first round; ``uncommitted`` and ``committed`` fix the pool, the other one
-used only when it is empty). The attacker
-rolls ``rating + 3`` dice, an uncommitted defender ``rating + 2``, a committed one ``rating + 1``;
-hits are 5-6. More hits wins and flips ``X`` spaces in the zone (X = the hit difference). If X
-exceeds the loser's rating the loser is burned (Protestant) or disgraced (Papal) and the winner
-gains VP equal to the loser's rating. Both debaters become committed. A tie is debated once more
-at once with freshly drawn uncommitted debaters (committed if none); a second tie ends with no
-result.
+uncommitted debaters **or** from its committed ones (Protestant: of that zone), its choice (Here I
+Stand rules §16.2 ③; knob ``defender_from``: by default the caller takes the pool that gives it the
+better exact chance to win the first round; ``uncommitted`` and ``committed`` fix the pool, the
+other one used only when it is empty). The attacker rolls ``rating + 3`` dice, an uncommitted
+defender ``rating + 2``, a committed one ``rating + 1``; hits are 5-6. More hits wins and flips
+``X`` spaces in the zone (X = the hit difference). If X exceeds the loser's rating the loser is
+burned (Protestant) or disgraced (Papal) and the winner gains VP equal to the loser's rating. Both
+debaters become committed. A tie is debated once more at once with freshly drawn uncommitted
+debaters (committed if none); a second tie ends with no result.
 
 Assumptions: a committed attacker drawn for the second round (its side had no uncommitted debater
 left) still rolls ``rating + 3``; a winner flips its whole X (the zone is assumed to hold enough
@@ -30,7 +29,8 @@ from pydantic import Field, model_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
-from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
+from simulator.procedures.his._rules import cite
 from simulator.procedures.his._validation import fail
 from simulator.rng import high32, low32, word
 
@@ -60,7 +60,7 @@ class DebateParams(Params):
     zone: Zone = Field(description="the language zone of the debate")
     defender_from: Literal["caller_choice", "uncommitted", "committed"] = Field(
         default="caller_choice",
-        description="the opponent's pool the caller draws the first defender from (seed: its "
+        description="the opponent's pool the caller draws the first defender from (rulebook: its "
         "choice of uncommitted or committed; caller_choice takes the one with the better exact "
         "chance to win the first round); a fixed pool falls back on the other when empty",
     )
@@ -294,7 +294,7 @@ def debate_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
                     w = ROUND_WORDS * rnd
                     x = word(key, t, w)
                     a = _draw(low32(x), c_start, c_count, committed, 0)
-                    # Round 1: the caller's choice of pool; round 2: uncommitted (seed ⑩).
+                    # Round 1: the caller's choice of pool; round 2: uncommitted (§16.2 ⑩).
                     d = _draw(high32(x), o_start, o_count, committed, first_pool if rnd == 0 else 0)
                     values[v, FIXED + slot[a], i] = 1
                     values[v, FIXED + slot[d], i] = 1
@@ -425,10 +425,43 @@ def single_round(
     return {k: float(v) for k, v in out.items()}
 
 
+ASSUMPTIONS = (
+    Assumption(
+        name="defender_pool",
+        knob="defender_from",
+        tag="reading",
+        rule=cite("16.2 ③"),
+        text="'from the opponent's uncommitted or committed debaters' read as the caller's "
+        "choice: it takes the pool with the better exact chance to win the first round",
+        alternatives=(
+            Alternative("uncommitted first", {"defender_from": "uncommitted"}),
+            Alternative("committed", {"defender_from": "committed"}),
+        ),
+    ),
+    Assumption(
+        name="second_round_attacker",
+        knob="",
+        tag="reading",
+        rule=cite("16.2 ⑩"),
+        text="a committed debater drawn as the second round's attacker still rolls rating + 3; "
+        "not yet a knob",
+    ),
+    Assumption(
+        name="whole_difference",
+        knob="",
+        tag="reading",
+        rule=cite("16.2 ⑦"),
+        text="the winner converts its whole hit difference (the zone is assumed to have room); "
+        "not yet a knob",
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="his.debate",
     title="Here I Stand theological debate",
-    rules="RULES.md §5.7",
+    rules="Here I Stand rules §16.2 (docs/rules/here-i-stand.md#s16-2)",
+    assumptions=ASSUMPTIONS,
     params_model=DebateParams,
     metrics=metrics,
     pack=pack,
@@ -444,11 +477,8 @@ PROCEDURE = Procedure(
         "papal_debaters": [{"name": "Eck", "rating": 3}, {"name": "Tetzel", "rating": 1}],
     },
     notes=(
-        "the caller draws the first defender from the opponent's uncommitted or committed "
-        "debaters, its choice (seed §十六.2 ③): knob defender_from, default caller_choice (the "
-        "pool with the better exact chance to win the first round); uncommitted (RULES.md's "
-        "earlier reading) and committed fix it; the second round draws uncommitted (seed ⑩)",
-        "a committed attacker drawn for the second round still rolls rating + 3 (assumption)",
-        "the winner flips its whole hit difference (the zone is assumed to have room)",
+        "the first defender comes from the pool the caller chooses (defender_from); the second "
+        "round draws from the uncommitted debaters, committed ones if none (Here I Stand rules "
+        "§16.2 ⑩)",
     ),
 )

@@ -1,4 +1,4 @@
-"""Here I Stand Diet of Worms, turn 1 (RULES.md §5.8).
+"""Here I Stand Diet of Worms, turn 1 (Here I Stand rules §20.3).
 
 Habsburg, Papacy and Protestant each play a card in secret. The Papacy rolls ``Habsburg CP + Papal
 CP`` dice, the Protestant ``Protestant CP + protestant_bonus_dice`` (4) dice; hits are 5-6. A tie
@@ -21,7 +21,8 @@ from pydantic import BeforeValidator, Field, PlainSerializer, model_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
-from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.base import Assumption, Metric, Params, Procedure
+from simulator.procedures.his._rules import cite
 from simulator.procedures.his._validation import fail
 from simulator.rng import block_word, high32, low32, word_base
 
@@ -261,10 +262,23 @@ def exact(p: DietParams) -> dict[str, float]:
     return {k: float(v) for k, v in out.items()}
 
 
+ASSUMPTIONS = (
+    Assumption(
+        name="spaces_flipped",
+        knob="",
+        tag="reading",
+        rule=cite("20.3 (3)"),
+        text="the winner converts 'some spaces' (部分地区) in the German zone: read as the hit "
+        "difference, as in a debate (§16.2 ⑦); not yet a knob",
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="his.diet_of_worms",
     title="Here I Stand Diet of Worms (turn 1)",
-    rules="RULES.md §5.8",
+    rules="Here I Stand rules §20.3 (docs/rules/here-i-stand.md#s20-3)",
+    assumptions=ASSUMPTIONS,
     params_model=DietParams,
     metrics=metrics,
     pack=pack,

@@ -1,13 +1,13 @@
-"""Here I Stand field battle (RULES.md §5.1).
+"""Here I Stand field battle (Here I Stand rules §5.4).
 
 Each side rolls ``units + leader`` dice, the defender ``defender_extra_dice`` more; a die at or
 above ``hit_on`` is a hit. Each side loses units equal to the other's hits. Fewer hits loses; a tie
 goes to ``ties_to`` (the defender by the rules). If both sides are wiped out the winner keeps one
 unit. A side with no units left has its leader captured: a leader rated 0 is a leader too
-(``"none"`` means no leader). The attacker fights with one formation (seed §五.2, §五.4): at most
-4 units without a leader, at most its leaders' command rating with them; ``sim validate`` refuses
-a larger one, and a sweep marks it illegal, unless ``formation_cap`` is off (a house rule). The
-defender fights with every unit in the space.
+(``"none"`` means no leader). The attacker fights with one formation (Here I Stand rules §5.2,
+§5.4): at most 4 units without a leader, at most its leaders' command rating with them; ``sim
+validate`` refuses a larger one, and a sweep marks it illegal, unless ``formation_cap`` is off (a
+house rule). The defender fights with every unit in the space.
 
 Only each side's number of hits matters, so the kernel draws it directly: one random word per side,
 inverted through the exact binomial distribution of hits (thresholds computed in integers). This
@@ -28,7 +28,7 @@ from pydantic import Field
 
 from simulator.accumulate import BLOCK, accumulate_block, accumulate_weighted, new_stats
 from simulator.jit import inline, kernel
-from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.base import Assumption, Metric, Params, Procedure
 from simulator.procedures.his._leaders import (
     Leader,
     command_field,
@@ -38,6 +38,7 @@ from simulator.procedures.his._leaders import (
     present,
     rating,
 )
+from simulator.procedures.his._rules import cite
 from simulator.rng import block_word, word_base
 
 MAX_UNITS = 40
@@ -85,7 +86,8 @@ class FieldBattleParams(Params):
 
 
 def forbidden(p: FieldBattleParams) -> list[tuple[tuple[str | int, ...], str, object]]:
-    """The attacking formation above its cap (seed §五.2; §五.4: one formation attacks)."""
+    """The attacking formation above its cap (Here I Stand rules §5.2; §5.4: one formation
+    attacks)."""
     if not p.formation_cap:
         return []
     a = p.attacker
@@ -191,7 +193,7 @@ def _draw_hits(hits, key, first, m, word_index, thresholds, dice):
 
 @inline
 def _result(ah, dh, a_units, d_units, ties_to_attacker, a_has_leader, d_has_leader, out):
-    """The battle's metric values for ``ah`` attacker hits and ``dh`` defender hits (§5.1)."""
+    """The battle's metric values for ``ah`` attacker hits and ``dh`` defender hits (§5.4)."""
     a_left = max(a_units - dh, 0)
     d_left = max(d_units - ah, 0)
     wins = ah > dh or (ah == dh and ties_to_attacker)
@@ -267,7 +269,7 @@ def exact(p: FieldBattleParams) -> dict[str, float]:
     from scipy.stats import binom
 
     prob = (7 - p.hit_on) / 6
-    # §五.4 ②: units + one leader's battle rating; the defender one die more. Read here from
+    # §5.4 ②: units + one leader's battle rating; the defender one die more. Read here from
     # the rule text, not through the properties that pack the kernel's inputs.
     a_lead = 0 if p.attacker.leader == "none" else p.attacker.leader
     d_lead = 0 if p.defender.leader == "none" else p.defender.leader
@@ -297,10 +299,25 @@ def exact(p: FieldBattleParams) -> dict[str, float]:
     return out
 
 
+ASSUMPTIONS = (
+    Assumption(
+        name="units_left_before_retreat",
+        knob="",
+        tag="reading",
+        rule=cite("5.4 ⑤"),
+        text="units_left counts each side's units right after the dice, before the loser's "
+        "retreat (destroyed if it retreats into a space it does not control) and before a "
+        "defender withdraws up to 4 units into a fortress (§5.6): both are left out; not yet a "
+        "knob",
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="his.field_battle",
     title="Here I Stand field battle",
-    rules="RULES.md §5.1",
+    rules="Here I Stand rules §5.2, §5.4 (docs/rules/here-i-stand.md#s5-4)",
+    assumptions=ASSUMPTIONS,
     params_model=FieldBattleParams,
     metrics=metrics,
     pack=pack,
@@ -309,12 +326,11 @@ PROCEDURE = Procedure(
     forbidden=forbidden,
     notes=(
         'a leader rated 0 is a leader (captured with its last unit); "none" for no leader',
-        "one formation attacks (seed §五.2, §五.4): at most 4 units without a leader, at most the "
-        "command rating with leaders (one leader's, or the two highest summed; not checked "
-        "when no command rating is given); knob "
-        "formation_cap (default true, the seed; false: house rule); the defender fights with "
-        "every unit",
-        "knob ties_to (default defender: a tie is lost by the attacker, seed §五.4 ⑤)",
+        "one formation attacks (Here I Stand rules §5.2, §5.4): at most 4 units without a leader, "
+        "at most the command rating with leaders (one leader's, or the two highest summed; not "
+        "checked when no command rating is given); knob formation_cap (default true, the "
+        "rulebook; false: house rule); the defender fights with every unit",
+        "knob ties_to (default defender: a tie is lost by the attacker, Here I Stand rules §5.4 ⑤)",
     ),
     example={
         "attacker": {"units": 4, "leader": 2, "command": 6},

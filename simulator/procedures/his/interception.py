@@ -1,4 +1,4 @@
-"""Here I Stand interception and avoiding battle (RULES.md §5.4).
+"""Here I Stand interception and avoiding battle (Here I Stand rules §5.3).
 
 The formation rolls 2d6 and adds the battle rating of one leader; it succeeds at ``target`` (9) or
 more. Cavalry in the rolling formation add 1 (``with_cavalry``); cavalry in the enemy formation it
@@ -15,7 +15,8 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import kernel
-from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.base import Assumption, Metric, Params, Procedure
+from simulator.procedures.his._rules import cite
 from simulator.rng import block_word, d6_of, high32, low32, word_base
 
 MAX_LEADER = 6
@@ -115,10 +116,24 @@ def exact(p: InterceptionParams) -> dict[str, float]:
     return {"success": hits / 36}
 
 
+ASSUMPTIONS = (
+    Assumption(
+        name="naval_interception",
+        knob="",
+        tag="reading",
+        rule=cite("6.3"),
+        text="the land rolls of §5.3 only: a fleet's rules (no interception into a port, no "
+        "avoiding from a port, a fleet beaten this impulse still rolls to avoid) are not "
+        "modelled, and lost_battle_this_impulse is the land rule; not yet a knob",
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="his.interception",
     title="Here I Stand interception and avoiding battle",
-    rules="RULES.md §5.4",
+    rules="Here I Stand rules §5.3, §11.1 (docs/rules/here-i-stand.md#s5-3)",
+    assumptions=ASSUMPTIONS,
     params_model=InterceptionParams,
     metrics=metrics,
     pack=pack,

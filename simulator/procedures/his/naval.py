@@ -1,15 +1,15 @@
-"""Here I Stand naval combat in a sea zone or a port (RULES.md §5.3).
+"""Here I Stand naval combat in a sea zone or a port (Here I Stand rules §6.4).
 
 Each side rolls ``2 * squadrons + corsairs + leader`` dice; in a port the defender rolls
 ``port_extra_dice`` more (none in a sea zone). A die at or above ``hit_on`` hits. More hits wins
 and ties go to the defender. Hits sink ships: one hit a corsair, two hits a squadron; a winner's
 single hit left over sinks one more squadron of the loser. Each side chooses which of its own ships
-go, as in a field battle (seed §六.4, §五.4 ④): by default the choice that costs it the least
-strength (squadron 2, corsair 1; on a tie it keeps squadrons, which alone protect ports); the
-fixed orders ``corsairs_first`` and ``squadrons_first`` are knobs. Every hit that a ship can
-absorb is absorbed. A side whose ships are all sunk has its leader (rated 0 included) captured.
-If both fleets are sunk the winner keeps one ship, as in a field battle (``winner_keeps_one``).
-After a battle in a port the attacker always withdraws; at sea it withdraws when it loses."""
+go, as in a field battle (Here I Stand rules §6.4, §5.4 ④): by default the choice that costs it the
+least strength (squadron 2, corsair 1; on a tie it keeps squadrons, which alone protect ports); the
+fixed orders ``corsairs_first`` and ``squadrons_first`` are knobs. Every hit that a ship can absorb
+is absorbed. A side whose ships are all sunk has its leader (rated 0 included) captured. If both
+fleets are sunk the winner keeps one ship, as in a field battle (``winner_keeps_one``). After a
+battle in a port the attacker always withdraws; at sea it withdraws when it loses."""
 
 from __future__ import annotations
 
@@ -21,8 +21,9 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
-from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
 from simulator.procedures.his._leaders import Leader, leader_field, present, rating
+from simulator.procedures.his._rules import cite
 from simulator.procedures.his.field_battle import _draw_hits, _thresholds, hit_thresholds
 
 MAX_SHIPS = 30
@@ -80,7 +81,7 @@ class NavalParams(Params):
     hit_on: int = Field(default=5, ge=2, le=6, description="lowest d6 face that scores a hit")
     losses: Literal["cheapest", "corsairs_first", "squadrons_first"] = Field(
         default="cheapest",
-        description="which ships each side loses: cheapest (the seed: each side chooses, here "
+        description="which ships each side loses: cheapest (the rulebook: each side chooses, here "
         "the least strength lost), or a fixed order",
     )
     winner_keeps_one: bool = Field(
@@ -377,10 +378,44 @@ def exact(p: NavalParams) -> dict[str, float]:
     return out
 
 
+ASSUMPTIONS = (
+    Assumption(
+        name="ships_lost",
+        knob="losses",
+        tag="reading",
+        rule=cite("6.4 ④"),
+        text="each side chooses which of its ships go (as in §5.4 ④): it loses the least "
+        "strength, keeping squadrons on a tie",
+        alternatives=(
+            Alternative("corsairs first", {"losses": "corsairs_first"}),
+            Alternative("squadrons first", {"losses": "squadrons_first"}),
+        ),
+    ),
+    Assumption(
+        name="winner_keeps_one",
+        knob="winner_keeps_one",
+        tag="reading",
+        rule=cite("6.4"),
+        text="both fleets sunk: the naval rules are silent; the winner keeps one ship, as the "
+        "winner of a field battle keeps one unit (§5.4 ⑤)",
+        alternatives=(Alternative("both fleets gone", {"winner_keeps_one": False}),),
+    ),
+    Assumption(
+        name="leftover_hits",
+        knob="",
+        tag="reading",
+        rule=cite("6.4 ④"),
+        text="a hit a corsair can take sinks one; the loser's own single hit left over is lost "
+        "(only the winner's sinks a squadron); not yet a knob",
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="his.naval",
     title="Here I Stand naval combat",
-    rules="RULES.md §5.3",
+    rules="Here I Stand rules §6.4 (docs/rules/here-i-stand.md#s6-4)",
+    assumptions=ASSUMPTIONS,
     params_model=NavalParams,
     metrics=metrics,
     pack=pack,
@@ -391,14 +426,9 @@ PROCEDURE = Procedure(
         "defender": {"squadrons": 2, "corsairs": 1},
     },
     notes=(
-        "each side chooses which of its ships go (seed §六.4 as §五.4 ④): knob losses, default "
-        "cheapest (least strength lost, squadrons kept on a tie); corsairs_first and "
-        "squadrons_first are fixed orders",
         "a hit that a corsair can take must sink one; a winner's single hit left over sinks one "
         "more loser squadron; the loser's own single hit left over is lost",
         "ties go to the defender",
         'a leader rated 0 is a leader (captured with its last ship); "none" for no leader',
-        "both fleets sunk: the winner keeps one ship (a squadron if it lost one), as in a field "
-        "battle; the seed is silent for naval combat, so this is the knob winner_keeps_one",
     ),
 )

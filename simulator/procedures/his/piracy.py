@@ -1,4 +1,4 @@
-"""Here I Stand: Ottoman piracy (RULES.md §5.5).
+"""Here I Stand: Ottoman piracy (Here I Stand rules §11.2).
 
 One turn of raids, each in its own sea zone (at most 4). A raid's resistance is 2 per defending
 squadron in the sea zone, +1 per defending or enemy squadron in adjacent sea zones and ports,
@@ -26,7 +26,8 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
-from simulator.procedures.base import Metric, MetricKind, Params, Procedure
+from simulator.procedures.base import Alternative, Assumption, Metric, MetricKind, Params, Procedure
+from simulator.procedures.his._rules import cite
 from simulator.rng import d6_of, high32, low32, word
 
 MAX_RAIDS = 4
@@ -317,10 +318,10 @@ def exact_raid(raid: Raid, x_rating: int, order: list[Option], hit_on: int = 5) 
 
     prob = (7 - hit_on) / 6
     t = raid.target
-    # Resistance and the squadrons the target may lose, read from the rule text (seed §十一.2
-    # (3) ①) here, not through the helpers that pack the kernel's inputs: +2 per target squadron
-    # in the sea zone, +1 per target or enemy squadron adjacent, +1 per adjacent fortress port,
-    # +1 next to the Knights.
+    # Resistance and the squadrons the target may lose, read from the rule text (Here I Stand rules
+    # §11.2 (3) ①) here, not through the helpers that pack the kernel's inputs: +2 per target
+    # squadron in the sea zone, +1 per target or enemy squadron adjacent, +1 per adjacent fortress
+    # port, +1 next to the Knights.
     n = 2 * t.squadrons_in_sea + t.adjacent_squadrons + raid.enemy_adjacent_squadrons
     n += t.adjacent_fortress_ports + (1 if t.knights_adjacent else 0)
     losable = t.squadrons_in_sea + t.adjacent_squadrons
@@ -365,10 +366,38 @@ def exact(p: PiracyParams) -> dict[str, float]:
     return out
 
 
+ASSUMPTIONS = (
+    Assumption(
+        name="target_choice",
+        knob="choice_order",
+        tag="invented",
+        rule=cite("11.2 ③"),
+        text="the target's preference among its three options is not a rule: it loses a "
+        "squadron, then a card, then gives VP, when it can",
+        alternatives=(
+            Alternative(
+                "card, squadron, VP", {"choice_order": ["card", "squadron", "vp"]}, "invented"
+            ),
+            Alternative("VP first", {"choice_order": ["vp", "squadron", "card"]}, "invented"),
+        ),
+    ),
+    Assumption(
+        name="options_round",
+        knob="",
+        tag="reading",
+        rule=cite("11.2 ③"),
+        text="an option the target cannot take is skipped, and the round of options restarts "
+        "once every option it can take has been; each raid's target has its own hand and "
+        "squadrons; not yet a knob",
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="his.piracy",
     title="Here I Stand: Ottoman piracy",
-    rules="RULES.md §5.5",
+    rules="Here I Stand rules §11.2 (docs/rules/here-i-stand.md#s11-2)",
+    assumptions=ASSUMPTIONS,
     params_model=PiracyParams,
     metrics=metrics,
     pack=pack,
@@ -381,11 +410,5 @@ PROCEDURE = Procedure(
         ],
         "pirate_rating": 1,
     },
-    notes=(
-        "VP per corsair lost = ottoman_vp / corsairs_lost (the ratio of the two means)",
-        "assumption: the target prefers squadron loss, then card, then VP (choice_order)",
-        "an option that cannot be taken is skipped; the round restarts once every option that can "
-        "be taken has been",
-        "each raid's target has its own hand and squadrons (raids on one power do not share them)",
-    ),
+    notes=("VP per corsair lost = ottoman_vp / corsairs_lost (the ratio of the two means)",),
 )

@@ -1,10 +1,10 @@
-"""Here I Stand: Henry VIII's marriages and the pregnancy chart (RULES.md §5.10).
+"""Here I Stand: Henry VIII's marriages and the pregnancy chart (Here I Stand rules §13.1).
 
 Henry starts married to Catherine of Aragon (step 0); step 1 is "ask for divorce"; Anne Boleyn
 (who hands Catherine to the Habsburgs) and the three wives after her are at steps 2-6, so the chart
-is rolled at most five times (seed §十三.1). Each use of England's home card advances the marriage
-track one step; the home card is once a turn (seed §四.1), more uses a turn are a house rule.
-Reaching a step where a new wife arrives rolls a d6 on the pregnancy chart:
+is rolled at most five times (Here I Stand rules §13.1). Each use of England's home card advances
+the marriage track one step; the home card is once a turn (Here I Stand rules §4.1), more uses a
+turn are a house rule. Reaching a step where a new wife arrives rolls a d6 on the pregnancy chart:
 
 * 1–2 nothing;
 * 3 the track advances once more at England's first pass this turn;
@@ -30,7 +30,8 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
-from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
+from simulator.procedures.his._rules import cite
 from simulator.rng import d6_of, low32, word
 
 MAX_TURNS = 20
@@ -48,16 +49,16 @@ class PregnancyParams(Params):
         ge=0,
         le=6,
         description="uses of England's home card per turn (Henry alive, not besieged): 1 by the "
-        "rules (a home card is once a turn, seed §四.1); 0 for a turn it is not played; more "
-        "is a house rule",
+        "rules (a home card is once a turn, Here I Stand rules §4.1); 0 for a turn it is not "
+        "played; more is a house rule",
     )
     wife_steps: list[int] = Field(
         default=[2, 3, 4, 5, 6],
         min_length=1,
         max_length=MAX_WIVES,
         description="marriage-track steps (1 = the first advance) at which a new wife arrives: "
-        "Henry starts married to Catherine (step 0), step 1 asks for divorce, the five wives "
-        "from Anne Boleyn are at 2-6 (seed §十三.1)",
+        "Henry starts married to Catherine (step 0), step 1 asks for divorce, the five wives from "
+        "Anne Boleyn are at 2-6 (Here I Stand rules §13.1)",
     )
     nothing_repeats: bool = Field(
         default=True,
@@ -247,10 +248,35 @@ def _turn_outcomes(
     return out
 
 
+ASSUMPTIONS = (
+    Assumption(
+        name="nothing_repeats",
+        knob="nothing_repeats",
+        tag="reading",
+        rule=cite("13.1 (1)"),
+        text="'each effect happens only once': 1-2 (nothing) is read as no effect, so it may "
+        "come up again",
+        alternatives=(
+            Alternative("nothing happens once too (literal)", {"nothing_repeats": False}),
+        ),
+    ),
+    Assumption(
+        name="divorce_and_pass",
+        knob="",
+        tag="reading",
+        rule=cite("13.1 (2)"),
+        text="the Papacy's divorce (one free step) is a player's choice, not modelled; a 3 "
+        "advances the track once more after the turn's home-card uses (England's first pass); not "
+        "yet a knob",
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="his.pregnancy",
     title="Here I Stand: Henry VIII's marriages and the pregnancy chart",
-    rules="RULES.md §5.10",
+    rules="Here I Stand rules §13.1 (docs/rules/here-i-stand.md#s13-1)",
+    assumptions=ASSUMPTIONS,
     params_model=PregnancyParams,
     metrics=metrics,
     pack=pack,
@@ -259,10 +285,9 @@ PROCEDURE = Procedure(
     example={"turns": 9, "uses_per_turn": 1},
     notes=(
         "Henry starts married to Catherine of Aragon: wives at steps 2-6 (step 1 asks for "
-        "divorce), at most five chart rolls (seed §十三.1); wife_steps is scenario data",
-        "the home card is once a turn (seed §四.1): uses_per_turn above 1 is a house rule",
-        "the Papacy granting the divorce (one free step) is a player's choice, not modelled",
-        "assumption: 1-2 (nothing) may repeat (nothing_repeats)",
-        "a 3 advances the track once more after the turn's home-card uses (England's first pass)",
+        "divorce), at most five chart rolls (Here I Stand rules §13.1); wife_steps is scenario "
+        "data",
+        "the home card is once a turn (Here I Stand rules §4.1): uses_per_turn above 1 is a house "
+        "rule",
     ),
 )

@@ -1,4 +1,4 @@
-"""Here I Stand reformation and counter-reformation attempts (RULES.md §5.6).
+"""Here I Stand reformation and counter-reformation attempts (Here I Stand rules §16.1).
 
 The acting side names a language zone, then attempts its targets one at a time. On each target both
 sides count dice: +1 per adjacent space of their religion, +1 per adjacent space holding their land
@@ -32,7 +32,8 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, accumulate_weighted, new_stats
 from simulator.jit import inline, kernel
-from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
+from simulator.procedures.his._rules import cite
 from simulator.rng import block_word, high32, low32, word_base
 
 MAX_TARGETS = 12
@@ -508,10 +509,28 @@ def exact(p: ReformationParams) -> dict[str, float]:
     return out
 
 
+ASSUMPTIONS = (
+    Assumption(
+        name="zero_dice",
+        knob="zero_dice",
+        tag="invented",
+        rule=cite("16.1 ③"),
+        text="a side with no dice is not covered by the rules (a gap): it rolls one die",
+        alternatives=(
+            Alternative(
+                "no die: loses unless both have none", {"zero_dice": "no_roll"}, "invented"
+            ),
+        ),
+        fires=("zero_dice_rolls",),
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="his.reformation",
     title="Here I Stand reformation / counter-reformation attempts",
-    rules="RULES.md §5.6",
+    rules="Here I Stand rules §16.1, §18.4 (docs/rules/here-i-stand.md#s16-1)",
+    assumptions=ASSUMPTIONS,
     params_model=ReformationParams,
     metrics=metrics,
     pack=pack,
@@ -527,7 +546,6 @@ PROCEDURE = Procedure(
         ],
     },
     notes=(
-        "gap: a side with zero dice rolls one die by default (zero_dice); counted: zero_dice_rolls",
         "chain: a success gives the acting side one more die on the next target only",
         "bible_bonus: +1 to the Protestant's highest die (range 2-7)",
     ),

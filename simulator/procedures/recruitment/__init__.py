@@ -1,1 +1,1 @@
-"""Recruitment and loyalty, the homebrew empire game's character rule (RULES.md §1)."""
+"""Recruitment and loyalty, the homebrew empire game's character rule (Recruitment rules)."""

@@ -1,4 +1,4 @@
-"""Root (Leder Games) and the fan-made hirelings module: RULES.md §2 and §4."""
+"""Root (Leder Games) and the fan-made hirelings module: Root hirelings rules and §4."""
 
 from simulator.jitcache import drop_stale
 

@@ -164,7 +164,8 @@ def _battle(
     corvid_plot,
     stop_when_cleared,
 ):
-    """One battle of trial ``i`` given its two dice; every rule of §4 is here once.
+    """One battle of trial ``i`` given its two dice; every rule of Root rules §1 and the faction
+    chapters is here once.
 
     Branch-free: a campaign that is over (or has no one left to battle) runs the same arithmetic
     with zero hits and changes nothing, so callers may play extra battles after its end.

@@ -1,4 +1,5 @@
-"""root.hirelings as a whole game: the state value and its rules (GAME_INTERFACE.md).
+"""root.hirelings as a whole game: the state value and its rules (docs/agents.md, "The game
+interface").
 
 The state is ONE flat int64 array: a header, the rules copied from the packed params row (so the
 agents need nothing else), the position (scores, holders, protections) and the metric counters

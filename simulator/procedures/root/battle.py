@@ -1,4 +1,6 @@
-"""Root battle with every faction's battle rules (RULES.md §4, seed 003).
+"""Root battle with the factions' rules in battle (Root rules §1.5); the effects a removal triggers
+afterwards (field hospitals, an Alliance base's supporters and officers, a trade post, a garden's
+card, a Duchy minister) are not modelled (an assumption declared below).
 
 The attacker fights ``battles`` battles in a row against one defender in one clearing. Each battle:
 
@@ -35,7 +37,7 @@ The code is split by concern: parameters, metrics and packing in ``_battle_param
 
 from __future__ import annotations
 
-from simulator.procedures.base import Procedure
+from simulator.procedures.base import Alternative, Assumption, Procedure
 from simulator.procedures.root._battle_exact import exact, outcomes
 from simulator.procedures.root._battle_kernel import battle_kernel
 from simulator.procedures.root._battle_params import (
@@ -54,6 +56,7 @@ from simulator.procedures.root._battle_params import (
     metrics,
     pack,
 )
+from simulator.procedures.root._rules import cite
 
 __all__ = [
     "ALLIANCE",
@@ -76,10 +79,80 @@ __all__ = [
     "pack",
 ]
 
+ASSUMPTIONS = (
+    Assumption(
+        name="ambush",
+        knob="defender.ambush",
+        tag="invented",
+        rule=cite("1.5"),
+        text="from the published game, not the FAQ: the FAQ names the ambush but not its "
+        "effect; sim plays the published card: 2 hits before the roll, cancelled by the "
+        "attacker's own ambush (counter_ambush); off unless the defender holds ambush cards; the "
+        "2 hits are not yet a knob",
+    ),
+    Assumption(
+        name="removal_order",
+        knob="defender.removes_first",
+        tag="reading",
+        rule=cite("1.8"),
+        text="after its warriors, the side losing pieces removes tokens before buildings (tokens "
+        "do not count for control)",
+        alternatives=(
+            Alternative(
+                "buildings first",
+                {"attacker.removes_first": "buildings", "defender.removes_first": "buildings"},
+            ),
+        ),
+    ),
+    Assumption(
+        name="who_chooses_removals",
+        knob="",
+        tag="reading",
+        rule=cite("1.8"),
+        text="the owner chooses which of its pieces go; the FAQ gives the choice to the defending "
+        "side ('由防御方选择'); not yet a knob",
+    ),
+    Assumption(
+        name="vagabond_damage",
+        knob="",
+        tag="reading",
+        rule=cite("7.4"),
+        text="a Vagabond damages its other items before its swords, and exhausted swords before "
+        "ready ones (so it can battle again); with allies it splits the hits evenly, taking the "
+        "odd one; not yet a knob",
+    ),
+    Assumption(
+        name="mercenaries",
+        knob="",
+        tag="reading",
+        rule=cite("9.14"),
+        text="the Riverfolk mercenaries' even split covers warriors only (buildings and tokens go "
+        "after all warriors), and mercenaries never battle the Riverfolk; not yet a knob",
+    ),
+    Assumption(
+        name="lizard_garden_last",
+        knob="",
+        tag="reading",
+        rule=cite("10.2"),
+        text="a Lizard garden is the Lizards' last building to go; not yet a knob",
+    ),
+    Assumption(
+        name="faction_effects_after_removal",
+        knob="",
+        tag="reading",
+        rule=cite("4.6"),
+        text="left out: field hospitals (Marquise §4.6), an Alliance base's supporters and "
+        "officers (§6.7) and outrage, a removed trade post (§9.6), the Lizards' card per garden "
+        "(§10.4), the Duchy's minister (§11.3); not yet counted",
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="root.battle",
-    title="Root battle with every faction's battle rules",
-    rules="RULES.md §4",
+    title="Root battle with the factions' rules in battle",
+    rules="Root rules §1.3–§1.8 and the faction chapters §4–§12 (docs/rules/root.md#s1-5)",
+    assumptions=ASSUMPTIONS,
     params_model=BattleParams,
     metrics=metrics,
     pack=pack,
@@ -91,14 +164,10 @@ PROCEDURE = Procedure(
         "battles": 3,
     },
     notes=(
-        "assumption: the owner removes tokens before buildings after its warriors (removes_first)",
         "assumption: a defender plays one ambush card per battle while it holds any; the "
         "attacker cancels each with its own while it holds any",
-        "assumption: a Vagabond damages its other items before its swords, and exhausted swords "
-        "before ready ones (so it can battle again)",
         "a Vagabond exhausts a ready sword for each battle of the campaign "
         "(vagabond_exhausted_swords: those already exhausted)",
-        "assumption: a Lizard garden is the Lizards' last building to go",
         "one plot per clearing: a Corvid side has at most one token, its plot",
         "Riverfolk mercenaries (attacker's mercenaries) battle and rule as the buyer's "
         "warriors; hits on warriors split evenly, the buyer taking the odd one; assumption: "

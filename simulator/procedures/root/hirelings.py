@@ -1,4 +1,4 @@
-"""Root hirelings module: a game of influence spending over hirelings (RULES.md §2.1).
+"""Root hirelings module: a game of influence spending over hirelings (Root hirelings rules §1).
 
 Each round, each seat in turn from the holder of the first-player card, clockwise, scores its
 round's points (drawn from its score-gain distribution),
@@ -17,9 +17,9 @@ player's turn its holder takes the first-player card and the Veteran returns to 
 controlled; controlling one gives the other to an enemy of the taker's choice; each flips to
 exhausted at the end of its holder's Evening, and both return to the supply when both are exhausted.
 
-Decisions where the seed is silent (parameters or documented): seat 1 holds the first-player card
-at the start; a taken hireling arrives unprotected; the ``greedy`` policy takes the
-cheapest hireling it can (from the score leader first, then the supply), else protects its own, else
+Decisions where the rulebook is silent (parameters or documented): seat 1 holds the first-player
+card at the start; a taken hireling arrives unprotected; the ``greedy`` policy takes the cheapest
+hireling it can (from the score leader first, then the supply), else protects its own, else
 unprotects the leader's hireling when it could then take it; it gives the second Diplomat to the
 lowest-scoring enemy. ``random`` picks uniformly among the legal purchases until none is left.
 Players are named by ``policies`` (one agent for all seats or one per seat): ``random`` and
@@ -27,8 +27,9 @@ Players are named by ``policies`` (one agent for all seats or one per seat): ``r
 search agents of simulator.agents over the game interface (_hirelings_state, _hirelings_game).
 
 Scoring: the module scores nothing itself. ``hireling_points`` (an INVENTED assumption, default 0)
-scores that many points per controlled hireling at each round's end (the seed counts controlled
-hirelings as control points, 001 四.4); the winner is the highest score at the end (ties share).
+scores that many points per controlled hireling at each round's end (the rulebook counts controlled
+hirelings as control points, Root hirelings rules §4.4); the winner is the highest score at the end
+(ties share).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from simulator.agents.factory import make_search_agents
 from simulator.agents.spec import AGENT_KIND, AGENT_ROW, Policies, pack_agents, seat_agents
 from simulator.agents.streams import start_decision
 from simulator.jit import inline, kernel
-from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
 from simulator.procedures.root._hirelings_game import GAME, GREEDY, legacy_move
 from simulator.procedures.root._hirelings_state import (
     A0,
@@ -76,6 +77,7 @@ from simulator.procedures.root._hirelings_state import (
     is_over,
     start_game,
 )
+from simulator.procedures.root._rules import cite_hirelings
 from simulator.procedures.root.influence import DEFAULT_FACES, MAX_FACES, Face
 from simulator.rng import trial_state
 
@@ -122,7 +124,7 @@ class HirelingsParams(Params):
         ge=0,
         le=5,
         description="INVENTED assumption: points each player scores at every round's end per "
-        "hireling it controls (the seed counts controlled hirelings as control points, 001 "
+        "hireling it controls (the rulebook counts controlled hirelings as control points, 001 "
         "四.4, without a number); 0 = hirelings never score, the module as written",
     )
     hirelings: list[Hireling] = Field(
@@ -374,25 +376,79 @@ def hirelings_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
     return stats
 
 
+ASSUMPTIONS = (
+    Assumption(
+        name="faces",
+        knob="faces",
+        tag="invented",
+        rule=cite_hirelings("1"),
+        text="the module prints no influence die; the default faces are "
+        "[0, 1, 1, 1+:1, 3+:2, 5+:3]",
+        alternatives=(
+            Alternative(
+                "no catch-up faces",
+                {"faces": [{"amount": a, "behind": 0} for a in (0, 1, 1, 1, 2, 3)]},
+                "invented",
+            ),
+        ),
+    ),
+    Assumption(
+        name="hireling_points",
+        knob="hireling_points",
+        tag="invented",
+        rule=cite_hirelings("4.4"),
+        text="controlled hirelings count as control points but the module gives no "
+        "number; default 0 (hirelings score nothing, the module as written)",
+        alternatives=(
+            Alternative("1 point per hireling held", {"hireling_points": 1}, "invented"),
+        ),
+    ),
+    Assumption(
+        name="score_gain",
+        knob="score_gain",
+        tag="invented",
+        rule=cite_hirelings("4.4"),
+        text="each seat's points per round outside the hirelings (1-4, mean 2.5)",
+        alternatives=(
+            Alternative(
+                "2 points every round",
+                {"score_gain": [[{"points": 2, "weight": 1}]]},
+                "invented",
+            ),
+        ),
+    ),
+    Assumption(
+        name="winner",
+        knob="",
+        tag="invented",
+        rule=cite_hirelings("4.4"),
+        text="the winner is the highest score after rounds, ties shared (the module is "
+        "part of a longer game); not yet a knob",
+    ),
+    Assumption(
+        name="taken_and_first_player",
+        knob="",
+        tag="reading",
+        rule=cite_hirelings("5.3"),
+        text="a taken hireling arrives unprotected; seat 1 holds the first-player card at the "
+        "start and keeps it until a Veteran holder takes it; not yet a knob",
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="root.hirelings",
     title="Root hirelings: influence spending over a game",
-    rules="RULES.md §2.1",
+    rules="Root hirelings rules §1, §2, §4.4, §5, §6 (docs/rules/root.md#hirelings-module)",
+    assumptions=ASSUMPTIONS,
     params_model=HirelingsParams,
     metrics=metrics,
     pack=pack,
     kernel=hirelings_kernel,
     example={"players": 3, "rounds": 10},
     notes=(
-        "assumption: influence dice faces [0, 1, 1, 1+:1, 3+:2, 5+:3] (faces)",
-        "assumption: a taken hireling arrives unprotected; seat 1 holds the first-player card "
-        "at the start and keeps it until a Veteran holder takes it",
         "players: policies (random, greedy: this module's hand-written spenders, which ignore "
         "hireling_points; rollout, mcts: the generic search agents)",
-        "INVENTED assumption: hireling_points (default 0) scores that many points per "
-        "controlled hireling at each round's end (the seed counts hirelings as control points, "
-        "001 四.4); the winner is the highest score (ties share)",
-        "score gains per round are scenario data (default invented: 1-4 points, mean 2.5)",
         "catch_up: the player last in score (lowest seat on ties) holds at least as many "
         "hirelings as anyone else, and at least one",
     ),

@@ -1,10 +1,11 @@
-"""Root hirelings module: the influence dice rolled at the end of each Evening (RULES.md §2.1).
+"""Root hirelings module: the influence dice rolled at the end of each Evening (Root hirelings rules
+§1).
 
 By player count: 2 players roll two dice and gain the **sum** of the faces they qualify for; 3
 players roll two dice and gain only the **better** face they qualify for; 4 or more roll one die. A
 face ``N+: a`` qualifies only when the player is at least ``N`` points behind the leader.
 
-Assumption (the seed does not print the faces): one six-sided die with faces
+Assumption (the rulebook does not print the faces): one six-sided die with faces
 ``[0, 1, 1, 1+:1, 3+:2, 5+:3]``, a scenario parameter.
 """
 
@@ -18,7 +19,8 @@ from pydantic import Field
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import kernel
-from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
+from simulator.procedures.root._rules import cite_hirelings
 from simulator.rng import block_word, die_of, high32, low32, word_base
 
 MAX_FACES = 20
@@ -136,15 +138,34 @@ def exact(p: InfluenceParams) -> dict[str, float]:
     }
 
 
+ASSUMPTIONS = (
+    Assumption(
+        name="faces",
+        knob="faces",
+        tag="invented",
+        rule=cite_hirelings("1"),
+        text="the module prints no influence die; the default faces are "
+        "[0, 1, 1, 1+:1, 3+:2, 5+:3]",
+        alternatives=(
+            Alternative(
+                "no catch-up faces",
+                {"faces": [{"amount": a, "behind": 0} for a in (0, 1, 1, 1, 2, 3)]},
+                "invented",
+            ),
+        ),
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="root.influence",
     title="Root hirelings: influence dice",
-    rules="RULES.md §2.1",
+    rules="Root hirelings rules §1 (docs/rules/root.md#hirelings-1)",
+    assumptions=ASSUMPTIONS,
     params_model=InfluenceParams,
     metrics=metrics,
     pack=pack,
     kernel=influence_kernel,
     exact=exact,
     example={"players": 4, "behind": 3},
-    notes=("assumption: one six-sided die with faces [0, 1, 1, 1+:1, 3+:2, 5+:3] (faces)",),
 )

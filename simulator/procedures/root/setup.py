@@ -1,4 +1,4 @@
-"""Root hirelings module: the advanced setup draft (RULES.md §2.2).
+"""Root hirelings module: the advanced setup draft (Root advanced setup §3).
 
 Setup cards dealt = players + 1: one red card to the pool first, then the rest of the reds
 shuffled with the whites (2 players: the whites are removed), one per player. If the last card dealt
@@ -8,12 +8,12 @@ preference list). Three hirelings are dealt at random from the hireling pool, ne
 faction tied to a chosen faction; minor factions demoted: 3 players → 1 at random, 4 → 2, 5+ → all
 3 (2 players: none).
 
-The pool (seed 001): four minor factions tied to the four base-game factions (Marquise, Eyrie,
-Alliance, Vagabond) and two tied to no faction. The seed does not name the two unaffiliated ones
-(named ``unaffiliated_1`` and ``unaffiliated_2`` here); other pools are scenario data. When the
-chosen factions leave fewer than three hirelings in the pool (four players who chose the four base
-factions leave only the two unaffiliated ones) the seed is silent: every remaining one is dealt and
-the draft is counted in ``gap_short_pool``.
+The pool (Root hirelings module, introduction): four minor factions tied to the four base-game
+factions (Marquise, Eyrie, Alliance, Vagabond) and two tied to no faction. The rulebook does not
+name the two unaffiliated ones (named ``unaffiliated_1`` and ``unaffiliated_2`` here); other pools
+are scenario data. When the chosen factions leave fewer than three hirelings in the pool (four
+players who chose the four base factions leave only the two unaffiliated ones) the rulebook is
+silent: every remaining one is dealt and the draft is counted in ``gap_short_pool``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
-from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.base import Assumption, Metric, Params, Procedure
+from simulator.procedures.root._rules import cite_setup
 from simulator.rng import die_of, low32, next_word, trial_state
 
 MAX_FACTIONS = 16
@@ -57,7 +58,8 @@ DEFAULT_FACTIONS = (
     FactionCard(name="riverfolk", colour="white"),
     FactionCard(name="corvids", colour="white"),
 )
-#: The seed's pool: four tied to the base-game factions, two tied to none (names not in the seed).
+#: The rulebook's pool: four tied to the base-game factions, two tied to none (names not in the
+#: rulebook).
 DEFAULT_HIRELINGS = (
     Hireling(name="forest_patrol", faction="marquise"),
     Hireling(name="last_dynasty", faction="eyrie"),
@@ -82,7 +84,7 @@ class SetupParams(Params):
         min_length=HIRELINGS_DEALT,
         max_length=MAX_HIRELINGS,
         description="the hireling pool (name, the faction it is tied to or none); default the "
-        "seed's: four tied to the base-game factions, two tied to none",
+        "rulebook's: four tied to the base-game factions, two tied to none",
     )
     policy: Literal["random", "preference"] = Field(
         default="random", description="how a player picks from the pool"
@@ -331,10 +333,40 @@ def short_pool_possible(p: SetupParams) -> bool:
     return len(p.hirelings) - worst < HIRELINGS_DEALT
 
 
+ASSUMPTIONS = (
+    Assumption(
+        name="unaffiliated_hirelings",
+        knob="hirelings",
+        tag="invented",
+        rule=cite_setup("3.8"),
+        text="names: the module has two minor factions tied to no faction but does not "
+        "name them (unaffiliated_1, unaffiliated_2; names do not change the draft)",
+    ),
+    Assumption(
+        name="faction_cards",
+        knob="factions",
+        tag="invented",
+        rule=cite_setup("3.1"),
+        text="the faction setup cards and their colours are not in the module: the defaults "
+        "follow the Root base game and its expansions",
+    ),
+    Assumption(
+        name="short_pool",
+        knob="",
+        tag="reading",
+        rule=cite_setup("3.8"),
+        text="a gap: fewer than three hirelings left after the draft (four players choosing the "
+        "four base factions) deals all that are left; counted; not yet a knob",
+        fires=("gap_short_pool",),
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="root.setup",
     title="Root hirelings: advanced setup draft",
-    rules="RULES.md §2.2",
+    rules="Root advanced setup §2, §3 (docs/rules/root.md#advanced-setup)",
+    assumptions=ASSUMPTIONS,
     params_model=SetupParams,
     metrics=metrics,
     pack=pack,
@@ -342,12 +374,8 @@ PROCEDURE = Procedure(
     exact=exact,
     example={"players": 4},
     notes=(
-        "faction cards are scenario data; the defaults follow the Root base game and its "
-        "expansions",
-        "hireling pool: the seed's four tied to the base-game factions and two tied to none "
-        "(default; their names are not in the seed); other pools are scenario data",
-        "rule gap: fewer than three hirelings left after the draft (four players choosing the "
-        "four base factions) deals all that are left, counted in gap_short_pool",
+        "hireling pool: the rulebook's four tied to the base-game factions and two tied to none "
+        "(default; their names are not in the rulebook); other pools are scenario data",
         "which minor factions are demoted is random; only the count is reported",
     ),
 )

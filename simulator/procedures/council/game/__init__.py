@@ -1,9 +1,9 @@
-"""The council game (RULES.md §3): the whole political game of the Russian rules, played out.
+"""The council game (Council rules): the whole political game of the Russian rules, played out.
 
 Seven Lands and eleven Characters; players place influence tokens, take income and pay tax by
 priority on Lands, act through the Characters they have priority on (Council first, then Heads, in
-the seed's acting order), vote laws and removals, send hidden mercenaries, and win by one of four
-victory conditions checked as soon as one holds. A game that reaches ``max_turns`` is a draw.
+the rulebook's acting order), vote laws and removals, send hidden mercenaries, and win by one of
+four victory conditions checked as soon as one holds. A game that reaches ``max_turns`` is a draw.
 
 Every decision is a choice among a list of legal moves made by the seat's agent (``policies:``):
 ``random`` picks uniformly, ``greedy`` picks the move that most increases its own priority count
@@ -19,7 +19,7 @@ The package is split by concern: ``params`` (the scenario's values and the packe
 ``votes``, ``victory``, ``economy`` (income, spending, tax), ``mercenaries``, ``actions``,
 ``setup`` (the starting position, invariants), ``context`` (the decision hooks), ``interface``
 (the game interface) and ``kernel`` (the turn loop, metrics, the trial loop). Interpretations
-are listed in docs/council.md; the gaps the seed leaves are counted as ``gap.*``.
+are listed in docs/council.md; the gaps the rulebook leaves are counted as ``gap.*``.
 """
 
 from simulator.jitcache import drop_stale
@@ -34,7 +34,7 @@ from simulator.procedures.council.game.params import CouncilGameParams, metrics,
 PROCEDURE = Procedure(
     name="council.game",
     title="The council game: the whole political game",
-    rules="RULES.md §3",
+    rules="Council rules §0–§13 (docs/rules/council.md)",
     params_model=CouncilGameParams,
     metrics=metrics,
     pack=pack,
@@ -49,12 +49,13 @@ PROCEDURE = Procedure(
         "Land powers played: income_bonus (Black Harbour: a tie on Land + Head gives nobody the "
         "coin), mercenary_discount, mood_immune, rare_gift (Golden Coast), sway_head (Sapphire "
         "Lakes), sway_council (Brothers); the others are printed only (docs/council.md)",
-        "remove_councillor_votes: the seed says both 4 and 5 of 7; default 5, counted as a gap",
-        "rare_gift_once: the seed's '1/turn' read as once a turn for the table (knob: player)",
-        "sycophant_count: the seed's 'at the start of each Action' read as each Character's "
+        "remove_councillor_votes: the rulebook says both 4 and 5 of 7; default 5, counted as a gap",
+        "rare_gift_once: the rulebook's '1/turn' read as once a turn for the table (knob: player)",
+        "sycophant_count: the rulebook's 'at the start of each Action' read as each Character's "
         "action (knob: phase); a tie on the Council names no leader",
         "advice: each Head advises once a vote, by the player with priority on it only (the "
-        "seed's 'then the other players by their influence' is not played); a neutral Councillor "
+        "rulebook's 'then the other players by their influence' is not played); a neutral "
+        "Councillor "
         "votes with the heavier side (tied players' tokens plus advice), equal weight: traits",
         "the Treasurer stands in for an absent Privy Councillor only for a tied Council-seat vote",
         "a Mercenary's token comes from the acting Character or, for a Head, its Land (choice)",

@@ -240,7 +240,7 @@ def council_leader(tok, g):
 @kernel
 def sycophants(tok, pl, g, ch):
     """Each Sycophant in play takes one token of the player with most tokens on the Council
-    when that leader changes (seed: "counted at the start of each Action; tokens are put when
+    when that leader changes (rulebook: "counted at the start of each Action; tokens are put when
     the leader changes; tokens put earlier stay"). A tie names no leader and changes nothing.
     Returns the tokens put."""
     leader = council_leader(tok, g)

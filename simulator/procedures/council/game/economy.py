@@ -144,7 +144,7 @@ def income_phase(st, tok, pl, g, ch, land, mv, score, tied, owner, contest):
                     g[G_ISSUED] += v
     for li in range(N_LANDS):
         # Black Harbour: +1 coin in any conditions to the one player with most Land + Head
-        # tokens; a tie on that total gives it to nobody (seed: no Head tie-break here).
+        # tokens; a tie on that total gives it to nobody (rulebook: no Head tie-break here).
         if land[li, L_EFFECT] == E_INCOME_BONUS:
             q = combined_top(tok, g, li)
             if q >= 0:

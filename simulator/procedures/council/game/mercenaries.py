@@ -269,8 +269,8 @@ def use_rare_gift(pl, g, p):
 def add_sends(tok, ch, card, mv, n, p, c):
     """Append the moves sending one of p's cards (as gift or bribe for a Messenger) to another
     Character in play, paying the token from the acting Character or, for a Head, from its Land
-    (the player's choice: seed, "from this Character, or from the Land if the Character is a
-    Head"). ``mv[., 4]`` is the column the token comes from."""
+    (the player's choice: Council rules §3, "from this Character, or from the Land if the Character
+    is a Head"). ``mv[., 4]`` is the column the token comes from."""
     seat = ch[c, C_SEAT]
     for k in range(MAX_CARDS):
         if card[k, K_STATUS] != 1 or card[k, K_OWNER] != p:

@@ -83,7 +83,8 @@ GAPS = (
     ("removal_four_votes", "a vote to remove a Councillor got exactly 4 of 7 (the 4-vs-5 point)"),
     (
         "stalled_draw",
-        "drawn at the turn limit with no token on any Land: no income can return (the seed has no"
+        "drawn at the turn limit with no token on any Land: no income can return (the rulebook "
+        "has no"
         " base income and no rule ending a stalled game)",
     ),
 )
@@ -168,9 +169,9 @@ class Law(Params):
 
 
 # The default data set (scenarios/council/game.yaml repeats it with each invented value marked).
-# Names and powers are the seed's; sizes, populations, seats and traits are invented except where
-# the seed's examples fix them (Valley of Arrows: 8 cells, 7 occupied; Gustav is Warlike; Matej
-# heads the Golden Coast, Gunter the Brown Plains, Irena the Brothers).
+# Names and powers are the rulebook's; sizes, populations, seats and traits are invented except
+# where the rulebook's examples fix them (Valley of Arrows: 8 cells, 7 occupied; Gustav is Warlike;
+# Matej heads the Golden Coast, Gunter the Brown Plains, Irena the Brothers).
 DEFAULT_LANDS: list[dict] = [
     {
         "name": "Golden Coast",
@@ -284,7 +285,10 @@ class CouncilGameParams(Params):
     mood_start: int = Field(default=0, ge=-3, le=3, description="the mood track at the start")
     max_turns: int = Field(default=40, ge=1, le=200, description="turns before a draw")
     remove_councillor_votes: int = Field(
-        default=5, ge=1, le=7, description="Heads needed to remove a Councillor (seed: 4 or 5)"
+        default=5,
+        ge=1,
+        le=7,
+        description="Heads needed to remove a Councillor (Council rules §3 says 4, §6 says 5)",
     )
     council_votes: int = Field(default=3, ge=1, le=5, description="Council votes to pass")
     start_coins: int = Field(default=6, ge=0, le=100, description="coins per player at the start")
@@ -294,22 +298,26 @@ class CouncilGameParams(Params):
     tokens_per_player: int = Field(default=40, ge=1, le=200, description="influence supply")
     start_treasury: int = Field(default=0, ge=0, le=100, description="coins in the Treasury")
     rare_gift_cost: int = Field(
-        default=2, ge=0, le=20, description="coins that make a gift rare (seed: 2)"
+        default=2,
+        ge=0,
+        le=20,
+        description="coins that make a gift rare (rulebook: 2, Council rules §8)",
     )
     rare_gift_once: Literal["table", "player"] = Field(
         default="table",
-        description="the rare gift is played once a turn by the whole table (seed: '1/turn') or "
+        description="the rare gift is played once a turn by the whole table (rulebook: '1/turn') "
+        "or "
         "once a turn by each entitled player",
     )
     sycophant_count: Literal["action", "phase"] = Field(
         default="action",
         description="when a Sycophant counts the tokens on the Council: at the start of each "
-        "Character's action (seed: 'at the start of each Action') or of each Action phase",
+        "Character's action (rulebook: 'at the start of each Action') or of each Action phase",
     )
     advice: bool = Field(
         default=True,
         description="players advise neutral Councillors through the Heads they have priority on, "
-        "each Head once a vote, paying a token from it (seed); false: no advice",
+        "each Head once a vote, paying a token from it (rulebook); false: no advice",
     )
     policies: Policies = Field(
         default="random",

@@ -77,7 +77,7 @@ def check_victory(tok, g, land, ch):
 @kernel
 def draw_at_turn_limit(tok, g):
     """Nobody won by the turn limit: a draw; counted as stalled when no token is left on any
-    Land (no income can return: the seed has no base income and no rule ending such a game)."""
+    Land (no income can return: the rulebook has no base income and no rule ending such a game)."""
     g[G_VICTORY] = V_DRAW
     g[G_WINMASK] = 0
     g[G_TURN] = g[G_MAX_TURNS]

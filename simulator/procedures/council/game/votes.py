@@ -61,8 +61,8 @@ from simulator.procedures.council.game.state import (
 @kernel
 def appointer(tok, g, council_seat):
     """The player who chooses for the Privy Councillor, or -1. The Treasurer stands in for an
-    absent Privy Councillor only when a tied vote for a Council seat is decided (seed: "the Privy
-    Councillor (or the Treasurer in his absence)" appoints the Councillor); Heads and the
+    absent Privy Councillor only when a tied vote for a Council seat is decided (rulebook: "the
+    Privy Councillor (or the Treasurer in his absence)" appoints the Councillor); Heads and the
     Representative are the Privy Councillor's alone."""
     h = g[G_HOLDER0 + PRIVY]
     if h < 0 and council_seat:
@@ -210,9 +210,9 @@ def tally_council(tok, pl, g, ch, category, decl):
     """Count a Council vote from the players' declarations ``decl[k, p]`` (+1 for, -1 against,
     0 none) for Council place k and the advice ``decl[k, ADVICE]`` (net, + for). A controlled
     member votes as its player declares. A neutral member votes with the side that weighs more:
-    the tokens of its tied players on each side plus the advice (the seed's example: Mark, 2 green
-    for and 2 red against, advised once for and twice against, votes against); with equal weight
-    it votes by its traits (or abstains). Voting against a trait under influence costs each
+    the tokens of its tied players on each side plus the advice (the rulebook's example: Mark, 2
+    green for and 2 red against, advised once for and twice against, votes against); with equal
+    weight it votes by its traits (or abstains). Voting against a trait under influence costs each
     influencing player on the winning side 1 token (Proud: 2). Returns the votes for."""
     n_players = g[G_PLAYERS]
     yes = 0
@@ -290,7 +290,7 @@ def council_vote(st, tok, pl, g, ch, land, proposer, category, mv, score, tied, 
 
 @kernel
 def advise(st, tok, pl, g, ch, land, proposer, mv, score, tied, decl):
-    """Advice through Heads (seed: "players may sway [neutral Councillors] by advice through the
+    """Advice through Heads (rulebook: "players may sway [neutral Councillors] by advice through the
     Heads; each Head may advise only once"). In Land order, the player with priority on each Head
     may advise one neutral Council member for or against, discarding a token from the Head; the
     Brothers' power (``sway_council``) advises without losing it. Greedy pays only what keeps its

@@ -1,4 +1,4 @@
-"""Here I Stand: the race for the New World, a whole game per trial (RULES.md §5.9).
+"""Here I Stand: the race for the New World, a whole game per trial (Here I Stand rules §12).
 
 A package split by concern: ``params`` (the plans, pools, knobs and rules' constants; packing),
 ``metrics`` (names and slots), ``outcomes`` (the compiled step-down tables), ``kernel`` (the
@@ -16,7 +16,8 @@ from simulator.jitcache import drop_stale
 drop_stale(__file__)  # before the modules load their cached kernels (agents' edits count too)
 
 # ruff: noqa: E402
-from simulator.procedures.base import Procedure
+from simulator.procedures.base import Alternative, Assumption, Procedure
+from simulator.procedures.his._rules import cite
 from simulator.procedures.his.new_world.exact import (
     conquest_outcome,
     exact,
@@ -40,10 +41,124 @@ __all__ = [
     "exploration_outcome",
 ]
 
+ASSUMPTIONS = (
+    Assumption(
+        name="riches_table",
+        knob="riches",
+        tag="invented",
+        rule=cite("12.3"),
+        text="the rules name the riches outcomes but print no 2d6 totals; the default "
+        "(2-3 destroyed, 4-6 nothing, 7-8 card, 9-10 galleons card, 11-12 card and depleted) is "
+        "illustrative: replace it with your copy's",
+        alternatives=(
+            Alternative(
+                "fewer cards (nothing on 4-7, card on 8)",
+                {
+                    "riches": [
+                        {"low": 2, "high": 3, "outcome": "destroyed"},
+                        {"low": 4, "high": 7, "outcome": "nothing"},
+                        {"low": 8, "high": 8, "outcome": "card"},
+                        {"low": 9, "high": 10, "outcome": "galleons_card"},
+                        {"low": 11, "high": 12, "outcome": "card_depleted"},
+                    ]
+                },
+                "invented",
+            ),
+        ),
+    ),
+    Assumption(
+        name="new_world_winner",
+        knob="objective",
+        tag="invented",
+        rule=cite("19"),
+        text="the rules name no New World winner; wins.* and an agent's objective "
+        "read 'most New World VP, ties split'; agents maximise their own VP by default",
+        alternatives=(
+            Alternative("share of the VP", {"objective": "vp_share"}, "invented"),
+            Alternative("the most VP", {"objective": "win"}, "invented"),
+        ),
+    ),
+    Assumption(
+        name="south_america",
+        knob="south_america",
+        tag="reading",
+        rule=cite("12.2 (1)"),
+        text="the explorer's choice on 10+ as a fixed plan: the Amazon, else the Strait, else "
+        "North America (by expected VP the Strait never falls below a North American discovery)",
+        alternatives=(
+            Alternative("the Strait first", {"south_america": "pacific_strait"}),
+            Alternative("North America before the Strait", {"south_america": "safe_north_america"}),
+        ),
+    ),
+    Assumption(
+        name="discoverers_return",
+        knob="discoverers_return",
+        tag="reading",
+        rule=cite("12.2 (1)"),
+        text="an explorer or conquistador that made a discovery stays in the New World (only "
+        "'returns' sends one back to the pool)",
+        alternatives=(Alternative("back to the pool", {"discoverers_return": True}),),
+    ),
+    Assumption(
+        name="depleted_conquest_vp",
+        knob="depleted_conquest_vp",
+        tag="rulebook",
+        rule=cite("12.3"),
+        text="a depleted conquest is removed but keeps the VP it gained when conquered",
+        alternatives=(Alternative("its VP lost", {"depleted_conquest_vp": "lost"}),),
+    ),
+    Assumption(
+        name="conquest_destroyed",
+        knob="conquest_destroyed",
+        tag="invented",
+        rule=cite("12.3"),
+        text="a gap: 'destroyed' is written for a colony; a conquest rolling it: nothing happens",
+        alternatives=(
+            Alternative("the conquest removed", {"conquest_destroyed": "removed"}, "invented"),
+        ),
+        fires=("gap.conquest_rolls_destroyed",),
+    ),
+    Assumption(
+        name="colony_depleted",
+        knob="colony_depleted",
+        tag="invented",
+        rule=cite("12.3"),
+        text="a gap: 'depleted' removes a conquest; a colony rolling it draws its card and stays",
+        alternatives=(
+            Alternative("the colony removed", {"colony_depleted": "card_removed"}, "invented"),
+        ),
+        fires=("gap.colony_rolls_depleted",),
+    ),
+    Assumption(
+        name="conquest_marker",
+        knob="conquest_marker",
+        tag="rulebook",
+        rule=cite("12.2 (2)"),
+        text="England's and France's conquest marker 'counts as a conquistador of rating 0': "
+        "removed from the game on 6 or less, and after a success kept in the New World as "
+        "discoverers_return keeps any discoverer (a power without it cannot conquer again)",
+        alternatives=(
+            Alternative("removed on 6 or less only", {"conquest_marker": "returns"}),
+            Alternative("never removed", {"conquest_marker": "unlimited"}),
+        ),
+    ),
+    Assumption(
+        name="north_america_on_ten",
+        knob="",
+        tag="reading",
+        rule=cite("12.2 (1)"),
+        text="a North American discovery taken on 10+ is the highest unclaimed (Mississippi, "
+        "Great Lakes, St. Lawrence); no first-exploration penalty on the circumnavigation roll; "
+        "not yet a knob",
+    ),
+)
+
+
 PROCEDURE = Procedure(
     name="his.new_world",
     title="Here I Stand: the New World race (a whole game)",
-    rules="RULES.md §5.9",
+    rules="Here I Stand rules §12.1–§12.3 (docs/rules/here-i-stand.md#s12)",
+    assumptions=ASSUMPTIONS,
     params_model=NewWorldParams,
     metrics=metrics,
     pack=pack,
@@ -60,26 +175,16 @@ PROCEDURE = Procedure(
         },
     },
     notes=(
-        "assumption: the riches table rows are scenario data (riches)",
-        "the explorer's choice on 10+ among the seed's three options: a fixed plan "
+        "the explorer's choice on 10+ among the rulebook's three options: a fixed plan "
         "(south_america, default amazon = Amazon, else the Strait, else North America; "
-        "safe_north_america takes a North American discovery before the Strait) unless "
-        "policies names agents: random, greedy on the objective (exact one step ahead), "
-        "rollout or mcts (generic search over the game interface: state, game, search); "
-        "greedy on vp takes the Strait from explorer rating 2 (1 + 3 x 15/36 > 2 VP)",
-        "assumption: objective (default vp, own New World VP; vp_share; win = most New World VP, "
-        "ties split); the seed names no New World winner; wins.seat1-3 (England, France, "
-        "Habsburg: the seats of policies and tournaments) and draws report the win",
+        "safe_north_america takes a North American discovery before the Strait) unless policies "
+        "names agents: random, greedy on the objective (exact one step ahead), rollout or mcts "
+        "(generic search over the game interface: state, game, search); greedy on vp takes the "
+        "Strait from explorer rating 2 (1 + 3 x 15/36 > 2 VP)",
         "a North American discovery taken on 10+ is the highest unclaimed (Mississippi, Great "
-        "Lakes, St. Lawrence); buying explore/colonize/conquer stays a fixed plan: the seed "
+        "Lakes, St. Lawrence); buying explore/colonize/conquer stays a fixed plan: the rulebook "
         "prices them in CP, but the CP's other uses are outside this procedure",
-        "a depleted conquest is removed (seed §十二.3); its VP: knob depleted_conquest_vp, "
-        "default kept (gained when conquered, as the seed reads), lost as the alternative",
         "validation refuses a claimed circumnavigation without the Pacific Strait",
-        "assumption: a discoverer stays in the New World (discoverers_return)",
-        "gap, counted: a conquest rolling destroyed (conquest_destroyed, default nothing)",
-        "gap, counted: a colony rolling card_depleted (colony_depleted, default +1 card, stays)",
         "a bought exploration/conquest with an empty pool is not carried out (counted: skipped)",
-        "no first-exploration penalty on the circumnavigation roll",
     ),
 )

@@ -1,11 +1,12 @@
-"""The explorer's choice on 10+ (seed §十二.2 (1)) as an agent's decision.
+"""The explorer's choice on 10+ (Here I Stand rules §12.2 (1)) as an agent's decision.
 
 On a total of 10 or more the explorer discovers South America and picks one of: the Amazon
 (2 VP); the Pacific Strait (1 VP) and a circumnavigation attempt (2d6 + rating: 10+ gives 3 VP,
 9 or less loses the explorer); or a North American discovery instead (1 VP). A claimed option is
 closed; the North American option is the highest unclaimed of the Mississippi, the Great Lakes
 and St. Lawrence (the order the step-down rule reaches them). A decision exists when two or more
-options are open; with one it is forced, with none the total steps down from 9 (RULES.md §5.9).
+options are open; with one it is forced, with none the total steps down from 9 (Here I Stand rules
+§12).
 
 Agents (``policies``):
 

@@ -39,7 +39,7 @@ def exploration_outcome(
             prefs = {
                 "amazon": ["amazon", "pacific_strait"],
                 "pacific_strait": ["pacific_strait", "amazon"],
-                # The seed's third option, any North American discovery, before the Strait.
+                # The rulebook's third option, any North American discovery, before the Strait.
                 "safe_north_america": ["amazon", "mississippi", "great_lakes", "st_lawrence"]
                 + ["pacific_strait"],
             }[choice]
@@ -114,8 +114,8 @@ def exact(p: NewWorldParams) -> dict[str, float]:
             colonies[w] -= q * colony_goes * plan.colonies
             conquests[w] -= q * conquest_goes * plan.conquests
     riches_cards = dict(cards)
-    # Actions bought on turn 1 (seed §十二.1): exploration 2 CP, colony 2 (Habsburg) / 3 CP,
-    # conquest 4 CP; an exploration or conquest with an empty pool is not bought.
+    # Actions bought on turn 1 (Here I Stand rules §12.1): exploration 2 CP, colony 2 (Habsburg) / 3
+    # CP, conquest 4 CP; an exploration or conquest with an empty pool is not bought.
     for w in POWERS:
         plan = getattr(p, w)
         if 1 in _turns(plan.colonize, 1):

@@ -1,4 +1,4 @@
-"""Here I Stand: the race for the New World, a whole game per trial (RULES.md §5.9).
+"""Here I Stand: the race for the New World, a whole game per trial (Here I Stand rules §12).
 
 England, France and the Habsburgs each buy ``explore``, ``colonize`` and ``conquer`` on the turns
 their plan says (each action at most once a turn). A turn runs:
@@ -21,7 +21,9 @@ their plan says (each action at most once a turn). A turn runs:
    the ``objective``: module ``choice``; ``rollout``, ``mcts``: the generic search agents over
    the game interface, modules ``state``, ``game``, ``search``); without it every explorer
    follows ``south_america``, a fixed preference (assumption: the Amazon, else the Strait). Then
-   conquests: the Habsburgs draw a conquistador, England and France use a rating-0 marker; highest
+   conquests: the Habsburgs draw a conquistador, England and France use a marker that counts as a
+   conquistador of rating 0 (``conquest_marker``: lost on ≤6 and kept after a success by default,
+   as a conquistador; ``returns``: lost on ≤6 only; ``unlimited``: never lost); highest
    rating first (ties Habsburg, England, France); 2d6 + rating: ≤6 lost, 7–8 returns, 9 Maya
    (1 VP), 10 Aztecs (2 VP), ≥11 Inca (2 VP). Each discovery goes to the first to reach it; a
    result already claimed steps down by 1 until it reaches an unclaimed result or "returns" (a
@@ -156,6 +158,7 @@ def race_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slo
     skipped = np.zeros(3, dtype=np.int64)
     rating = np.zeros(3, dtype=np.int64)
     pick = np.zeros(3, dtype=np.int64)
+    marker = np.zeros(2, dtype=np.int64)  # England's, France's conquest marker still in play
     agent = np.zeros(3, dtype=np.int64)
     options = np.zeros(3, dtype=np.int64)
     chose = np.zeros((3, 3), dtype=np.int64)  # power, option kind
@@ -176,6 +179,10 @@ def race_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slo
             conquest_destroyed_removes = packed[v, 5] > 0.5
             colony_depleted_removes = (np.int64(packed[v, 6]) & 1) == 1
             depleted_loses_vp = (np.int64(packed[v, 6]) & 2) == 2
+            # England's and France's conquest marker: 0 a conquistador of rating 0 (lost on a
+            # failure, kept in the New World after a success as discoverers_return says), 1 lost
+            # on a failure only, 2 never lost.
+            marker_mode = (np.int64(packed[v, 6]) >> 2) & 3
             claimed0 = np.int64(packed[v, 7])
             explored0 = np.int64(packed[v, 8])
             for total in range(2, 13):
@@ -231,6 +238,8 @@ def race_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slo
                     for k in range(MAX_HELD):
                         held_vp[w, k] = 0  # conquests held at the start: no VP counted here
                 n_conquistadors = n_conquistadors0
+                marker[0] = 1
+                marker[1] = 1
                 for k in range(MAX_POOL):
                     conquistadors[k] = conquistadors0[k]
                 claimed = claimed0
@@ -337,6 +346,9 @@ def race_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slo
                             n += 1
                     for w in range(2):
                         if schedule[w, 2] & bit:
+                            if marker[w] == 0:
+                                skipped[w] += 1  # the marker is gone: nothing to send
+                                continue
                             rating[w] = 0
                             order[n] = w
                             n += 1
@@ -359,6 +371,10 @@ def race_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slo
                         if w == 2 and leaves:
                             n_conquistadors -= 1
                             conquistadors[pick[2]] = conquistadors[n_conquistadors]
+                        elif w < 2 and (
+                            (marker_mode == 0 and leaves) or (marker_mode == 1 and d == -1)
+                        ):
+                            marker[w] = 0
                 for w in range(3):
                     values[v, M_VP + w, i] = vp[w]
                     values[v, M_CARDS + w, i] = riches_cards[w] + circ_cards[w]

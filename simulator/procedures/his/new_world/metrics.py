@@ -91,8 +91,8 @@ def metrics(p: NewWorldParams) -> list[Metric]:
         Metric(
             f"wins.seat{k + 1}",
             "mean",
-            f"share of the New World win of seat {k + 1} ({w}): the most New World VP at the "
-            "end, ties split (an assumption: the seed names no New World winner)",
+            f"share of the New World win of seat {k + 1} ({w}): the most New World VP at the end, "
+            "ties split (an assumption: the rulebook names no New World winner)",
             scale=WIN_SCALE,
         )
         for k, w in enumerate(POWERS)

@@ -1,6 +1,6 @@
 """The compiled step-down rules: what an exploration or a conquest total reaches given the claims
-(the first-claim and step-down rule of RULES.md §5.9), tabulated once per variant so a roll is one
-lookup, and the resolution order (highest rating first)."""
+(the first-claim and step-down rule of Here I Stand rules §12), tabulated once per variant so a roll
+is one lookup, and the resolution order (highest rating first)."""
 
 from __future__ import annotations
 

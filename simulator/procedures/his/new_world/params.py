@@ -134,7 +134,7 @@ class RichesRow(Params):
         return high
 
 
-#: Assumption: the seed names the outcomes of the riches table, not the totals.
+#: Assumption: the rulebook names the outcomes of the riches table, not the totals.
 DEFAULT_RICHES = [
     RichesRow(low=2, high=3, outcome="destroyed"),
     RichesRow(low=4, high=6, outcome="nothing"),
@@ -156,7 +156,7 @@ class NewWorldParams(Params):
     )
     south_america: Literal["amazon", "pacific_strait", "safe_north_america"] = Field(
         default="amazon",
-        description="the explorer's choice on 10+ (seed: the Amazon, the Strait and a "
+        description="the explorer's choice on 10+ (rulebook: the Amazon, the Strait and a "
         "circumnavigation, or a North American discovery): amazon = Amazon, else Strait, else "
         "North America (the most expected VP: the Strait's 1 VP + 3 x P(circumnavigation) "
         "never falls below a North American 1 VP); pacific_strait = Strait first; "
@@ -164,7 +164,7 @@ class NewWorldParams(Params):
     )
     depleted_conquest_vp: Literal["kept", "lost"] = Field(
         default="kept",
-        description="VP of a conquest removed as depleted: kept (the seed: the VP were gained "
+        description="VP of a conquest removed as depleted: kept (the rulebook: the VP were gained "
         "when conquered, depletion removes the conquest) or lost; a conquest held at the start "
         "has no VP counted here",
     )
@@ -173,11 +173,20 @@ class NewWorldParams(Params):
         description="assumption: false keeps an explorer/conquistador that made a discovery in "
         "the New World (out of the pool); true sends it back to the pool",
     )
+    conquest_marker: Literal["conquistador", "returns", "unlimited"] = Field(
+        default="conquistador",
+        description="England's and France's conquest marker, 'a conquistador of rating 0' (Here "
+        "I Stand rules §12.2 (2)): conquistador (the rulebook: removed from the game on 6 or "
+        "less, and after a success kept in the New World as discoverers_return says; a power "
+        "without its marker cannot conquer), returns (removed on 6 or less only), unlimited "
+        "(never removed)",
+    )
     riches: list[RichesRow] = Field(
         default=DEFAULT_RICHES,
         min_length=1,
         max_length=11,
-        description="2d6 total ranges of the New World riches table (assumption: scenario data)",
+        description="2d6 total ranges of the New World riches table (INVENTED: the rulebook "
+        "names the outcomes, not the totals)",
     )
     galleons_turn: int | None = Field(
         default=None,
@@ -205,7 +214,7 @@ class NewWorldParams(Params):
     )
     objective: Literal["vp", "vp_share", "win"] = Field(
         default="vp",
-        description="assumption (the seed names no New World winner): what an agent maximises "
+        description="assumption (the rulebook names no New World winner): what an agent maximises "
         "after its choice: vp = its own New World VP (the whole game counts every VP); "
         "vp_share = its share of the three powers' New World VP; win = its share of the most "
         "New World VP (ties split)",
@@ -258,15 +267,16 @@ class NewWorldParams(Params):
             fail(
                 "NewWorldParams",
                 ("already_claimed", self.already_claimed.index("circumnavigation")),
-                "circumnavigation is claimed but the Pacific Strait is not: a circumnavigation "
-                "is tried only by the explorer who reached the Strait (seed §十二.2); add "
-                "pacific_strait",
+                "circumnavigation is claimed but the Pacific Strait is not: a circumnavigation is "
+                "tried only by the explorer who reached the Strait (Here I Stand rules §12.2); "
+                "add pacific_strait",
                 "circumnavigation",
             )
         return self
 
 
-#: CP of each action (seed §十二.1): explore, colonize (England, France, Habsburg), conquer.
+#: CP of each action (Here I Stand rules §12.1): explore, colonize (England, France, Habsburg),
+#: conquer.
 EXPLORE_CP = 2
 COLONY_CP = (3, 3, 2)
 CONQUER_CP = 4
@@ -280,6 +290,8 @@ AGENT_ROWS = AGENTS + 4
 ROW = AGENT_ROWS + 3 * AGENT_ROW
 #: Agent code of a power that follows the fixed south_america plan.
 FIXED = -1
+#: How England's and France's conquest marker leaves play (``conquest_marker``), packed by index.
+CONQUEST_MARKERS = ("conquistador", "returns", "unlimited")
 OBJECTIVES = ("vp", "vp_share", "win")
 
 
@@ -296,7 +308,11 @@ def pack(p: NewWorldParams) -> np.ndarray:
     row[3] = p.discoverers_return
     row[4] = p.galleons_turn or 0
     row[5] = p.conquest_destroyed == "removed"
-    row[6] = (p.colony_depleted == "card_removed") + 2 * (p.depleted_conquest_vp == "lost")
+    row[6] = (
+        (p.colony_depleted == "card_removed")
+        + 2 * (p.depleted_conquest_vp == "lost")
+        + 4 * CONQUEST_MARKERS.index(p.conquest_marker)
+    )
     row[7] = sum(1 << DISCOVERIES.index(d) for d in p.already_claimed)
     row[8] = sum(1 << POWERS.index(w) for w in p.already_explored)
     for r in p.riches:

@@ -49,7 +49,8 @@ MAX_HELD = 8
 S_TURN, S_TURNS, S_OVER, S_PENDING, S_K, S_N, S_CLAIMED, S_EXPLORED = range(8)
 S_NCONQ, S_GAP_CONQ, S_GAP_COL, S_TOTAL, S_PENALTY, S_RETURN, S_GALLEONS_TURN = range(8, 15)
 S_CONQ_DESTROYED, S_COL_DEPLETED, S_DEPLETED_VP, S_CHOICE, S_OBJECTIVE = range(15, 20)
-S_RICHES = 20  # outcome of each 2d6 total, indexed by the total (0..12)
+S_MARKER_MODE = 20  # how England's and France's conquest marker leaves play (kernel's marker_mode)
+S_RICHES = 21  # outcome of each 2d6 total, indexed by the total (0..12)
 S_ORDER = S_RICHES + 13
 S_OWNER = S_ORDER + 3
 S_TURN_OF = S_OWNER + 9
@@ -73,8 +74,9 @@ P0 = S_CONQ + MAX_POOL
     W_SKIPPED,
     W_PICK,
     W_RATING,
-) = range(16)
-W_CHOSE = 16  # three counters: Amazon, Strait, North America
+    W_MARKER_GONE,  # England's or France's conquest marker has left play
+) = range(17)
+W_CHOSE = 17  # three counters: Amazon, Strait, North America
 W_HELD = W_CHOSE + 3  # VP of each conquest held, in order
 W_EXPL = W_HELD + MAX_HELD  # explorer ratings
 PW = W_EXPL + MAX_POOL
@@ -102,6 +104,7 @@ def new_state(row):
     s[S_CONQ_DESTROYED] = row[5] > 0.5
     s[S_COL_DEPLETED] = np.int64(row[6]) & 1
     s[S_DEPLETED_VP] = (np.int64(row[6]) & 2) >> 1
+    s[S_MARKER_MODE] = (np.int64(row[6]) >> 2) & 3
     s[S_CLAIMED] = np.int64(row[7])
     s[S_EXPLORED] = np.int64(row[8])
     for total in range(2, 13):
@@ -244,6 +247,9 @@ def _conquests(s, rng):
             n += 1
     for w in range(2):
         if s[_at(w, W_CONQUER)] & bit:
+            if s[_at(w, W_MARKER_GONE)] == 1:
+                s[_at(w, W_SKIPPED)] += 1  # the marker is gone: nothing to send
+                continue
             s[_at(w, W_RATING)] = 0
             s[S_ORDER + n] = w
             n += 1
@@ -261,6 +267,10 @@ def _conquests(s, rng):
         if w == 2 and leaves:
             s[S_NCONQ] -= 1
             s[S_CONQ + s[_at(2, W_PICK)]] = s[S_CONQ + s[S_NCONQ]]
+        elif w < 2:
+            mode = s[S_MARKER_MODE]
+            if (mode == 0 and leaves) or (mode == 1 and d == -1):
+                s[_at(w, W_MARKER_GONE)] = 1
 
 
 @inline

@@ -1,4 +1,4 @@
-"""Recruitment and loyalty, revisions 1.0 / 1.1 / 1.2: a whole multi-round game (RULES.md §1).
+"""Recruitment and loyalty, revisions 1.0 / 1.1 / 1.2: a whole multi-round game (Recruitment rules).
 
 A package split by concern: ``params`` (scenario parameters, packing), ``state`` (the one-array
 game state), ``phases`` (setup, placement turns, zone resolution, maintenance: ``legal_moves`` and
@@ -21,14 +21,14 @@ from simulator.procedures.recruitment.loyalty.metrics import metrics
 from simulator.procedures.recruitment.loyalty.params import LoyaltyParams, pack
 
 NOTES = (
-    "rule (seed): lost and removed tokens go to the bank, 'to be obtained by players later in "
+    "rule (rulebook): lost and removed tokens go to the bank, 'to be obtained by players later in "
     "the game' (knob returned_tokens: bank | supply)",
     "assumption: how tokens come back from the bank is not in the fragment; default none come "
     "back within the game (knob bank_refill: tokens per empire per round)",
-    "rule (seed): placement goes round, one token a turn (an assumption), until every empire "
+    "rule (rulebook): placement goes round, one token a turn (an assumption), until every empire "
     "passes in succession (knob passing: until_all_pass | final); the first player rotates "
     "each round (knob first_player: rotate | fixed)",
-    "assumption: the seed has no win condition; default most characters after `rounds`, ties "
+    "assumption: the rulebook has no win condition; default most characters after `rounds`, ties "
     "share the win (knob win: most_characters | most_characters_then_loyalty)",
     "gap (every revision): no tokens left also reads as 'owner tied for highest' at zero -> "
     "removed; counted as gap_zero_tie",
@@ -47,7 +47,7 @@ NOTES = (
 PROCEDURE = Procedure(
     name="recruitment.loyalty",
     title="Recruitment and loyalty, revisions 1.0 / 1.1 / 1.2 (whole game)",
-    rules="RULES.md §1",
+    rules="Recruitment rules §1–§3 (docs/rules/recruitment.md)",
     params_model=LoyaltyParams,
     metrics=metrics,
     pack=pack,

@@ -1,4 +1,5 @@
-"""The game interface of ``recruitment.loyalty`` (GAME_INTERFACE.md): ``GAME`` for the agents.
+"""The game interface of ``recruitment.loyalty`` (docs/agents.md, "The game interface"): ``GAME``
+for the agents.
 
 Hidden information: only the order of the character deck (every token, card in play, supply,
 bank and gold is public). ``determinize`` reshuffles the undealt deck. The default policy of the

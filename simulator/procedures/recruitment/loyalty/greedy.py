@@ -1,7 +1,8 @@
 """This game's fast ``random`` and ``greedy`` agents, and greedy as the default policy of the
 search agents' playouts (``GAME.default_move``).
 
-Both are the generic definitions (GAME_INTERFACE.md), computed faster for this game:
+Both are the generic definitions (docs/agents.md, "The game interface"), computed faster for this
+game:
 
 - **random**: uniform over ``legal_moves`` (one word: ``below(word, n)``, the n-th move in
   ``legal_moves`` order), without filling a move list;

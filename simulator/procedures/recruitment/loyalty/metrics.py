@@ -1,8 +1,8 @@
 """The metrics of ``recruitment.loyalty``: names, kinds and the kernel's layout.
 
-Balance metrics use the names every whole game shares (GAME_INTERFACE.md): ``wins.seatN``,
-``draws``, ``length``, ``lead_changes``, ``decided_at`` (``seat_spread`` is computed after
-reduction from ``wins.seatN``). Here a game always lasts ``rounds`` rounds and the criterion
+Balance metrics use the names every whole game shares (docs/agents.md, "The game interface"):
+``wins.seatN``, ``draws``, ``length``, ``lead_changes``, ``decided_at`` (``seat_spread`` is computed
+after reduction from ``wins.seatN``). Here a game always lasts ``rounds`` rounds and the criterion
 always names a winner set, so ``draws`` counts games whose win is *shared* (several empires tie
 under the win criterion) and ``length`` is constant (reported for uniformity).
 """

@@ -1,6 +1,6 @@
-"""Loyalty and the maintenance ownership check, per revision (seed 000, 「维持阶段」③).
+"""Loyalty and the maintenance ownership check, per revision (Recruitment rules §2.3, 维持阶段 ③).
 
-The seed's cases, in the order this module checks them:
+The rulebook's cases, in the order this module checks them:
 
 - no empire tokens left on the card (1.0 ⑶, 1.1/1.2 ⑷): the character and its exclusive cards
   leave the game (1.2: its equipped cards are discarded). Every revision's text also reads as
@@ -57,7 +57,7 @@ REVISION_1_2 = 2
 def loyalty_of(tokens_of_e, home, base, e):
     """Loyalty to ``e`` of a card carrying ``tokens_of_e`` of its tokens: plus the printed base
     loyalty if ``e`` is the card's home empire and the card carries at least one of ``e``'s
-    tokens (seed: "只有当一个人物牌上放置有对应其基础忠诚度的影响力指示物时，
+    tokens (rulebook: "只有当一个人物牌上放置有对应其基础忠诚度的影响力指示物时，
     牌面上的基础忠诚度才生效")."""
     if tokens_of_e >= 1 and home == e:
         return tokens_of_e + base
@@ -72,7 +72,7 @@ def effective_loyalty(s, c, e):
 
 @inline
 def return_tokens(s, e, n):
-    """``n`` tokens of seat ``e`` leave a card: to the bank (seed) or to the supply (knob)."""
+    """``n`` tokens of seat ``e`` leave a card: to the bank (rulebook) or to the supply (knob)."""
     if s[H_TO_BANK] != 0:
         s[S_BANK + e] += n
     else:

@@ -1,10 +1,10 @@
 """Parameters of ``recruitment.loyalty`` and their packing into the kernel's float64 row.
 
-Every reading of the seed that is not certain is a knob here with the seed's reading as its
-default (RULES.md §1; the procedure's ``notes`` list them): where lost tokens go
+Every reading of the rulebook that is not certain is a knob here with the rulebook's reading as its
+default (Recruitment rules; the procedure's ``notes`` list them): where lost tokens go
 (``returned_tokens``), how they come back (``bank_refill``, an assumption), who places first
 (``first_player``), whether a pass is final (``passing``) and who wins (``win``, an assumption:
-the seed is a fragment without a win condition).
+the rulebook is a fragment without a win condition).
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ class LoyaltyParams(Params):
     )
     returned_tokens: Literal["bank", "supply"] = Field(
         default="bank",
-        description="where lost and removed tokens go: the bank (seed), or straight back to "
+        description="where lost and removed tokens go: the bank (rulebook), or straight back to "
         "their empire's supply (the old reading)",
     )
     bank_refill: int = Field(
@@ -179,12 +179,12 @@ class LoyaltyParams(Params):
     passing: Literal["until_all_pass", "final"] = Field(
         default="until_all_pass",
         description="placement goes round one token a turn until every empire passes in "
-        "succession (seed: 'only once no player needs to place more'), or a pass is final for "
+        "succession (rulebook: 'only once no player needs to place more'), or a pass is final for "
         "the round",
     )
     win: Literal["most_characters", "most_characters_then_loyalty"] = Field(
         default="most_characters",
-        description="assumption (the seed has no win condition): most characters after "
+        description="assumption (the rulebook has no win condition): most characters after "
         "`rounds`, ties share the win; or ties broken by total loyalty of their characters",
     )
     policies: Policies = Field(

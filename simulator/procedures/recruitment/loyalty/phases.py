@@ -1,8 +1,8 @@
 """The rounds of ``recruitment.loyalty``: setup, the recruitment phase (placement turns, zone
 resolution) and the maintenance phase (loyalty check, wages, ownership check), as the game
-interface's ``legal_moves`` and ``apply_move`` (RULES.md §1; seed 000).
+interface's ``legal_moves`` and ``apply_move`` (Recruitment rules §1.2, §2).
 
-Placement (「招募阶段」②; the seed: "只有在各玩家均不需要放置本国影响力指示物后，
+Placement (「招募阶段」②; the rulebook: "只有在各玩家均不需要放置本国影响力指示物后，
 才检查招募区的人物牌", the zone is checked only once no player needs to place more): the seat to
 move places ONE token on a zone card or on one of its own characters, or passes. Turns go round
 the table from the round's first player until every empire has passed in succession
@@ -419,7 +419,7 @@ def _pays_before(loyalty_a, wage_a, a, loyalty_b, wage_b, b):
 @inline
 def pay_wages(s):
     """Maintenance ②: each empire pays its characters by descending loyalty, then ascending wage
-    (then card index; an assumption: the seed gives no order); one it cannot pay loses one
+    (then card index; an assumption: the rulebook gives no order); one it cannot pay loses one
     loyalty instead, and its gold is not spent. Paid gold goes to the bank."""
     players = s[H_PLAYERS]
     n_cards = s[H_N_CARDS]
