@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import signal
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import FrameType
 
 _HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -44,3 +46,26 @@ def last() -> signal.Signals:
 def exit_code() -> int:
     """128 + the number of the signal that interrupted the run."""
     return 128 + int(last())
+
+
+@contextmanager
+def held() -> Iterator[list[int]]:
+    """While the block runs, SIGINT, SIGTERM and SIGHUP are recorded, not acted on: a run whose
+    trials have all finished is reported whole, whatever arrives meanwhile. Yields the signals
+    received (the caller then ends with :func:`exit_code`). Main thread only; elsewhere the
+    list stays empty and nothing changes."""
+    caught: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield caught
+        return
+
+    def record(signum: int, _frame: FrameType | None) -> None:
+        caught.append(signum)
+        _received.append(signum)
+
+    old = {sig: signal.signal(sig, record) for sig in _HANDLED}
+    try:
+        yield caught
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
