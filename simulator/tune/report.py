@@ -346,13 +346,14 @@ def print_result(result: TuneResult, console: Console) -> None:
             f"(e.g. {example}: {why})",
             markup=False,
             highlight=False,
+            soft_wrap=True,
         )
     said = answer(result)
     if said.paste:
         console.print("Paste into the scenario:", highlight=False)
         console.print(params_fragment(result), markup=False, highlight=False)
     elif said.text:
-        console.print(said.text, markup=False, highlight=False)
+        console.print(said.text, markup=False, highlight=False, soft_wrap=True)
 
 
 def _print_confirmation(result: TuneResult, console: Console) -> None:
@@ -426,6 +427,7 @@ def _print_unseen(conf: Any, metric: str, console: Console) -> None:
         f"({d['difference']:+.4g}); a difference below {unseen:.2g} would go unseen at "
         f"{conf.trials:,} trials ({4 * conf.trials:,} would see {unseen / 2:.2g})",
         highlight=False,
+        soft_wrap=True,
     )
 
 
