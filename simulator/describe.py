@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import types
 import typing
 from collections.abc import Iterator
 from typing import Any
@@ -17,6 +18,12 @@ def _type_name(annotation: Any) -> str:
     origin = typing.get_origin(annotation)
     if origin is typing.Literal:
         return " | ".join(repr(a) for a in typing.get_args(annotation))
+    if origin is typing.Annotated:  # a tagged union's parts: the type, not its metadata
+        return _type_name(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        return " | ".join(dict.fromkeys(_type_name(a) for a in typing.get_args(annotation)))
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return "{" + next(iter(annotation.model_fields), "") + ": ...}"
     if origin is not None:
         args = ", ".join(_type_name(a) for a in typing.get_args(annotation))
         return f"{getattr(origin, '__name__', str(origin))}[{args}]"
