@@ -123,7 +123,10 @@ def _agrees(scenario: Scenario, stored: ScenarioBaseline, path: Path) -> None:
     if missing or extra:
         what = [f"not reported any more: {json.loads(k)}" for k in missing[:3]]
         what += [f"new: {json.loads(k)}" for k in extra[:3]]
-        raise BaselineError(f"{where}: the metrics reported differ ({'; '.join(what)}); {FIX}")
+        raise BaselineError(
+            f"{scenario.path}: the metrics reported differ from the baseline in {path} "
+            f"({'; '.join(what)}); {FIX}"
+        )
     for k, (kind, scale) in expected.items():
         e = old[k]
         if (e.kind, e.scale) != (kind, scale):
