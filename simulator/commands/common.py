@@ -86,13 +86,19 @@ def load_all(paths: list[Path], err: Any, force: bool) -> list[Any]:
     return loaded
 
 
-def check_outputs(folder: Path | str, markdown: Path | None) -> None:
-    """Refuse, before any run, a report folder or markdown file that cannot be written."""
-    from simulator.output import check_file_target, check_report_folder
+def check_outputs(
+    folder: Path | str, markdown: Path | None, inputs: list[Path] | tuple[()] = ()
+) -> None:
+    """Refuse, before any run, a report folder or markdown file that cannot be written, or
+    that would overwrite an input (``inputs``: the scenario files) or each other."""
+    from simulator.output import check_file_target, check_report_folder, refuse_clashes
 
     check_report_folder(folder)
     if markdown is not None:
         check_file_target(markdown, "--markdown")
+    refuse_clashes(
+        {f"scenario {p}": p for p in inputs}, {"--markdown": markdown}, ("--out", folder)
+    )
 
 
 def refuse_bad_trial_options(trials: int, precision: float | None, max_trials: int | None) -> None:
