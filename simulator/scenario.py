@@ -37,6 +37,8 @@ BASE_VARIANT = "base"
 MAX_SWEEP_POINTS = 10_000
 #: Never more than this, even with ``--force``: every point is validated and planned up front.
 HARD_MAX_SWEEP_POINTS = 1_000_000
+#: The most variants of one scenario (each is compared with the base and drawn in reports).
+MAX_VARIANTS = 100
 #: Longest variant name (it heads table columns and figure legends).
 MAX_VARIANT_NAME = 60
 #: At most this many problems are listed for one file (the rest are counted).
@@ -114,6 +116,13 @@ class ScenarioFile(BaseModel):
     def _variant_names(cls, v: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         if BASE_VARIANT in v:
             raise ValueError(f"{BASE_VARIANT!r} is the name of the unmodified params; rename it")
+        if len(v) > MAX_VARIANTS:
+            # Every variant is compared with the base on every metric and drawn in every
+            # figure: 1,000 simulate in seconds and then report for minutes.
+            raise ValueError(
+                f"{len(v):,} variants, over the limit of {MAX_VARIANTS}; split them into "
+                "several scenarios, or make the differing value a sweep: axis"
+            )
         for name in v:
             if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):
                 raise ValueError(f"variant name {name!r} must be letters, digits, '.', '_', '-'")
@@ -161,6 +170,9 @@ class Scenario:
     points: list[SweepPoint] = field(default_factory=list)
     #: ``check:`` section for the regression gate (:mod:`simulator.gate.settings`).
     check: dict[str, Any] = field(default_factory=dict)
+    #: What a user should know before running it (a search budget that makes one game take
+    #: minutes); printed by the commands, never an error.
+    notes: list[str] = field(default_factory=list)
     #: Where each key and value of the file stands (for errors found after loading, e.g. in
     #: the ``tune:`` section, which :mod:`simulator.tune.spec` checks).
     positions: Any = field(default=None, repr=False, compare=False)
@@ -445,7 +457,7 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
     )
     if check_problems:
         raise ScenarioError(check_problems)
-    return Scenario(
+    scenario = Scenario(
         file,
         top.name,
         proc,
@@ -459,6 +471,47 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
         check=dict(top.check),
         positions=pos,
     )
+    scenario.notes = _cost_notes(top, points)
+    return scenario
+
+
+#: A search budget per decision from which one game can take minutes: mcts iterations and
+#: rollout playouts (per legal move), each a playout (to the end of the game with horizon 0).
+HEAVY_ITERATIONS = 5_000
+HEAVY_PLAYOUTS = 500
+
+
+def _cost_notes(top: ScenarioFile, points: list[SweepPoint]) -> list[str]:
+    """Notes on search budgets so large that a single decision takes seconds to minutes: said
+    before the run, so that a silent first deal is expected (the bar moves deal by deal)."""
+    from simulator.agents.spec import AgentSpec, agent_label, as_spec
+
+    agents: dict[str, AgentSpec] = {}
+    if top.tournament is not None:
+        agents.update({agent_label(a): a for a in top.tournament.specs()})
+    for pt in points[:1]:
+        for params in pt.variants.values():
+            policies = getattr(params, "policies", None)
+            listed = policies if isinstance(policies, list | tuple) else [policies]
+            for a in listed:
+                if a is not None and not isinstance(a, int | float):
+                    spec = as_spec(a)
+                    agents[agent_label(spec)] = spec
+    notes = []
+    for label, a in agents.items():
+        budget = a.iterations if a.agent == "mcts" else a.playouts if a.agent == "rollout" else 0
+        heavy = HEAVY_ITERATIONS if a.agent == "mcts" else HEAVY_PLAYOUTS
+        if a.horizon == 0:
+            heavy //= 5
+        if budget >= heavy:
+            what = "iterations" if a.agent == "mcts" else "playouts of every move"
+            depth = "to the end of the game" if a.horizon == 0 else f"{a.horizon} rounds deep"
+            notes.append(
+                f"{label}: {budget:,} {what} per decision, each a playout {depth}: one game "
+                f"may take minutes, and the progress bar moves only as deals finish "
+                f"({top.trials:,} deals); Ctrl-C stops it within a moment"
+            )
+    return notes
 
 
 def _mark_forbidden(

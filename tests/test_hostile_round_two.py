@@ -474,3 +474,70 @@ def test_the_smallest_detectable_effect_is_detected_4_times_in_5():
 def test_parse_errors_are_scenario_errors():
     with pytest.raises(ScenarioError):
         parse(BATTLE + "variants:\n  base: {}\n", "t.yaml")
+
+
+# -- 13-15: unbounded or silent -------------------------------------------------------------------
+
+
+def test_a_thousand_variants_are_refused_with_the_count(monkeypatch, capsys, tmp_path):
+    variants = "".join(f"  v{k}: {{hit_on: {4 + k % 2}}}\n" for k in range(1000))
+    text = BATTLE + "variants:\n" + variants
+    refused(monkeypatch, capsys, tmp_path, text, "variants: 1,000 variants, over the limit of 100")
+
+
+def test_the_tune_status_line_estimates_the_time_left(monkeypatch):
+    from rich.console import Console
+
+    from simulator.commands.tune import TuneStatus
+
+    shown = []
+    status = TuneStatus(True, Console())
+    monkeypatch.setattr(
+        status, "status", type("S", (), {"update": lambda _s, t: shown.append(t)})()
+    )
+    clock = iter([100.0, 100.0, 130.0])
+    monkeypatch.setattr("simulator.commands.tune.time.monotonic", lambda: next(clock))
+    status.stage, status.started = "", 0.0
+    status("search", 0, 10_000, "")
+    status("search", 1_000, 10_000, "x=1 (0.1)")
+    assert "about 4 min left in this stage" in shown[-1]
+
+
+def test_a_refused_dask_connection_is_said_at_once_with_its_reason():
+    pytest.importorskip("distributed", reason="the dask extra is not installed")
+    import socket
+    import time
+
+    from simulator.dask_backend import BackendError, check_scheduler
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    t0 = time.monotonic()
+    with pytest.raises(BackendError, match=r"Connection refused .nothing listens there."):
+        check_scheduler(f"tcp://127.0.0.1:{port}", timeout=30)
+    assert time.monotonic() - t0 < 5
+
+
+def test_a_cluster_whose_workers_all_died_is_a_clean_error_not_a_silent_wait(monkeypatch):
+    pytest.importorskip("distributed", reason="the dask extra is not installed")
+    from concurrent.futures import ThreadPoolExecutor
+
+    from simulator import dask_backend
+
+    class Gone:
+        scheduler = type("S", (), {"address": "tcp://10.0.0.1:8786"})()
+
+        def get_executor(self, pure):
+            return ThreadPoolExecutor(1)
+
+        def scheduler_info(self):
+            return {"workers": {}}
+
+    backend = dask_backend.DaskBackend(Gone(), timeout=30)
+    clock = iter([1000.0, 1010.0, 1031.0])
+    monkeypatch.setattr(dask_backend.time, "monotonic", lambda: next(clock))
+    backend.check()
+    backend.check()
+    with pytest.raises(dask_backend.BackendError, match=r"every Dask worker .* has gone"):
+        backend.check()

@@ -212,7 +212,9 @@ def test_a_balanced_square_needs_as_many_entrants_as_seats(toy_registered):
     with pytest.raises(ScenarioError) as err:
         parse(TEXT.replace("seats: 2", "seats: 3") + "  seatings: balanced\n", "toy.yaml")
     shown = str(err.value)
-    assert "toy.yaml:10:13: tournament.seatings: seatings 'balanced' needs as many entrants" in shown
+    assert (
+        "toy.yaml:10:13: tournament.seatings: seatings 'balanced' needs as many entrants" in shown
+    )
 
 
 def test_every_point_of_a_swept_tournament_is_shown_labelled(toy_registered, capsys):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -105,19 +106,26 @@ def default_folder(name: str) -> Path:
 
 
 class TuneStatus:
-    """One line on stderr: the stage, candidates done and the best so far."""
+    """One line on stderr: the stage, candidates done, the time left at the rate so far, and the
+    best so far."""
 
     def __init__(self, enabled: bool, err: Any) -> None:
         self.status: Any = None
         self.enabled = enabled
         self.err = err
+        self.stage = ""
+        self.started = time.monotonic()
 
     def __call__(self, stage: str, done: int, total: int, best: str) -> None:
         if not self.enabled:
             return
-        text = f"sim tune · {stage}: {done}/{total} candidates" + (
-            f" · best so far {best}" if best else ""
-        )
+        if stage != self.stage:
+            self.stage, self.started = stage, time.monotonic()
+        text = f"sim tune · {stage}: {done}/{total} candidates"
+        elapsed = time.monotonic() - self.started
+        if 0 < done < total and elapsed > 1:
+            text += f" · about {_duration(elapsed / done * (total - done))} left in this stage"
+        text += f" · best so far {best}" if best else ""
         if self.status is None:
             self.status = self.err.status(text)
             self.status.start()
@@ -127,3 +135,11 @@ class TuneStatus:
     def close(self) -> None:
         if self.status is not None:
             self.status.stop()
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -39,6 +39,8 @@ def validate(scenarios: list[Path], *, force: bool = False, out: Any, err: Any) 
                     f"note {printable(str(path))}: tune: {count} candidates are outside the "
                     f"rules and will be skipped: e.g. {spec.outside_example}",
                 )
+        for note in s.notes:
+            say(err, f"note {printable(str(path))}: {note}")
         points = f", {len(s.points):,} sweep points" if s.sweep else ""
         illegal = sum(1 for pt in s.points if pt.illegal)
         points += f" ({illegal} illegal by the rules, shown as such)" if illegal else ""
