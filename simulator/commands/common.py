@@ -66,9 +66,12 @@ def load(path: Path, err: Any, force: bool = False) -> Any:
     from simulator.scenario import ScenarioError, load
 
     try:
-        return load(path, force=force)
+        loaded = load(path, force=force)
     except ScenarioError as e:
         fail_invalid(err, e.problems)
+    for note in loaded.notes:
+        say(err, f"note: {note}")
+    return loaded
 
 
 def load_all(paths: list[Path], err: Any, force: bool) -> list[Any]:
