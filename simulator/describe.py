@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import types
+import re
 import typing
 from collections.abc import Iterator
 from typing import Any
@@ -18,12 +18,6 @@ def _type_name(annotation: Any) -> str:
     origin = typing.get_origin(annotation)
     if origin is typing.Literal:
         return " | ".join(repr(a) for a in typing.get_args(annotation))
-    if origin is typing.Annotated:  # a tagged union's parts: the type, not its metadata
-        return _type_name(typing.get_args(annotation)[0])
-    if origin in (typing.Union, types.UnionType):
-        return " | ".join(dict.fromkeys(_type_name(a) for a in typing.get_args(annotation)))
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return "{" + next(iter(annotation.model_fields), "") + ": ...}"
     if origin is not None:
         args = ", ".join(_type_name(a) for a in typing.get_args(annotation))
         return f"{getattr(origin, '__name__', str(origin))}[{args}]"
@@ -55,7 +49,15 @@ def parameter_rows(
             default = repr(info.default_factory())  # type: ignore[call-arg]
         else:
             default = repr(info.default)
-        yield path, _type_name(ann), rng, default, info.description or ""
+        yield path, _readable(_type_name(ann)), rng, default, info.description or ""
+
+
+def _readable(text: str) -> str:
+    """``sim list``'s type as the reference pages show it: an agent union as ``agent |
+    list[agent]``, never a discriminator function's repr (``<function _agent_kind at 0x…>``)."""
+    if "AgentSpec" in text:
+        return "agent | list[agent]"
+    return re.sub(r"<function (\w+) at 0x[0-9a-f]+>", r"\1", text)
 
 
 def describe(proc: Procedure) -> Iterator[Any]:

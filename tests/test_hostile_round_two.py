@@ -292,7 +292,10 @@ def test_an_interrupted_optuna_search_keeps_its_candidates_and_best(monkeypatch)
 
 
 def test_sigterm_while_reporting_keeps_the_complete_run(monkeypatch, capsys, tmp_path):
-    from simulator import report
+    from simulator import interrupts, report
+
+    # The signal this test sends is remembered; later tests of this process must not see it.
+    monkeypatch.setattr(interrupts, "_received", [])
 
     write_reports = report.write_reports
 
