@@ -544,3 +544,23 @@ def test_a_cluster_whose_workers_all_died_is_a_clean_error_not_a_silent_wait(mon
     backend.check()
     with pytest.raises(dask_backend.BackendError, match=r"every Dask worker .* has gone"):
         backend.check()
+
+
+def test_the_progress_bar_estimates_time_left_when_deals_take_a_minute_each():
+    """Issue 31 case 12: the shipped ladder's estimate read -:--:-- at 32/500 (rich estimates
+    the speed from the last 30 s by default, and a deal took longer)."""
+    from rich.console import Console
+
+    from simulator.commands.common import Progress
+
+    progress = Progress(True, "ladder", Console(force_terminal=True, width=80))
+    progress.start -= 1.0  # past the 0.8 s before a bar shows
+    clock = [0.0]
+    progress(0, 500)
+    progress.bar.get_time = lambda: clock[0]
+    for done in range(1, 33):
+        clock[0] += 60.0
+        progress(done, 500)
+    left = progress.bar.tasks[0].time_remaining
+    progress.close()
+    assert left is not None and 27_000 < left < 29_000  # 468 deals at a minute each

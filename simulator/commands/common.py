@@ -220,6 +220,9 @@ class Progress:
                 TimeRemainingColumn(),
                 console=self.err,
                 transient=True,
+                # Rich estimates the speed from the last 30 s by default: a tournament whose
+                # deals take a minute each showed -:--:-- for ever.
+                speed_estimate_period=3600,
             )
             self.bar.start()
             self.task = self.bar.add_task(self.label, total=total)
