@@ -229,7 +229,14 @@ def refuse_clashes(
     if folder is None:
         return
     role, where = folder
-    inside = os.path.realpath(where).rstrip(os.sep) + os.sep
+    target = Path(os.path.realpath(where))
+    try:
+        cwd = Path.cwd().resolve()
+    except OSError:
+        cwd = None
+    if cwd is not None and (target == cwd or target in cwd.parents):
+        return  # the current folder (or one it is in) is never replaced: --out . is safe
+    inside = str(target).rstrip(os.sep) + os.sep
     for other, other_real, _ in seen:
         if other_real.startswith(inside):
             raise OutputError(

@@ -412,7 +412,7 @@ def test_a_seat_entry_is_named_1_based_in_tune_messages(monkeypatch, capsys, tmp
 
 def test_sim_list_names_types_not_functions(monkeypatch, capsys):
     code, out, _ = sim(monkeypatch, capsys, "list", "recruitment.loyalty")
-    assert code == 0 and "<function" not in out and "Union[" not in out
+    assert code == 0 and "<function" not in out and "agent |" in out
 
 
 def test_a_very_long_variant_name_is_refused(monkeypatch, capsys, tmp_path):
@@ -564,3 +564,13 @@ def test_the_progress_bar_estimates_time_left_when_deals_take_a_minute_each():
     left = progress.bar.tasks[0].time_remaining
     progress.close()
     assert left is not None and 27_000 < left < 29_000  # 468 deals at a minute each
+
+
+def test_the_current_folder_may_hold_the_scenario_it_is_never_replaced(
+    monkeypatch, capsys, tmp_path
+):
+    monkeypatch.chdir(tmp_path)
+    scenario = write(tmp_path, BATTLE)
+    code, _, err = sim(monkeypatch, capsys, "run", scenario, "--out", ".", "-q")
+    assert code == 0, err
+    assert Path(scenario).read_text() == BATTLE and (tmp_path / "summary.json").exists()
