@@ -18,6 +18,8 @@ import hashlib
 import inspect
 import logging
 import platform
+import socket
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import metadata
@@ -100,12 +102,37 @@ class DaskBackend(Backend):
     #: Fast kernels (10⁸ trials/s) still get jobs long enough to keep Dask's share small.
     max_chunk = 1 << 32
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Client, timeout: float = CONNECT_TIMEOUT) -> None:
         # pure=False: every job gets a fresh key (no accidental reuse across runs); a job is
         # still pure in fact, so the scheduler may recompute it after losing a worker.
         super().__init__(client.get_executor(pure=False), 0)
         self.client = client
+        self.timeout = timeout
         self._ready: set[str] = set()
+        self._looked = 0.0
+        self._workerless_since: float | None = None
+
+    def check(self) -> None:
+        """Raise :class:`BackendError` when the cluster has had no worker for ``timeout``
+        seconds: the scheduler would keep the jobs waiting for one for ever, in silence."""
+        now = time.monotonic()
+        if now - self._looked < 1.0:
+            return
+        self._looked = now
+        # The client's copy of the scheduler's state, refreshed in the background: no call.
+        info: dict[str, Any] = self.client.scheduler_info() or {}
+        workers = info.get("workers", {})
+        if workers:
+            self._workerless_since = None
+            return
+        if self._workerless_since is None:
+            self._workerless_since = now
+        elif now - self._workerless_since >= self.timeout:
+            raise BackendError(
+                f"every Dask worker of {self.client.scheduler.address} has gone (none for "
+                f"{self.timeout:g} s) with jobs unfinished; start workers with `dask worker "
+                "SCHEDULER_ADDRESS`, then run again"
+            )
 
     @property
     def slots(self) -> int:
@@ -133,6 +160,26 @@ async def _identity(address: str, timeout: float) -> Any:
         comm.abort()
 
 
+def _reachable(address: str, timeout: float) -> None:
+    """One plain TCP connection first: a refused one is said at once, with its reason (Dask's
+    own connect retries a refused port until its timeout and then gives no reason)."""
+    host, _, port = address.removeprefix("tcp://").rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except ValueError:
+        return  # not HOST:PORT; Dask says what it makes of it
+    except TimeoutError:
+        raise BackendError(
+            f"cannot connect to the Dask scheduler at {address}: no answer within {timeout:g} s"
+        ) from None
+    except OSError as e:
+        raise BackendError(
+            f"cannot connect to the Dask scheduler at {address}: {e.strerror or e}"
+            + (" (nothing listens there)" if isinstance(e, ConnectionRefusedError) else "")
+        ) from None
+
+
 def check_scheduler(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
     """Raise :class:`BackendError` unless a Dask scheduler answers at ``address`` within
     ``timeout`` seconds. ``Client`` alone waits for ever on a server that accepts and stays
@@ -142,12 +189,13 @@ def check_scheduler(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
         return  # inside an event loop (a notebook): the Client's own timeout must do
     except RuntimeError:
         pass
+    _reachable(address, timeout)
     try:
         reply = asyncio.run(_identity(address, timeout))
     except (OSError, TimeoutError) as e:
         raise BackendError(
             f"cannot connect to the Dask scheduler at {address} within {timeout:g} s: "
-            f"{e or type(e).__name__}"
+            f"{str(e) or type(e).__name__}"
         ) from None
     except Exception as e:  # e.g. MemoryError: a frame length read from another protocol
         raise BackendError(
@@ -194,7 +242,7 @@ def connect(
                 f"no Dask worker joined {client.scheduler.address} within {timeout:g} s; "
                 "start some with `dask worker SCHEDULER_ADDRESS`"
             ) from e
-        yield DaskBackend(client)
+        yield DaskBackend(client, timeout)
     finally:
         client.close()
         if cluster is not None:

@@ -4,6 +4,7 @@ the parameter table too)."""
 
 from __future__ import annotations
 
+import re
 import typing
 from collections.abc import Iterator
 from typing import Any
@@ -54,7 +55,15 @@ def parameter_rows(
             default = repr(info.default_factory())  # type: ignore[call-arg]
         else:
             default = repr(info.default)
-        yield path, _type_name(ann), rng, default, info.description or ""
+        yield path, _readable(_type_name(ann)), rng, default, info.description or ""
+
+
+def _readable(text: str) -> str:
+    """``sim list``'s type as the reference pages show it: an agent union as ``agent |
+    list[agent]``, never a discriminator function's repr (``<function _agent_kind at 0x…>``)."""
+    if "AgentSpec" in text:
+        return "agent | list[agent]"
+    return re.sub(r"<function (\w+) at 0x[0-9a-f]+>", r"\1", text)
 
 
 def invented_knobs(proc: Procedure) -> set[str]:

@@ -12,13 +12,15 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from simulator import interrupts
 from simulator.accumulate import layout
+from simulator.interrupts import Stopped
 from simulator.limits import MAX_TRIALS, InvalidInput
 from simulator.procedures.base import Metric, Params, Procedure
 from simulator.rng import scenario_key
@@ -147,7 +149,7 @@ def run_range(plan: Plan, group: int, first: int, n: int) -> np.ndarray:
         packed, key = plan.packed, plan.key(0)
     else:
         packed, key = plan.packed[group : group + 1], plan.key(group)
-    return plan.procedure.kernel(
+    out = plan.procedure.kernel(
         packed,
         key,
         np.int64(first),
@@ -156,6 +158,10 @@ def run_range(plan: Plan, group: int, first: int, n: int) -> np.ndarray:
         plan.hist_max,
         np.int64(plan.n_slots),
     )
+    if interrupts.stop_requested():
+        # Searches stop early once a signal has come (simulator.stopflag): never count them.
+        raise Stopped
+    return out
 
 
 class Backend:
@@ -184,6 +190,10 @@ class Backend:
 
     def prepare(self, plan: Plan) -> None:
         """Get ready to run ``plan``'s jobs (remote backends warm their workers up here)."""
+
+    def check(self) -> None:
+        """Called while jobs are awaited (about ten times a second): a backend that can no
+        longer finish them raises here, instead of leaving the run waiting in silence."""
 
 
 def _groups(plan: Plan) -> list[int]:
@@ -261,6 +271,7 @@ def simulate(
     """
     if not 1 <= trials <= MAX_TRIALS or (max_trials or 0) > MAX_TRIALS:
         raise TrialLimitError(f"trials must be between 1 and {MAX_TRIALS:,} (got {trials:,})")
+    interrupts.clear_stop()
     warm_up(plan)
     cap = max(max_trials or trials, trials) if precision is not None else trials
     total = np.zeros((plan.n_variants, plan.n_slots), dtype=np.int64)
@@ -399,6 +410,8 @@ def _run_jobs(
         top_up()
         while in_flight:
             ready, _ = wait(in_flight, timeout=0.1, return_when=FIRST_COMPLETED)
+            if not ready:
+                backend.check()
             for f in ready:
                 collect(f)
             fold()
@@ -410,7 +423,8 @@ def _run_jobs(
             f.cancel()
         for f in list(in_flight):
             if not f.cancelled():
-                collect(f)
+                with suppress(Stopped):  # ran while the stop was requested: not counted
+                    collect(f)
         fold()
         return added, False
     except BaseException:

@@ -31,8 +31,9 @@ from typing import IO, Any
 
 from simulator.limits import InvalidInput
 
-#: A folder holding this file was written by a run, so it may be replaced whole.
-REPORT_MARKER = "summary.json"
+#: A folder holding one of these files was written by a run (``sim run``/``compare``, ``sim
+#: tune``), so it may be replaced whole.
+REPORT_MARKERS = frozenset({"summary.json", "tune.json"})
 _SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
@@ -189,6 +190,61 @@ def check_report_folder(path: Path | str) -> Path:
     return path
 
 
+def _identity(path: Path) -> tuple[str, tuple[int, int] | None]:
+    """Where ``path`` really is: its resolved path (links followed), and (device, inode) when it
+    exists, so that a hard link to a file is seen to be that file."""
+    real = os.path.realpath(path)
+    try:
+        st = os.stat(real)
+    except OSError:
+        return real, None
+    return real, (st.st_dev, st.st_ino)
+
+
+def refuse_clashes(
+    inputs: dict[str, Path | str | None],
+    files: dict[str, Path | str | None],
+    folder: tuple[str, Path | str] | None = None,
+) -> None:
+    """Refuse, before any work, outputs that would overwrite an input or each other.
+
+    ``inputs`` and ``files`` name each path by what it is (``"scenario a.yaml"``,
+    ``"--markdown"``); ``folder`` is the report folder, replaced whole by the run, so no input
+    and no other output may lie inside it. A device or pipe (``/dev/stdout``) never clashes.
+
+    Raises:
+        OutputError: naming both paths.
+    """
+    seen: list[tuple[str, str, tuple[int, int] | None]] = []
+    for role, path in [*inputs.items(), *files.items()]:
+        if path is None or str(path) == "" or _direct(Path(path)):
+            continue
+        real, ident = _identity(Path(path))
+        if role in files:  # an input read twice is no clash; an output over anything is
+            for other, other_real, other_ident in seen:
+                if real == other_real or (ident is not None and ident == other_ident):
+                    what = "is also" if other in files else "would overwrite"
+                    raise OutputError(f"{role} {path} {what} {other}: give another path")
+        seen.append((role, real, ident))
+    if folder is None:
+        return
+    role, where = folder
+    target = Path(os.path.realpath(where))
+    try:
+        cwd = Path.cwd().resolve()
+    except OSError:
+        cwd = None
+    if cwd is not None and (target == cwd or target in cwd.parents):
+        return  # the current folder (or one it is in) is never replaced: --out . is safe
+    inside = str(target).rstrip(os.sep) + os.sep
+    for other, other_real, _ in seen:
+        if other_real.startswith(inside):
+            raise OutputError(
+                f"{other} is inside the report folder {where} ({role}), which the "
+                "run replaces whole: give another folder"
+            )
+
+
 def _lock_path(real: Path) -> Path:
     """The lock beside the folder; inside it when only the folder itself can be written (then
     it cannot be swapped either, and is written in place)."""
@@ -211,7 +267,7 @@ def _replaceable(real: Path) -> bool:
     if os.path.ismount(real):
         return False
     names = os.listdir(real)
-    return not names or REPORT_MARKER in names
+    return not names or not REPORT_MARKERS.isdisjoint(names)
 
 
 def _clean_leftovers(real: Path) -> None:

@@ -38,6 +38,10 @@ BASE_VARIANT = "base"
 MAX_SWEEP_POINTS = 10_000
 #: Never more than this, even with ``--force``: every point is validated and planned up front.
 HARD_MAX_SWEEP_POINTS = 1_000_000
+#: The most variants of one scenario (each is compared with the base and drawn in reports).
+MAX_VARIANTS = 100
+#: Longest variant name (it heads table columns and figure legends).
+MAX_VARIANT_NAME = 60
 #: At most this many problems are listed for one file (the rest are counted).
 MAX_PROBLEMS = 25
 
@@ -118,9 +122,23 @@ class ScenarioFile(BaseModel):
     def _variant_names(cls, v: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         if BASE_VARIANT in v:
             raise ValueError(f"{BASE_VARIANT!r} is the name of the unmodified params; rename it")
+        if len(v) > MAX_VARIANTS:
+            # Every variant is compared with the base on every metric and drawn in every
+            # figure: 1,000 simulate in seconds and then report for minutes.
+            raise ValueError(
+                f"{len(v):,} variants, over the limit of {MAX_VARIANTS}; split them into "
+                "several scenarios, or make the differing value a sweep: axis"
+            )
         for name in v:
             if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):
                 raise ValueError(f"variant name {name!r} must be letters, digits, '.', '_', '-'")
+            if len(name) > MAX_VARIANT_NAME:
+                # A name is a column header, a legend entry and a file-name part: a long one
+                # only overflows the reports.
+                raise ValueError(
+                    f"variant name {name[:20]}... is {len(name)} characters; at most "
+                    f"{MAX_VARIANT_NAME}"
+                )
         return v
 
 
@@ -160,6 +178,9 @@ class Scenario:
     check: dict[str, Any] = field(default_factory=dict)
     #: ``robustness:`` section (:mod:`simulator.robustness`), None without one.
     robustness: RobustnessSpec | None = None
+    #: What a user should know before running it (a search budget that makes one game take
+    #: minutes); printed by the commands, never an error.
+    notes: list[str] = field(default_factory=list)
     #: Where each key and value of the file stands (for errors found after loading, e.g. in
     #: the ``tune:`` section, which :mod:`simulator.tune.spec` checks).
     positions: Any = field(default=None, repr=False, compare=False)
@@ -222,12 +243,18 @@ def _problems_from(
     """Turn pydantic errors into problems; ``where(loc)`` gives the file position of a loc."""
     out = []
     for i, e in enumerate(err.errors()):
-        loc: Loc = tuple(e["loc"])
+        loc: Loc = _without_tags(model, tuple(e["loc"]))
         kind = e["type"]
         message = e["msg"]
         has_value = True
         value = e.get("input")
-        if kind == "extra_forbidden" and i >= 4 * MAX_PROBLEMS:  # only counted: keep it cheap
+        if kind == "literal_error":
+            # A procedure that re-raises its errors (recruitment) keeps the words in the text only.
+            expected = (e.get("ctx") or {}).get("expected") or message.removeprefix(
+                "Input should be "
+            )
+            message = _choice_message(value, str(expected))
+        elif kind == "extra_forbidden" and i >= 4 * MAX_PROBLEMS:  # only counted: keep it cheap
             message, has_value = "unknown key", False
         elif kind == "extra_forbidden":
             parent = _model_at(model, loc[:-1])
@@ -247,6 +274,42 @@ def _problems_from(
         line, col = where(loc, kind == "extra_forbidden")
         out.append(Problem(file, line, col, _dotted((*prefix, *loc)), message, value, has_value))
     return out
+
+
+#: Segments pydantic adds to an error's location for a tagged union (``{agent: mcts}`` is the
+#: ``spec`` branch of an agent): not keys of the file, so never shown.
+_UNION_TAGS = frozenset({"spec", "name", "one", "per_seat", "fixed", "span", "cards", "generator"})
+
+
+def _without_tags(model: type[BaseModel], loc: Loc) -> Loc:
+    """``loc`` without the union tags pydantic inserted (a real field of that name is kept)."""
+    out: list[Any] = []
+    for part in loc:
+        if isinstance(part, str) and part in _UNION_TAGS:
+            at = _model_at(model, tuple(out))
+            if at is None or part not in at.model_fields:
+                continue
+        out.append(part)
+    return tuple(out)
+
+
+def _choice_message(value: Any, expected: str) -> str:
+    """A value that is none of the allowed words: which were meant, or that YAML read a number.
+
+    ``revision: 1.1`` unquoted is the float 1.1, not the word '1.1': say to quote it; a word in
+    the wrong case or misspelt gets a did-you-mean, as keys do.
+    """
+    choices = re.findall(r"'([^']*)'", expected)
+    message = f"must be one of {expected}" if expected else "is not one of the allowed values"
+    if _is_number(value) and str(value) in choices:
+        return f"{message}: write '{value}' in quotes (unquoted, YAML reads {value} as a number)"
+    if isinstance(value, str):
+        lower = {c.lower(): c for c in choices}
+        close = [lower[value.lower()]] if value.lower() in lower else []
+        close = close or difflib.get_close_matches(value, choices, n=1, cutoff=0.6)
+        if close:
+            return f"{message}; did you mean {close[0]!r}?"
+    return message
 
 
 def _deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
@@ -304,6 +367,17 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
         from simulator.tournament.procedure import tournament_procedure
 
         proc = tournament_procedure(proc, top.tournament)
+        for name, override in top.variants.items():
+            if "policies" in override:
+                line, col = pos.nearest(("variants", name, "policies"), prefer_key=True)
+                message = (
+                    "a tournament seats its own entrants (tournament.agents) in every seat, so "
+                    "policies here would be ignored: remove it, or run the variant without "
+                    "tournament:"
+                )
+                raise ScenarioError(
+                    [Problem(file, line, col, f"variants.{name}.policies", message)]
+                )
 
     axes, ranged, problems = _sweep_axes(top.sweep, proc.params_model, pos, file, force)
     for name, override in top.variants.items():
@@ -345,8 +419,9 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
             try:
                 variants[name] = proc.params_model.model_validate(merged, strict=True)
             except ValidationError as e:
+                base_ok = BASE_VARIANT in variants
                 for p in _problems_from(e, proc.params_model, file, (), where):
-                    p = _placed(p, name, override, point, axes, ranged, pos)
+                    p = _placed(p, name, override, point, axes, ranged, pos, base_ok)
                     key = str(p)
                     found.setdefault(key, (p, set()))[1].add(index)
         if len(found) > MAX_PROBLEMS:
@@ -362,8 +437,11 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
         for pt in points:
             for params in pt.variants.values():
                 if why := tournament_of(proc).check(params):  # type: ignore[union-attr]
-                    line, col = pos.nearest(("tournament",), prefer_key=True)
-                    raise ScenarioError([Problem(file, line, col, "tournament", why)])
+                    spot: Loc = ("tournament",)
+                    if why.startswith("seatings") and "seatings" in top.tournament.model_fields_set:
+                        spot = ("tournament", "seatings")
+                    line, col = pos.nearest(spot)
+                    raise ScenarioError([Problem(file, line, col, _dotted(spot), why)])
     for pt in points:
         first = proc.metric_names(pt.variants[BASE_VARIANT])
         for k, params in pt.variants.items():
@@ -389,7 +467,7 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
         check_problems += _robustness_problems(top, proc, points[0].variants, pos, file)
     if check_problems:
         raise ScenarioError(check_problems)
-    return Scenario(
+    scenario = Scenario(
         file,
         top.name,
         proc,
@@ -404,6 +482,47 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
         robustness=top.robustness,
         positions=pos,
     )
+    scenario.notes = _cost_notes(top, points)
+    return scenario
+
+
+#: A search budget per decision from which one game can take minutes: mcts iterations and
+#: rollout playouts (per legal move), each a playout (to the end of the game with horizon 0).
+HEAVY_ITERATIONS = 5_000
+HEAVY_PLAYOUTS = 500
+
+
+def _cost_notes(top: ScenarioFile, points: list[SweepPoint]) -> list[str]:
+    """Notes on search budgets so large that a single decision takes seconds to minutes: said
+    before the run, so that a silent first deal is expected (the bar moves deal by deal)."""
+    from simulator.agents.spec import AgentSpec, agent_label, as_spec
+
+    agents: dict[str, AgentSpec] = {}
+    if top.tournament is not None:
+        agents.update({agent_label(a): a for a in top.tournament.specs()})
+    for pt in points[:1]:
+        for params in pt.variants.values():
+            policies = getattr(params, "policies", None)
+            listed = policies if isinstance(policies, list | tuple) else [policies]
+            for a in listed:
+                if a is not None and not isinstance(a, int | float):
+                    spec = as_spec(a)
+                    agents[agent_label(spec)] = spec
+    notes = []
+    for label, a in agents.items():
+        budget = a.iterations if a.agent == "mcts" else a.playouts if a.agent == "rollout" else 0
+        heavy = HEAVY_ITERATIONS if a.agent == "mcts" else HEAVY_PLAYOUTS
+        if a.horizon == 0:
+            heavy //= 5
+        if budget >= heavy:
+            what = "iterations" if a.agent == "mcts" else "playouts of every move"
+            depth = "to the end of the game" if a.horizon == 0 else f"{a.horizon} rounds deep"
+            notes.append(
+                f"{label}: {budget:,} {what} per decision, each a playout {depth}: one game "
+                f"may take minutes, and the progress bar moves only as deals finish "
+                f"({top.trials:,} deals); Ctrl-C stops it within a moment"
+            )
+    return notes
 
 
 def _robustness_problems(
@@ -541,7 +660,12 @@ def _range_values(spec: Mapping[str, Any]) -> tuple[list[Any], str | None, str |
     if step == 0:
         return [], "must not be 0", "step"
     start, stop = spec["from"], spec["to"]
-    count = math.floor((stop - start) / step + 1e-9) + 1
+    span = (stop - start) / step
+    if not math.isfinite(span) or span > HARD_MAX_SWEEP_POINTS:
+        # Bounds like ±1e308 overflow here (their difference is infinite): refuse by size.
+        shown = "more than" if not math.isfinite(span) else f"{math.floor(span) + 1:,}, over"
+        return [], f"range of {shown} {HARD_MAX_SWEEP_POINTS:,} values", None
+    count = math.floor(span + 1e-9) + 1
     if count <= 0:
         hint = " (count down with a negative step)" if stop < start and step > 0 else ""
         return [], f"empty range: from {start} to {stop} by {step} gives no values{hint}", None
@@ -641,8 +765,13 @@ def _placed(
     axes: dict[str, list[Any]],
     ranged: set[str],
     pos: _Positions,
+    base_ok: bool = False,
 ) -> Problem:
-    """A problem of one point's parameters, placed at the sweep value, variant or params."""
+    """A problem of one point's parameters, placed at the sweep value, variant or params.
+
+    A value of params that only a variant makes wrong (``players: 3`` in a variant against a
+    four-entry list of params) is placed at the variant, which is named, with the line of the
+    value it breaks."""
     loc = _loc_of(p.path)
     for path, value in point.items():
         ploc = _path_loc(path)
@@ -657,6 +786,10 @@ def _placed(
                 where = f"sweep.{path}[{i}]{rest}"
             return Problem(p.file, line, col, where, p.message, p.value, p.has_value)
     in_variant = name != BASE_VARIANT and _has(override, loc)
+    if name != BASE_VARIANT and not in_variant and base_ok:
+        line, col = pos.nearest(("variants", name), prefer_key=True)
+        message = f"params.{p.path} (line {p.line}): {p.message}"
+        return Problem(p.file, line, col, f"variants.{name}", message, p.value, p.has_value)
     prefix = f"variants.{name}." if in_variant else "params."
     return Problem(p.file, p.line, p.col, prefix + p.path, p.message, p.value, p.has_value)
 

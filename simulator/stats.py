@@ -321,3 +321,13 @@ def two_sample(
     p-value and the test (two-proportion z for proportions, Welch's t otherwise). Used by the
     regression gate to compare a rerun with a stored baseline."""
     return _independent(kind, n0, s0, ss0, n1, s1, ss1, scale)
+
+
+def smallest_detectable(se: float, alpha: float = ALPHA, power: float = 0.8) -> float:
+    """The smallest true difference a two-sided test at ``alpha`` detects with ``power``, for an
+    estimate with standard error ``se``: ``(z_{1-alpha/2} + z_power) * se``.
+
+    That is the size of effect a "no difference found" cannot rule out (2.80 standard errors at
+    5% and 80% power)."""
+    normal = NormalDist()
+    return (normal.inv_cdf(1 - alpha / 2) + normal.inv_cdf(power)) * se

@@ -74,7 +74,10 @@ class Problem:
     has_value: bool = False
 
     def __str__(self) -> str:
-        got = f" (got {show(self.value)})" if self.has_value else ""
+        # A message that already says what it got (a validator's "..., got 4") is not followed
+        # by a second "(got ...)".
+        said = re.search(r"\bgot\b", self.message) is not None
+        got = f" (got {show(self.value)})" if self.has_value and not said else ""
         return printable(f"{self.file}:{self.line}:{self.col}: {self.path}: {self.message}{got}")
 
 

@@ -126,3 +126,43 @@ def test_writing_through_a_symlink_to_a_fifo_leaves_both_as_they_were(tmp_path):
     assert json.loads(data)
     assert link.is_symlink() and Path(os.readlink(link)) == fifo
     assert fifo.is_fifo()
+
+
+HEAVY_LADDER = (
+    (ROOT / "scenarios/root/ladder.yaml")
+    .read_text()
+    .replace("playouts: 8, horizon: 0", "playouts: 10000, horizon: 0")
+    .replace("iterations: 200, horizon: 0", "iterations: 100000, horizon: 0")
+)
+
+
+def test_sigterm_inside_one_long_search_decision_ends_the_run_within_seconds(tmp_path):
+    """Issue 31 case 12: the main thread plays a first deal inside the kernel (the warm-up),
+    where Python runs no signal handler; a decision of 100,000 mcts iterations to the end of
+    the game takes minutes. The stop flag, set by the signal watcher, ends the search at once."""
+    scenario = tmp_path / "heavy.yaml"
+    scenario.write_text(HEAVY_LADDER)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "simulator.cli", "run", str(scenario), "-q", "--threads", "1"]
+        + ["--out", str(tmp_path / "out")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ENV,
+    )
+    try:
+        # The kernel loads from Numba's cache (or compiles: then the signal comes during the
+        # compile, which Python code also obeys); either way the run is inside it by now.
+        time.sleep(20)
+        assert run.poll() is None, run.stderr.read() if run.stderr else ""
+        sent = time.monotonic()
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=30)
+        waited = time.monotonic() - sent
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 143, err
+    assert "interrupted (SIGTERM)" in err and "Traceback" not in err
+    assert "mcts(100000): 100,000 iterations per decision" in err  # said before it started
+    assert waited < 5, waited

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import sys
 import tempfile
 import time
@@ -24,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 VALID = (ROOT / "scenarios/his/defender_bonus.yaml").read_text()
 SECONDS = 5.0
 FUZZ = settings(
-    max_examples=60,
+    max_examples=int(os.environ.get("FUZZ_EXAMPLES", "60")),
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
@@ -119,3 +120,125 @@ def test_any_structure_is_a_scenario_or_exit_2(tree, procedure):
 )
 def test_any_edit_of_a_real_scenario_is_a_scenario_or_exit_2(at, cut, insert):
     validate((VALID[:at] + insert + VALID[at + cut :]).encode())
+
+
+# -- Issue 31: the sections added since — policies, tournament, tune, robustness, check -----------
+
+agent_names = st.sampled_from(["random", "greedy", "rollout", "mcts", "MCTS", "greddy", "", "x"])
+budgets = (
+    st.integers(min_value=-3, max_value=200_000) | st.booleans() | st.floats() | st.text(max_size=4)
+)
+agents = agent_names | st.fixed_dictionaries(
+    {"agent": agent_names},
+    optional={
+        "iterations": budgets,
+        "playouts": budgets,
+        "horizon": budgets,
+        "candidates": budgets,
+        "prior": budgets,
+        "fallback": budgets,
+        "exploration": budgets,
+        "budget": budgets,
+    },
+)
+policies = agents | st.lists(agents, max_size=7) | trees
+tournaments = st.fixed_dictionaries(
+    {},
+    optional={
+        "agents": st.dictionaries(
+            st.text(max_size=8) | st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h"]),
+            agents,
+            max_size=9,
+        )
+        | trees,
+        "seatings": st.sampled_from(["auto", "all", "balanced", "rotation", "every", 3]),
+        "seats": trees,
+    },
+)
+paths = st.sampled_from(
+    [
+        "hit_on",
+        "defender_extra_dice",
+        "ties_to",
+        "attacker",
+        "attacker.units",
+        "attacker.leader",
+        "defender.units",
+        "seat_gold.2",
+        "seat_gold.02",
+        "seat_gold.0",
+        "players",
+        "nope",
+        "",
+    ]
+)
+axis_values = (
+    st.lists(scalars, max_size=5)
+    | st.fixed_dictionaries(
+        {"from": scalars | st.floats(), "to": scalars | st.floats()},
+        optional={"step": scalars | st.floats()},
+    )
+    | trees
+)
+metrics = st.sampled_from(
+    ["attacker_wins", "seat_spread", "draws", "wins.seat1", "both_wiped_out", "nope"]
+)
+tunes = st.fixed_dictionaries(
+    {},
+    optional={
+        "search": st.dictionaries(paths, axis_values, max_size=4) | trees,
+        "target": st.dictionaries(metrics, scalars | st.floats(), max_size=3) | trees,
+        "minimize": metrics | st.lists(metrics, max_size=3) | trees,
+        "maximize": metrics | trees,
+        "budget": budgets,
+    },
+)
+checks = (
+    st.dictionaries(
+        metrics | st.sampled_from(["trials"]),
+        scalars | st.dictionaries(st.sampled_from(["tolerance", "detect", "gate", "x"]), scalars),
+        max_size=4,
+    )
+    | trees
+)
+
+
+def _section_scenario(procedure: str, extra: dict) -> bytes:
+    tree = {"name": "fuzz", "procedure": procedure, "trials": 20, "seed": 1, **extra}
+    if procedure == "recruitment.loyalty":
+        tree.setdefault("params", {"players": 4, "seat_gold": [0, 0, 0, 0]})
+    else:
+        tree.setdefault("params", {"attacker": {"units": 4}, "defender": {"units": 4}})
+    return yaml.safe_dump(tree, allow_unicode=True, default_flow_style=None).encode()
+
+
+@FUZZ
+@given(
+    st.sampled_from(["recruitment.loyalty", "root.hirelings", "his.field_battle"]),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "tournament": tournaments,
+            "variants": st.dictionaries(
+                st.sampled_from(["v", "w"]),
+                st.fixed_dictionaries({}, optional={"policies": policies}),
+            ),
+        },
+    ),
+    policies,
+)
+def test_any_policies_and_tournament_are_a_scenario_or_exit_2(procedure, extra, seats):
+    data = _section_scenario(procedure, extra)
+    tree = yaml.safe_load(data)
+    tree["params"]["policies"] = seats
+    validate(yaml.safe_dump(tree, allow_unicode=True, default_flow_style=None).encode())
+
+
+@FUZZ
+@given(
+    st.sampled_from(["his.field_battle", "recruitment.loyalty"]),
+    tunes,
+    st.fixed_dictionaries({}, optional={"check": checks, "robustness": trees, "sweep": trees}),
+)
+def test_any_tune_check_and_robustness_sections_are_a_scenario_or_exit_2(procedure, tune, extra):
+    validate(_section_scenario(procedure, {"tune": tune, **extra}))

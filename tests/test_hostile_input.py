@@ -67,12 +67,13 @@ ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THRE
 
 
 def wait_for_jobs(pid: int, timeout: float = 120) -> None:
-    """Wait until process ``pid`` runs jobs: its thread pool (2 threads) has started."""
+    """Wait until process ``pid`` runs jobs: its thread pool (2 threads) has started, beside the
+    main thread and the signal watcher (simulator.interrupts)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         status = Path(f"/proc/{pid}/status").read_text()
         threads = int(status.split("Threads:")[1].split()[0])
-        if threads >= 3:
+        if threads >= 4:
             time.sleep(0.5)
             return
         time.sleep(0.05)

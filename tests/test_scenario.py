@@ -76,7 +76,7 @@ def test_a_good_file_loads(tmp_path):
         ),
         (
             GOOD + "variants:\n  v: {ties_to: nobody}\n",
-            ":9:16: variants.v.ties_to: Input should be 'defender' or 'attacker' (got 'nobody')",
+            ":9:16: variants.v.ties_to: must be one of 'defender' or 'attacker' (got 'nobody')",
         ),
         (GOOD + "variants:\n  base: {hit_on: 4}\n", "variants: 'base' is the name"),
         (

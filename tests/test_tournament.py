@@ -213,7 +213,28 @@ def test_an_unknown_key_in_the_tournament_section_is_located(toy_registered):
 def test_a_balanced_square_needs_as_many_entrants_as_seats(toy_registered):
     with pytest.raises(ScenarioError) as err:
         parse(TEXT.replace("seats: 2", "seats: 3") + "  seatings: balanced\n", "toy.yaml")
-    assert "toy.yaml:6:1: tournament: seatings 'balanced' needs as many entrants" in str(err.value)
+    shown = str(err.value)
+    assert (
+        "toy.yaml:10:13: tournament.seatings: seatings 'balanced' needs as many entrants" in shown
+    )
+
+
+def test_every_point_of_a_swept_tournament_is_shown_labelled(toy_registered, capsys):
+    """Issue 31 case 22: a sweep over the seats is one tournament per point, each labelled in
+    the terminal and in summary.json (not the first point's alone)."""
+    from rich.console import Console
+
+    from simulator.report.terminal import print_report
+
+    sc = parse(TEXT + "sweep: {seats: [2, 3]}\n", "toy.yaml")
+    result = run_scenario(sc, threads=1)
+    assert list(summaries(result)) == ["seats=2", "seats=3"]
+    assert list(document(build(result))["tournament"]) == ["seats=2", "seats=3"]
+    assert len(summaries(result)["seats=3"]["seat_wins"]) == 3
+    console = Console(width=120, record=True)
+    print_report(build(result), console, False)
+    text = console.export_text()
+    assert "Tournament · seats=2" in text and "Tournament · seats=3" in text
 
 
 def test_a_single_entrant_is_no_tournament(toy_registered):

@@ -37,6 +37,7 @@ from simulator.agents.prior import leans_on_greedy, make_guide, means_beat
 from simulator.agents.spec import AGENT_EXPLORATION, AGENT_FALLBACK, AGENT_ITERATIONS, AGENT_PRIOR
 from simulator.agents.streams import below
 from simulator.jit import closure, inline
+from simulator.stopflag import requested
 
 
 def make_mcts(game: GameFunctions) -> Any:
@@ -79,6 +80,8 @@ def make_mcts(game: GameFunctions) -> Any:
         moves = np.empty(scratch.shape[0], dtype=np.int64)
         n_nodes = 1
         for _ in range(iterations):
+            if requested():  # a signal: play the best move found so far (the trial is dropped)
+                break
             c = determinize(s, me, rng)
             node = 0
             path[0] = 0

@@ -25,6 +25,7 @@ from simulator.agents.prior import best_index, leans_on_greedy, make_guide, pair
 from simulator.agents.spec import AGENT_FALLBACK, AGENT_PLAYOUTS, AGENT_PRIOR
 from simulator.jit import closure
 from simulator.rng import next_word
+from simulator.stopflag import requested
 
 
 def make_rollout(game: GameFunctions) -> Any:
@@ -54,6 +55,8 @@ def make_rollout(game: GameFunctions) -> Any:
         diff_sq = np.zeros(n, dtype=np.float64)
         stream = np.empty(1, dtype=np.uint64)
         for _ in range(playouts):
+            if requested():  # a signal: play the best move found so far (the trial is dropped)
+                break
             stream[0] = next_word(rng)
             view = determinize(s, me, stream)
             start = stream[0]

@@ -45,7 +45,8 @@ AGENT_ROW = 8
 class AgentSpec(BaseModel):
     """One agent with its budget. Budgets that do not apply to its rung are ignored."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: `iterations: true` is no budget (lax mode would read it as 1).
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     agent: AgentName = Field(description="rung of the skill ladder")
     iterations: int = Field(

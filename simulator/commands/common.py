@@ -66,9 +66,12 @@ def load(path: Path, err: Any, force: bool = False) -> Any:
     from simulator.scenario import ScenarioError, load
 
     try:
-        return load(path, force=force)
+        loaded = load(path, force=force)
     except ScenarioError as e:
         fail_invalid(err, e.problems)
+    for note in loaded.notes:
+        say(err, f"note: {note}")
+    return loaded
 
 
 def load_all(paths: list[Path], err: Any, force: bool) -> list[Any]:
@@ -86,13 +89,19 @@ def load_all(paths: list[Path], err: Any, force: bool) -> list[Any]:
     return loaded
 
 
-def check_outputs(folder: Path | str, markdown: Path | None) -> None:
-    """Refuse, before any run, a report folder or markdown file that cannot be written."""
-    from simulator.output import check_file_target, check_report_folder
+def check_outputs(
+    folder: Path | str, markdown: Path | None, inputs: list[Path] | tuple[()] = ()
+) -> None:
+    """Refuse, before any run, a report folder or markdown file that cannot be written, or
+    that would overwrite an input (``inputs``: the scenario files) or each other."""
+    from simulator.output import check_file_target, check_report_folder, refuse_clashes
 
     check_report_folder(folder)
     if markdown is not None:
         check_file_target(markdown, "--markdown")
+    refuse_clashes(
+        {f"scenario {p}": p for p in inputs}, {"--markdown": markdown}, ("--out", folder)
+    )
 
 
 def refuse_bad_trial_options(trials: int, precision: float | None, max_trials: int | None) -> None:
@@ -218,6 +227,9 @@ class Progress:
                 TimeRemainingColumn(),
                 console=self.err,
                 transient=True,
+                # Rich estimates the speed from the last 30 s by default: a tournament whose
+                # deals take a minute each showed -:--:-- for ever.
+                speed_estimate_period=3600,
             )
             self.bar.start()
             self.task = self.bar.add_task(self.label, total=total)

@@ -47,7 +47,7 @@ def compare(
     except CompareError as e:
         say(err, f"sim compare: {e}")
         raise Stop(EXIT_INVALID) from e
-    check_outputs(out_dir or Path("reports") / "out" / combined.name, markdown)
+    check_outputs(out_dir or Path("reports") / "out" / combined.name, markdown, scenarios)
     check_metrics("sim compare", loaded[0], metrics, err)
     progress = Progress(not quiet and sys.stderr.isatty(), "compare", err)
     try:

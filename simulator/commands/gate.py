@@ -23,25 +23,49 @@ def baseline(
 ) -> int:
     """Run, write the baseline, say what was stored; the exit code."""
     from simulator.gate.run import make
-    from simulator.gate.store import BaselineError, write
-    from simulator.output import check_file_target
+    from simulator.gate.store import BaselineError, read, write
+    from simulator.output import check_file_target, refuse_clashes
 
     check_file_target(output, "--out")
+    refuse_clashes({f"scenario {p}": p for p in scenarios}, {"--out": output})
+    previous = None
+    if output.is_file() and output.stat().st_size > 0:
+        # Writing some scenarios into an existing baseline updates their entries and keeps
+        # the others: a baseline is never shrunk to the scenarios of one command.
+        try:
+            previous = read(output)
+        except BaselineError as e:
+            say(
+                err,
+                f"sim baseline: --out {output} exists and is not a baseline this version can "
+                f"update ({e}); remove it first to write a new one",
+            )
+            return EXIT_INVALID
     loaded = load_all(scenarios, err, force)
     try:
         stored = make(loaded, trials=trials, threads=threads, notify=lambda t: say(err, t))
     except BaselineError as e:
         say(err, f"sim baseline: {e}")
         return EXIT_INVALID
+    fresh = len(stored.scenarios)
+    others = {}
+    if previous is not None:
+        others = {k: v for k, v in previous.scenarios.items() if k not in stored.scenarios}
+        stored.scenarios = {**others, **stored.scenarios}
     write(stored, output)
     n = sum(len(s.entries) for s in stored.scenarios.values())
     kept = sum(e.outcomes is not None for s in stored.scenarios.values() for e in s.entries)
     size = output.stat().st_size if output.is_file() else 0
+    where = (
+        f"{fresh} scenario(s) updated in {output}, the entries of {len(others)} other(s) kept as "
+        f"they were: {len(stored.scenarios)} scenario(s), "
+        if previous is not None
+        else f"{fresh} scenario(s) written to {output}: "
+    )
     say(
         out,
-        f"baseline of {n:,} metrics ({kept:,} gated, per-trial outcomes kept) in "
-        f"{len(stored.scenarios)} scenario(s) written to {output}"
-        + (f" ({size / 2**20:.2f} MiB)" if size else ""),
+        f"baseline: {where}{n:,} metrics ({kept:,} gated, per-trial outcomes kept)"
+        + (f", {size / 2**20:.2f} MiB" if size else ""),
     )
     return 0
 
@@ -64,11 +88,15 @@ def check(
     from simulator.gate import output
     from simulator.gate.compare import check
     from simulator.gate.store import BaselineError
-    from simulator.output import check_file_target, safe_write
+    from simulator.output import check_file_target, refuse_clashes, safe_write
 
     for path, option in ((junit, "--junit"), (markdown, "--markdown")):
         if path is not None:
             check_file_target(path, option)
+    refuse_clashes(
+        {**{f"scenario {p}": p for p in scenarios}, "--baseline": baseline_file},
+        {"--junit": junit, "--markdown": markdown},
+    )
     loaded = load_all(scenarios, err, force)
     try:
         result = check(

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from simulator import interrupts
 from simulator.commands.common import (
     EXIT_INVALID,
     Progress,
@@ -61,7 +62,7 @@ def run(
     if precision is not None and max_trials is None:
         max_trials = min(100 * (trials or loaded.trials), MAX_TRIALS)
     target = Path("reports") / "out" / loaded.name if out_dir is None else out_dir
-    check_outputs(target, markdown)
+    check_outputs(target, markdown, [scenario])
     progress = Progress(not quiet and sys.stderr.isatty(), loaded.name, err)
     try:
         with backend_for(
@@ -90,19 +91,17 @@ def run(
                 held = rerun_levels(loaded, levels, trials, result, threads, runs_on, quiet, err)
     finally:
         progress.close()
-    result = report(
-        result,
-        target,
-        metrics=metrics,
-        markdown=markdown,
-        as_json=as_json,
-        detail=detail,
-        out=out,
-        robustness=held,
-    )
-    if held is not None and not held.complete:
-        text = "the levels finished before it were kept and reported"
-        return finish_interrupted(err, text, highlight=False)
+    with interrupts.held() as caught:  # every trial has run: the reports are written whole
+        result = report(
+            result,
+            target,
+            metrics=metrics,
+            markdown=markdown,
+            as_json=as_json,
+            detail=detail,
+            out=out,
+            robustness=held,
+        )
     if result.outcome.precision_reached is False:
         err.print(
             f"warning: --precision {precision:g} was not reached within --max-trials "
@@ -111,6 +110,12 @@ def run(
         )
     if not result.complete:
         text = "partial results written, marked incomplete"
+        return finish_interrupted(err, text, highlight=False)
+    if held is not None and not held.complete:
+        text = "the robustness levels finished before it were kept and reported"
+        return finish_interrupted(err, text, highlight=False)
+    if caught:
+        text = "the run had finished: its reports are written, complete"
         return finish_interrupted(err, text, highlight=False)
     return 0
 

@@ -27,12 +27,20 @@ def validate(scenarios: list[Path], *, force: bool = False, out: Any, err: Any) 
             from simulator.tune import parse_tune
 
             try:
-                parse_tune(s)
+                spec = parse_tune(s)
             except ScenarioError as e:
                 bad = True
-                for p in e.problems:
-                    say(err, str(p))
+                print_problems(err, e.problems)
                 continue
+            if spec.outside:
+                count = "some" if spec.outside < 0 else f"{spec.outside:,} of {spec.space_size:,}"
+                say(
+                    err,
+                    f"note {printable(str(path))}: tune: {count} candidates are outside the "
+                    f"rules and will be skipped: e.g. {spec.outside_example}",
+                )
+        for note in s.notes:
+            say(err, f"note {printable(str(path))}: {note}")
         points = f", {len(s.points):,} sweep points" if s.sweep else ""
         illegal = sum(1 for pt in s.points if pt.illegal)
         points += f" ({illegal} illegal by the rules, shown as such)" if illegal else ""

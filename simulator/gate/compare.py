@@ -45,7 +45,11 @@ from simulator.gate.store import (
 from simulator.runner import versions
 from simulator.scenario import Scenario
 
-FIX = "if the change is intended, regenerate the baseline with `make baseline`"
+FIX = (
+    "if the change is intended, regenerate this scenario's entries with "
+    "`sim baseline SCENARIO --out BASELINE` (the other scenarios' entries are kept; "
+    "`make baseline` regenerates them all)"
+)
 
 
 def _differences(before: Any, after: Any, prefix: str = "") -> list[str]:
@@ -88,6 +92,48 @@ def match(scenario: Scenario, baseline: BaselineFile, path: Path) -> ScenarioBas
             + f"; {FIX}"
         )
     return entry
+
+
+def _agrees(scenario: Scenario, stored: ScenarioBaseline, path: Path) -> None:
+    """Refuse, before the rerun, a baseline whose own fields contradict the scenario: another
+    seed (the rerun would replay other trials), or metrics that are not the ones the scenario
+    reports, or reported as another kind or scale (the tests and detectable effects would be
+    the wrong ones).
+
+    Raises:
+        BaselineError: naming the field, both values and the fix.
+    """
+    from simulator.engine import make_plan
+
+    where = f"{scenario.path}: the baseline in {path}"
+    if stored.seed != scenario.seed:
+        raise BaselineError(
+            f"{where} has seed {stored.seed}, the scenario {scenario.seed}: it holds other "
+            f"trials; {FIX}"
+        )
+    expected: dict[str, tuple[str, int]] = {}
+    for pt in scenario.points:
+        plan = make_plan(scenario.procedure, pt.variants, scenario.seed)
+        for variant in plan.variant_names:
+            for metric in plan.metrics:
+                expected[key_of(variant, pt.values, metric.name)] = (metric.kind, metric.scale)
+    old = {e.key(): e for e in stored.entries}
+    missing = [k for k in old if k not in expected]
+    extra = [k for k in expected if k not in old]
+    if missing or extra:
+        what = [f"not reported any more: {json.loads(k)}" for k in missing[:3]]
+        what += [f"new: {json.loads(k)}" for k in extra[:3]]
+        raise BaselineError(
+            f"{scenario.path}: the metrics reported differ from the baseline in {path} "
+            f"({'; '.join(what)}); {FIX}"
+        )
+    for k, (kind, scale) in expected.items():
+        e = old[k]
+        if (e.kind, e.scale) != (kind, scale):
+            raise BaselineError(
+                f"{where} stores {e.metric} ({e.variant}) as a {e.kind} of scale {e.scale}; "
+                f"the scenario reports a {kind} of scale {scale}; {FIX}"
+            )
 
 
 @dataclass
@@ -192,6 +238,8 @@ def check(
 
     baseline = read(baseline_path)
     matched = [(s, match(s, baseline, baseline_path)) for s in scenarios]
+    for s, stored in matched:  # before any trial is run
+        _agrees(s, stored, baseline_path)
     notes = []
     if baseline.simulator != versions().get("simulator"):
         notes.append(

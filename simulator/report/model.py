@@ -64,7 +64,7 @@ def build(result: RunResult, metrics: list[str] | None = None, robustness: Any =
     from simulator.tournament.analysis import summaries
 
     result = restrict(result, metrics or [])
-    tournament = None if result.is_sweep else summaries(result)
+    tournament = summaries(result)
     summary = fold(result) if wants_summary(result) else None
     if summary is None:
         return Report(result, None, tournament=tournament)

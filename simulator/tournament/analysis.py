@@ -141,15 +141,25 @@ def analyse(t: Tournament, estimates: pd.DataFrame, variant: str) -> dict[str, A
 
 
 def summaries(result: Any) -> dict[str, dict[str, Any]] | None:
-    """Per variant, the tournament summary of a run (None when the run is no tournament);
-    computed once per result (a Bradley–Terry fit each) and kept in ``result.derived``."""
+    """Per variant (and sweep point: ``"players=3"``, or ``"VARIANT · players=3"`` with several
+    variants), the tournament summary of a run (None when the run is no tournament); computed
+    once per result (a Bradley–Terry fit each) and kept in ``result.derived``."""
     t = tournament_of(result.scenario.procedure)
     if t is None:
         return None
     cache = getattr(result, "derived", None)
     if cache is not None and "tournament" in cache:
         return cache["tournament"]
-    out = {v: analyse(t, result.estimates, v) for v in result.plan.variant_names}
+    out = {}
+    for point in result.point_results():
+        names = point.plan.variant_names
+        for v in names:
+            # Every sweep point is a tournament of its own (a sweep over players seats another
+            # number): each is labelled by its point, never shown as the first point alone.
+            key = v
+            if getattr(result, "is_sweep", False):
+                key = point.label() if len(names) == 1 else f"{v} · {point.label()}"
+            out[key] = analyse(t, point.estimates, v)
     if cache is not None:
         cache["tournament"] = out
     return out

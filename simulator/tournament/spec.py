@@ -13,7 +13,8 @@
 Every deal is played once per seating; a seating gives each seat an entrant. Every design below
 puts every entrant in every seat equally often, so seat effects cancel from entrant comparisons:
 
-- ``all``: every ordered choice of distinct entrants for the seats (``E!/(E-S)!`` seatings);
+- ``all``: every ordered choice of distinct entrants for the seats (``E!/(E-S)!`` seatings, at
+  most ``MAX_SEATINGS``);
 - ``balanced``: a Williams Latin square (seats = entrants): each entrant in each seat once and
   right after each other entrant equally often (``E`` seatings, ``2E`` for odd ``E``);
 - ``rotation``: seat ``k`` of seating ``r`` gets entrant ``(r + k) mod E`` (``E`` seatings; an
@@ -33,12 +34,14 @@ from simulator.agents.spec import Agent, AgentSpec, as_spec
 
 SeatingDesign = Literal["auto", "all", "balanced", "rotation"]
 MAX_ALL_SEATINGS = 60
+#: The most seatings (games per deal) any design may ask for: ``all`` grows as E!/(E-S)!.
+MAX_SEATINGS = 720
 
 
 class TournamentSpec(BaseModel):
     """The ``tournament:`` section."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     agents: dict[str, Agent] = Field(
         description="entrants: report name -> agent (a rung name or {agent: ..., budget})"
@@ -98,6 +101,14 @@ def seatings(design: SeatingDesign, entrants: int, seats: int) -> list[tuple[int
         if entrants < seats:
             raise ValueError(
                 f"seatings 'all' needs at least as many entrants as seats ({seats}); use 'rotation'"
+            )
+        count = _count_all(entrants, seats)
+        if count > MAX_SEATINGS:
+            # Each seating is one more whole game per deal, packed before the first one runs.
+            raise ValueError(
+                f"seatings 'all' of {entrants} entrants in {seats} seats is {count:,} seatings "
+                f"(games per deal), over the limit of {MAX_SEATINGS:,}; use 'rotation' or "
+                "'balanced' (each entrant in each seat equally often, with far fewer games)"
             )
         return list(itertools.permutations(range(entrants), seats))
     if design == "balanced":

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +16,73 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
+from simulator.stats import Z95, smallest_detectable
 from simulator.tune.objectives import metric_values
 from simulator.tune.search import Candidate, TuneResult
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the search says to do: ``change`` (paste the best), ``current`` (today's values are
+    among the best), ``constant`` (every candidate gives the same objective) or ``none``."""
+
+    kind: str
+    text: str
+
+    @property
+    def paste(self) -> bool:
+        return self.kind == "change"
+
+
+def _same(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+
+
+def current_values(result: TuneResult) -> dict[str, Any]:
+    """Today's values (the scenario's params) at every searched path."""
+    return {a.path: _current_value(result, a.path) for a in result.spec.axes}
+
+
+def answer(result: TuneResult) -> Answer:
+    """The honest answer at the edges (issue: a search whose best is today's values, or whose
+    objective never moves, must not ask for a change)."""
+    rated = [c for c in result.candidates if c.objectives]
+    if not result.best:
+        return Answer("none", "no candidate was evaluated: nothing to paste")
+    spread = [
+        max(c.objectives[k][0] for c in rated) - min(c.objectives[k][0] for c in rated)
+        for k in range(len(result.spec.objectives))
+    ]
+    if len(rated) > 1 and all(x <= 1e-12 for x in spread):
+        best = result.best[0]
+        shown = ", ".join(
+            f"{o.label()} = {best.objectives[k][0]:.4g}"
+            for k, o in enumerate(result.spec.objectives)
+        )
+        wins = [v.mean for k, v in best.metrics.items() if k.startswith("wins.seat")]
+        why = " (no game has a winner)" if wins and max(wins) == 0 else ""
+        return Answer(
+            "constant",
+            f"the objective is constant: {shown} for all {len(rated)} candidates evaluated{why}, "
+            "so no value can be preferred: nothing to change; the question needs other players "
+            "or rules",
+        )
+    today = current_values(result)
+    current = next((c for c in rated if _same(c.values, today)), None)
+    if current is None or current not in [*result.best, *result.ties]:
+        return Answer("change", "")
+    o = result.spec.objectives[0]
+    best = result.best[0]
+    other = current if current is not best else best
+    se = math.hypot(best.metrics[o.metric].se, other.metrics[o.metric].se)
+    unseen = smallest_detectable(se)
+    trials = current.trials
+    return Answer(
+        "current",
+        f"the current values are among the best: nothing to change ({o.label()}: a "
+        f"difference below {unseen:.2g} from the best would go unseen at {trials:,} trials; "
+        f"{4 * trials:,} would see {unseen / 2:.2g})",
+    )
 
 
 def _num(x: float) -> float | None:
@@ -94,6 +160,7 @@ def document(result: TuneResult) -> dict[str, Any]:
 
     confirmed = len(conf.variants) - 1 if conf is not None else 0
     best = [entry(c, k if k < confirmed else None) for k, c in enumerate(result.best)]
+    said = answer(result)
     doc: dict[str, Any] = {
         "scenario": result.scenario.name,
         "procedure": result.scenario.procedure.name,
@@ -101,7 +168,14 @@ def document(result: TuneResult) -> dict[str, Any]:
         "target": _target_doc(result),
         "objectives": [o.label() for o in result.spec.objectives],
         "best": best[0] if best else None,
+        "answer": said.kind,
+        "answer_text": said.text,
+        "paste": params_fragment(result) if said.paste else None,
         "ties": [entry(c, None) for c in result.ties],
+        "outside_rules": {
+            "count": len(result.skipped),
+            "examples": [{"params": v, "reason": why} for v, why in result.skipped[:5]],
+        },
         "candidates": [_candidate_doc(c) for c in result.candidates],
         "method": result.method,
         "budget": result.spec.budget,
@@ -120,7 +194,7 @@ def document(result: TuneResult) -> dict[str, Any]:
             "trials": conf.trials,
             "complete": conf.complete,
             "current": {
-                "params": {a.path: _current_value(result, a.path) for a in result.spec.axes},
+                "params": current_values(result),
                 "metrics": _metrics_doc(conf.estimates, "current")
                 if not conf.estimates.empty
                 else {},
@@ -246,7 +320,11 @@ def print_result(result: TuneResult, console: Console) -> None:
         band = (
             f"{o.metric} within [{o.target - high:.4g}, {o.target + high:.4g}]"
             if o.target is not None
-            else f"{o.label()} within {high:.4g}"
+            else (
+                f"{o.metric} at least {-high:.4g}"
+                if o.maximize
+                else f"{o.metric} at most {high:.4g}"
+            )
         )
         console.print(
             f"ties: {len(result.ties)} other candidate(s) estimated inside the best's 95% "
@@ -260,9 +338,22 @@ def print_result(result: TuneResult, console: Console) -> None:
             "(marked 'tie' above)",
             highlight=False,
         )
-    if result.best:
+    if result.skipped:
+        first, why = result.skipped[0]
+        example = ", ".join(f"{k}={v}" for k, v in first.items())
+        console.print(
+            f"{len(result.skipped)} candidate(s) outside the rules were skipped, never run "
+            f"(e.g. {example}: {why})",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+    said = answer(result)
+    if said.paste:
         console.print("Paste into the scenario:", highlight=False)
         console.print(params_fragment(result), markup=False, highlight=False)
+    elif said.text:
+        console.print(said.text, markup=False, highlight=False, soft_wrap=True)
 
 
 def _print_confirmation(result: TuneResult, console: Console) -> None:
@@ -310,6 +401,7 @@ def _print_confirmation(result: TuneResult, console: Console) -> None:
         row = est[(est["variant"] == conf.variants[1]) & (est["metric"] == o.metric)]
         if row.empty:
             continue
+        _print_unseen(conf, o.metric, console)
         lo, hi = float(row["ci_low"].iloc[0]), float(row["ci_high"].iloc[0])
         where = "inside" if lo <= o.target <= hi else "outside"
         console.print(
@@ -317,6 +409,26 @@ def _print_confirmation(result: TuneResult, console: Console) -> None:
             f"[{lo:.4g}, {hi:.4g}]",
             highlight=False,
         )
+
+
+def _print_unseen(conf: Any, metric: str, console: Console) -> None:
+    """When the confirmation cannot tell the answer from the current values on ``metric``, say
+    so with the smallest difference it could have seen."""
+    comp = conf.comparisons
+    if comp.empty:
+        return
+    rows = comp[(comp["metric"] == metric) & (comp["variant"] == conf.variants[1])]
+    if rows.empty or bool(rows["significant"].iloc[0]):
+        return
+    d = rows.iloc[0]
+    unseen = smallest_detectable((float(d["ci_high"]) - float(d["ci_low"])) / (2 * Z95))
+    console.print(
+        f"{metric}: no difference found between {conf.variants[1]} and current on the fresh seed "
+        f"({d['difference']:+.4g}); a difference below {unseen:.2g} would go unseen at "
+        f"{conf.trials:,} trials ({4 * conf.trials:,} would see {unseen / 2:.2g})",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def write_plot(result: TuneResult, path: Path) -> Path:
@@ -368,7 +480,9 @@ def render_html(result: TuneResult, plot: Path | None) -> str:
         + ("" if result.complete else " · <span class='badge bad'>INCOMPLETE</span>")
         + "</p>",
         "<h2>Answer</h2>",
-        f"<pre><code>{_e(params_fragment(result)) if result.best else ''}</code></pre>",
+        f"<pre><code>{_e(params_fragment(result))}</code></pre>"
+        if answer(result).paste
+        else f"<p>{_e(answer(result).text)}</p>",
     ]
     conf = doc.get("confirmation")
     if conf:

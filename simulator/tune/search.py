@@ -31,7 +31,7 @@ from simulator.procedures.base import Params
 from simulator.rng import scenario_key
 from simulator.scenario import BASE_VARIANT, Scenario
 from simulator.tune.objectives import Value, metric_values, objective
-from simulator.tune.spec import TuneSpec, candidate_params
+from simulator.tune.spec import TuneSpec, candidate_params, candidate_problem
 
 #: Each rung runs this many times the trials of the one before.
 ETA = 3
@@ -98,6 +98,9 @@ class TuneResult:
     confirmation: Confirmation | None
     complete: bool
     elapsed: float
+    #: Candidates proposed but outside the rules (invalid or forbidden parameters): never run,
+    #: never pasted; each with the reason.
+    skipped: list[tuple[dict[str, Any], str]] = field(default_factory=list)
 
     @property
     def trials_spent(self) -> int:
@@ -195,14 +198,24 @@ def _best_label(group: list[Candidate]) -> str:
     return f"{c.label()} ({', '.join(f'{o[0]:.4g}' for o in c.objectives)})"
 
 
-def _propose_all(scenario: Scenario, spec: TuneSpec) -> list[Candidate]:
+def _propose_all(
+    scenario: Scenario, spec: TuneSpec, skipped: list[tuple[dict[str, Any], str]]
+) -> list[Candidate]:
+    """Every candidate inside the rules (those outside go to ``skipped``)."""
     import itertools
 
-    out = []
-    for k, index in enumerate(itertools.product(*(range(len(a.values)) for a in spec.axes))):
+    out: list[Candidate] = []
+    for index in itertools.product(*(range(len(a.values)) for a in spec.axes)):
         values = spec.candidate_values(index)
-        out.append(Candidate(k, values, candidate_params(scenario, values)))
+        if (why := candidate_problem(scenario, values)) is not None:
+            skipped.append((values, why))
+            continue
+        out.append(Candidate(len(out), values, candidate_params(scenario, values)))
     return out
+
+
+def _optuna_method(spec: TuneSpec) -> str:
+    return "Optuna TPE" if len(spec.objectives) == 1 else "Optuna NSGA-II"
 
 
 def _propose_optuna(
@@ -212,20 +225,23 @@ def _propose_optuna(
     trials: int,
     seed: int,
     progress: TuneProgress | None,
-) -> tuple[list[Candidate], str]:
-    """Ask Optuna for ``spec.budget`` distinct candidates, each evaluated at the first rung."""
+    found: dict[tuple[int, ...], Candidate],
+    skipped: list[tuple[dict[str, Any], str]],
+) -> None:
+    """Ask Optuna for ``spec.budget`` distinct candidates, each evaluated at the first rung.
+
+    Every evaluated candidate is added to ``found`` as soon as its batch has run (and those
+    outside the rules to ``skipped``), so an interrupted search keeps all it has seen."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     sampler_seed = seed % 2**32
     if len(spec.objectives) == 1:
         sampler: Any = optuna.samplers.TPESampler(seed=sampler_seed, constant_liar=True)
-        method = "Optuna TPE"
     else:
         sampler = optuna.samplers.NSGAIISampler(seed=sampler_seed)
-        method = "Optuna NSGA-II"
     study = optuna.create_study(directions=["minimize"] * len(spec.objectives), sampler=sampler)
-    found: dict[tuple[int, ...], Candidate] = {}
+    outside: dict[tuple[int, ...], str] = {}
     asked = 0
     while len(found) < spec.budget and asked < 5 * spec.budget:
         batch: list[tuple[Any, tuple[int, ...]]] = []
@@ -240,8 +256,15 @@ def _propose_optuna(
                 for a in spec.axes
             )
             batch.append((trial, index))
-            if index not in found and all(c.values != spec.candidate_values(index) for c in fresh):
-                values = spec.candidate_values(index)
+            values = spec.candidate_values(index)
+            if index not in outside and (why := candidate_problem(scenario, values)) is not None:
+                outside[index] = why
+                skipped.append((values, why))
+            if (
+                index not in found
+                and index not in outside
+                and all(c.values != values for c in fresh)
+            ):
                 c = Candidate(len(found) + len(fresh), values, candidate_params(scenario, values))
                 fresh.append(c)
             if asked >= 5 * spec.budget:
@@ -253,11 +276,12 @@ def _propose_optuna(
                     tuple(spec.axes[k].values.index(v) for k, v in enumerate(c.values.values()))
                 ] = c
         for trial, index in batch:
-            c = found[index]
-            study.tell(trial, [o[0] for o in c.objectives])
+            if index in outside:  # outside the rules: Optuna learns it failed
+                study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            else:
+                study.tell(trial, [o[0] for o in found[index].objectives])
         if progress is not None:
             progress("search", len(found), spec.budget, _best_label(list(found.values())))
-    return list(found.values()), method
 
 
 def tune(
@@ -280,19 +304,25 @@ def tune(
     rungs = rung_sizes(n)
     runner = _Runner(scenario, spec, seed, threads, backend)
     candidates: list[Candidate] = []
+    skipped: list[tuple[dict[str, Any], str]] = []
+    found: dict[tuple[int, ...], Candidate] = {}
     method = "every candidate"
     complete = True
     try:
         try:
             if spec.space_size <= spec.budget:
-                candidates = _propose_all(scenario, spec)
+                candidates = _propose_all(scenario, spec, skipped)
                 if on_progress is not None:
                     on_progress("search", 0, len(candidates), "")
                 runner.evaluate(candidates, rungs[0], 0)
             else:
-                candidates, method = _propose_optuna(
-                    scenario, spec, runner, rungs[0], seed, on_progress
-                )
+                method = _optuna_method(spec)
+                try:
+                    _propose_optuna(
+                        scenario, spec, runner, rungs[0], seed, on_progress, found, skipped
+                    )
+                finally:  # interrupted or not, what was evaluated is kept
+                    candidates = list(found.values())
         except _Interrupted:
             complete = False
         alive = [c for c in candidates if c.objectives]
@@ -342,6 +372,7 @@ def tune(
         confirmation,
         complete,
         time.perf_counter() - t0,
+        skipped,
     )
 
 

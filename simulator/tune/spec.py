@@ -18,10 +18,12 @@ line and column, and ``sim validate`` checks this section too.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import itertools
 import json
 import math
+import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +47,9 @@ DERIVED = {"seat_spread": "largest minus smallest seat win share (wins.seatN)"}
 MAX_BUDGET = 10_000
 #: A search space up to this size is checked candidate by candidate when the file is loaded.
 MAX_CHECKED_SPACE = 20_000
+#: In a larger space, each searched value is tried with this many random partners (besides the
+#: first values) before it is refused as never playable.
+SAMPLED_PARTNERS = 64
 _KEYS = ("search", "target", "minimize", "maximize", "budget")
 
 
@@ -78,6 +83,10 @@ class TuneSpec:
     axes: tuple[Axis, ...]
     objectives: tuple[Objective, ...]
     budget: int
+    #: Candidates of a checked space that the rules forbid (skipped by the search), and one
+    #: example with its reason; -1 when the space is too large to count.
+    outside: int = 0
+    outside_example: str = ""
 
     @property
     def space_size(self) -> int:
@@ -127,6 +136,27 @@ def candidate_params(scenario: Scenario, values: Mapping[str, Any]) -> Params:
             raw = _deep_merge(raw, {head.split(".")[0]: base[head.split(".")[0]]})
         raw = set_value(raw, path, value)
     return scenario.procedure.params_model.model_validate(raw, strict=True)
+
+
+def candidate_problem(scenario: Scenario, values: Mapping[str, Any]) -> str | None:
+    """Why the candidate with these searched ``values`` is outside the rules (its parameters
+    are invalid, or the procedure forbids them), or None when it may be played."""
+    try:
+        params = candidate_params(scenario, values)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = tune_path(first["loc"])
+        return f"{where}: {first['msg'].removeprefix('Value error, ')}"
+    if scenario.procedure.forbidden is not None:
+        for loc, message, _ in scenario.procedure.forbidden(params):
+            return f"{tune_path(loc)}: {message}"
+    return None
+
+
+def tune_path(loc: Any) -> str:
+    """A pydantic location in the notation of ``tune.search``: list entries 1-based
+    (``('seat_gold', 1)`` is ``seat_gold.2``)."""
+    return ".".join(str(x + 1) if isinstance(x, int) else str(x) for x in loc)
 
 
 def _path_message(scenario: Scenario, path: str) -> str | None:
@@ -185,6 +215,20 @@ def parse_tune(scenario: Scenario) -> TuneSpec:
             hint = f"; did you mean {close[0]!r}?" if close else ""
             problems.append(problem((key,), f"tune.{key}", f"unknown key{hint}"))
     axes = _axes(scenario, raw.get("search"), problems, problem)
+    _overlaps(axes, problems, problem)
+    unsearched = [p for p in scenario.sweep if p not in {a.path for a in axes}]
+    if unsearched and pos is not None:
+        line, col = pos.nearest(("sweep",), prefer_key=True)
+        problems.append(
+            Problem(
+                file,
+                line,
+                col,
+                "sweep",
+                f"sim tune searches one set of parameters, and would ignore the sweep of "
+                f"{', '.join(unsearched)}: remove the sweep, or search its paths in tune.search",
+            )
+        )
     objectives = _objectives(scenario, raw, problems, problem)
     budget = raw.get("budget", 60)
     if isinstance(budget, bool) or not isinstance(budget, int) or not 1 <= budget <= MAX_BUDGET:
@@ -194,7 +238,7 @@ def parse_tune(scenario: Scenario) -> TuneSpec:
     if problems:
         raise ScenarioError(problems)
     spec = TuneSpec(tuple(axes), tuple(objectives), int(budget))
-    _check_candidates(scenario, spec, problems, problem)
+    spec = _check_candidates(scenario, spec, problems, problem)
     if problems:
         raise ScenarioError(problems[:20])
     return spec
@@ -268,6 +312,41 @@ def _axes(scenario: Scenario, search: Any, problems: list[Problem], problem: Any
     return axes
 
 
+def _overlaps(axes: list[Axis], problems: list[Problem], problem: Any) -> None:
+    """Two searched paths that set the same value (``seat_gold.2`` and ``seat_gold.02``), or
+    one inside the other (``attacker`` and ``attacker.units``), would list identical
+    candidates as ties: refused, as in sweeps."""
+    seen: dict[tuple[str, ...], str] = {}
+    for a in axes:
+        head, index = _split_index(a.path)
+        key = (*head.split("."), *(() if index is None else (str(index),)))
+        for other_key, other in seen.items():
+            if key == other_key:
+                message = f"sets the same value as tune.search.{other}: keep one of the two"
+            elif key[: len(other_key)] == other_key or other_key[: len(key)] == key:
+                outer, inner = (other, a.path) if len(other_key) < len(key) else (a.path, other)
+                message = (
+                    f"overlaps tune.search.{other}: {inner} is inside {outer}, which sets the "
+                    "whole group; keep one of the two"
+                )
+            else:
+                continue
+            problems.append(problem(("search", a.path), f"tune.search.{a.path}", message))
+            break
+        seen[key] = a.path
+
+
+def _target_range(scenario: Scenario, metric: str) -> tuple[float, float] | None:
+    """The values a metric can take, when they are bounded: a proportion (and seat_spread, a
+    difference of two) lies in [0, 1]."""
+    if metric in DERIVED:
+        return (0.0, 1.0)
+    for m in scenario.procedure.metrics(scenario.variants[BASE_VARIANT]):
+        if m.name == metric and m.kind == "proportion":
+            return (0.0, 1.0)
+    return None
+
+
 def _objectives(
     scenario: Scenario, raw: Mapping[str, Any], problems: list[Problem], problem: Any
 ) -> list[Objective]:
@@ -298,6 +377,18 @@ def _objectives(
                     problems.append(problem(("target", name), field, "must be a number", value))
                 elif not math.isfinite(value):
                     problems.append(problem(("target", name), field, "must be finite", value))
+                elif (bounds := _target_range(scenario, name)) and not (
+                    bounds[0] <= value <= bounds[1]
+                ):
+                    problems.append(
+                        problem(
+                            ("target", name),
+                            field,
+                            f"is a share between {bounds[0]:g} and {bounds[1]:g}: no candidate "
+                            "can reach this target",
+                            value,
+                        )
+                    )
                 else:
                     out.append(Objective(name, target=float(value)))
     for key, maximize in (("minimize", False), ("maximize", True)):
@@ -326,40 +417,82 @@ def _objectives(
 
 def _check_candidates(
     scenario: Scenario, spec: TuneSpec, problems: list[Problem], problem: Any
-) -> None:
-    """Every candidate of a small space must be valid parameters with the base's metrics; in a
-    large space, each value is checked with the others at their first value."""
+) -> TuneSpec:
+    """Check the candidates before any work; the spec with its count of candidates outside the
+    rules (skipped by the search, as a sweep's illegal points are shown as such).
+
+    Refused: a searched value no candidate can be played with (out of its range, say), a space
+    with no candidate inside the rules, and a candidate that changes which metrics are reported.
+    A small space is checked candidate by candidate; in a large one, each value is tried with
+    the other axes at their first values and then at up to ``SAMPLED_PARTNERS`` random ones.
+    """
     base_metrics = scenario.procedure.metric_names(scenario.variants[BASE_VARIANT])
-    if spec.space_size <= MAX_CHECKED_SPACE:
-        indices: Any = itertools.product(*(range(len(a.values)) for a in spec.axes))
-    else:
-        indices = (
-            tuple(i if k == j else 0 for k in range(len(spec.axes)))
-            for j, a in enumerate(spec.axes)
-            for i in range(len(a.values))
-        )
+    reasons: dict[tuple[int, int], str] = {}  # (axis, value index) -> a reason, while unplayable
+    playable: set[tuple[int, int]] = set()
+    outside, example = 0, ""
     seen: set[str] = set()
-    for index in indices:
+
+    def judge(index: tuple[int, ...]) -> None:
+        nonlocal outside, example
         values = spec.candidate_values(index)
-        try:
+        why = candidate_problem(scenario, values)
+        if why is None:
             params = candidate_params(scenario, values)
-        except ValidationError as e:
-            first = e.errors()[0]
-            where = ".".join(str(x) for x in first["loc"])
-            message = f"candidate {_show(values)} is not valid: {where}: {first['msg']}"
-        else:
-            if scenario.procedure.metric_names(params) == base_metrics:
-                continue
-            message = (
-                f"candidate {_show(values)} changes which metrics are reported; a tuned path "
-                "must keep the metrics (e.g. not the number of players)"
-            )
-        if message not in seen:
-            seen.add(message)
-            path = next(iter(values))
-            problems.append(problem(("search", path), "tune.search", message))
-        if len(problems) >= 20:
+            if scenario.procedure.metric_names(params) != base_metrics:
+                message = (
+                    f"candidate {_show(values)} changes which metrics are reported; a tuned "
+                    "path must keep the metrics (e.g. not the number of players)"
+                )
+                if message not in seen:
+                    seen.add(message)
+                    problems.append(problem(("search", next(iter(values))), "tune.search", message))
+                return
+            playable.update(enumerate(index))
             return
+        outside += 1
+        example = example or f"{_show(values)} ({why})"
+        for k, i in enumerate(index):
+            reasons.setdefault((k, i), f"candidate {_show(values)} is not valid: {why}")
+
+    if spec.space_size <= MAX_CHECKED_SPACE:
+        for index in itertools.product(*(range(len(a.values)) for a in spec.axes)):
+            judge(index)
+            if len(problems) >= 20:
+                return spec
+        counted = outside
+    else:
+        rng = random.Random(0)
+        for k, a in enumerate(spec.axes):
+            for i in range(len(a.values)):
+                tries = [tuple(i if j == k else 0 for j in range(len(spec.axes)))]
+                tries += [
+                    tuple(
+                        i if j == k else rng.randrange(len(b.values))
+                        for j, b in enumerate(spec.axes)
+                    )
+                    for _ in range(SAMPLED_PARTNERS)
+                ]
+                for index in tries:
+                    if (k, i) in playable:
+                        break
+                    judge(index)
+                if len(problems) >= 20:
+                    return spec
+        counted = -1 if outside else 0
+    unplayable: dict[int, list[int]] = {}
+    for k, i in reasons:
+        if (k, i) not in playable:
+            unplayable.setdefault(k, []).append(i)
+    for k, indices in unplayable.items():
+        path = spec.axes[k].path
+        shown = ", ".join(json.dumps(spec.axes[k].values[i], default=str) for i in indices[:8])
+        shown += ", ..." if len(indices) > 8 else ""
+        fits = "fits" if len(indices) == 1 else "fit"
+        text = f"{shown} {fits} no candidate: e.g. {reasons[(k, indices[0])]}"
+        problems.append(problem(("search", path), f"tune.search.{path}", text))
+    if not problems and not playable:
+        problems.append(problem(("search",), "tune.search", "no candidate is inside the rules"))
+    return dataclasses.replace(spec, outside=counted, outside_example=example)
 
 
 def _show(values: Mapping[str, Any]) -> str:

@@ -157,6 +157,16 @@ class HirelingsParams(Params):
             seat_agents(v, players)  # raises on a list of the wrong length
         return v
 
+    @field_validator("hirelings")
+    @classmethod
+    def _distinct_names(cls, v: list[Hireling]) -> list[Hireling]:
+        names = [h.name for h in v]
+        for name in names:
+            if names.count(name) > 1:
+                # Reports and metrics name hirelings: two of one name could not be told apart.
+                raise ValueError(f"hireling name {name!r} is given twice: names must differ")
+        return v
+
     def seat_kinds(self) -> list[str]:
         """The agent rung of every seat."""
         return [a.agent for a in seat_agents(self.policies, self.players)]

@@ -142,6 +142,9 @@ class Character(Params):
         for t in v:
             if t not in TRAITS:
                 raise ValueError(f"unknown trait {t!r}: use one of {', '.join(TRAITS)}")
+            if v.count(t) > 1:
+                # A trait is held or not (the kernel keeps a bitmask): twice means nothing more.
+                raise ValueError(f"trait {t!r} is given twice: a Character's traits must differ")
         return v
 
 
