@@ -24,16 +24,11 @@ from __future__ import annotations
 
 import ctypes
 
-import llvmlite.binding as llvm
-import llvmlite.ir as ir
-from numba import types
-from numba.extending import intrinsic, overload
-
 from simulator import interrupts
+from simulator.jit import when_numba_loads
 
 #: The flag's name in compiled code (versioned: the layout of what it names may change).
 SYMBOL = "sim_stop_flag_v1"
-llvm.add_symbol(SYMBOL, ctypes.addressof(interrupts.STOP))
 
 
 def requested() -> bool:
@@ -41,21 +36,33 @@ def requested() -> bool:
     return interrupts.stop_requested()
 
 
-@intrinsic
-def _load_flag(typingctx):
-    def codegen(context, builder, sig, args):
-        module = builder.module
-        flag = module.globals.get(SYMBOL)
-        if flag is None:
-            flag = ir.GlobalVariable(module, ir.IntType(64), SYMBOL)
-            flag.linkage = "external"
-        # Atomic, so that LLVM reads memory every time (another thread writes it).
-        value = builder.load_atomic(flag, ordering="monotonic", align=8)
-        return builder.icmp_signed("!=", value, ir.Constant(ir.IntType(64), 0))
+def _register() -> None:
+    """Teach Numba :func:`requested` once it loads (``sim list`` and ``sim validate`` import
+    the agents for their specs, and must not pay for llvmlite and Numba)."""
+    import llvmlite.binding as llvm
+    import llvmlite.ir as ir
+    from numba import types
+    from numba.extending import intrinsic, overload
 
-    return types.boolean(), codegen
+    llvm.add_symbol(SYMBOL, ctypes.addressof(interrupts.STOP))
+
+    @intrinsic
+    def _load_flag(typingctx):
+        def codegen(context, builder, sig, args):
+            module = builder.module
+            flag = module.globals.get(SYMBOL)
+            if flag is None:
+                flag = ir.GlobalVariable(module, ir.IntType(64), SYMBOL)
+                flag.linkage = "external"
+            # Atomic, so that LLVM reads memory every time (another thread writes it).
+            value = builder.load_atomic(flag, ordering="monotonic", align=8)
+            return builder.icmp_signed("!=", value, ir.Constant(ir.IntType(64), 0))
+
+        return types.boolean(), codegen
+
+    @overload(requested)
+    def _requested():
+        return lambda: _load_flag()
 
 
-@overload(requested)
-def _requested():
-    return lambda: _load_flag()
+when_numba_loads(_register)
