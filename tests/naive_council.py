@@ -106,6 +106,8 @@ class Game(Votes, Economy, Mercenaries, GameState):
         out += [self.played[k] for k in KINDS]
         out += [self.contested]
         out += [self.gaps[g] for g in GAPS]
+        stalled = self.gaps["stalled_draw"] > 0
+        out += [self.empty_head_chances, int(self.victory == "draw" and not stalled)]
         return out
 
 

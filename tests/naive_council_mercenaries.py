@@ -76,7 +76,8 @@ class Mercenaries:
             scores = [0]
             if card.kind == "messenger":
                 if card.bribe:
-                    extra = min(self.coins[q] // 3, 2)
+                    cap = self.p.get("bribe_cap")  # None: "by any amount"
+                    extra = self.coins[q] // 3 if cap is None else min(self.coins[q] // 3, cap)
                 else:  # 1: the gift may be made rare (Golden Coast)
                     extra = 1 if self.rare_gift_open(q) else 0
                 for j in range(extra + 1):

@@ -85,6 +85,7 @@ class GameState:
     run_since: int = 0
     rare_used: dict = field(default_factory=dict)  # turn -> players who made a gift rare
     sycophant_leader: dict = field(default_factory=dict)  # Character -> last leader it followed
+    empty_head_chances: int = 0  # a Head with no token came to act with tokens on its Land
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -301,6 +302,24 @@ class GameState:
 
     # -- setup -------------------------------------------------------------------------------------
 
+    def placements(self) -> list[int]:
+        """Who places each setup token, in turn (an invented setup, ``setup_order``)."""
+        n, how = self.n, self.p.get("setup_order", "fixed")
+        seats = list(range(n))
+        if how == "random":  # one order from the stream: Fisher-Yates, a lot per seat but one
+            for i in range(n - 1, 0, -1):
+                j = self.pick(i + 1)
+                seats[i], seats[j] = seats[j], seats[i]
+        out = []
+        for r in range(self.p["start_tokens"]):
+            if how == "rotating":
+                out += [seats[(r + k) % n] for k in range(n)]
+            elif how == "snake" and r % 2 == 1:
+                out += seats[::-1]
+            else:
+                out += seats
+        return out
+
     def setup(self) -> None:
         p = self.p
         self.n = p["players"]
@@ -318,12 +337,11 @@ class GameState:
         self.cards = [None] * MAX_CARDS
         self.mood = p["mood_start"]
         self.treasury = p["start_treasury"]
-        for _ in range(p["start_tokens"]):
-            for q in range(self.n):
-                if self.supply[q] == 0:
-                    continue
-                options = [("land", land) for land in range(7)]
-                options += [("char", c) for c in range(11) if self.in_play(c)]
-                scores = [self.delta(q, o, 1) if self.greedy(q) else 0 for o in options]
-                self.give(q, options[self.choose(q, scores)], 1)
-                self.check_victory()
+        for q in self.placements():
+            if self.supply[q] == 0:
+                continue
+            options = [("land", land) for land in range(7)]
+            options += [("char", c) for c in range(11) if self.in_play(c)]
+            scores = [self.delta(q, o, 1) if self.greedy(q) else 0 for o in options]
+            self.give(q, options[self.choose(q, scores)], 1)
+            self.check_victory()

@@ -344,14 +344,23 @@ class Votes:
             if q < 0:
                 tokens = [self.on_char[r][c] for r in range(self.n)]
                 most = max(tokens)
-                if most == 0 or not self.is_head(c):
+                if not self.is_head(c):
                     continue
                 land = self.seat_of[c][1]
+                if most == 0:
+                    # No token on it: neutral, every player tied at zero (Council rules §3).
+                    if not any(self.on_land[r][land] for r in range(self.n)):
+                        continue
+                    self.empty_head_chances += 1
+                    if not self.p.get("tip_empty_heads", True):
+                        continue
+                cap = self.p.get("tip_cap")  # None: any number of the Land's tokens
                 best, count = 0, 0
                 for r in range(self.n):
                     if tokens[r] != most:
                         continue
-                    top_bid = min(self.on_land[r][land], 2)
+                    held = self.on_land[r][land]
+                    top_bid = held if cap is None else min(held, cap)
                     bid = min(top_bid, 1) if self.greedy(r) else self.pick(top_bid + 1)
                     self.take(r, ("land", land), bid)
                     if bid > best:

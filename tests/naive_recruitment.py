@@ -40,6 +40,7 @@ PASS = "pass"
 HORIZON = 3
 WEIGHT_ONE = 1 << 20
 SUPPLY_WEIGHT = WEIGHT_ONE // 50
+NO_CAP = 1_000_000  # tokens_per_round: none (no cap) is packed as this
 BETA = 2.0
 
 
@@ -176,8 +177,13 @@ class Game:
         self.turn = self.round % self.players if rotate else 0
         self.passes = 0
 
+    def per_round(self) -> int:
+        """The most tokens an empire may place a round (none: no cap, packed as NO_CAP)."""
+        per = self.p["tokens_per_round"]
+        return NO_CAP if per is None else per
+
     def can_place(self, e: int) -> bool:
-        if self.placed[e] >= self.p["tokens_per_round"] or self.supply[e] <= 0:
+        if self.placed[e] >= self.per_round() or self.supply[e] <= 0:
             return False
         return bool(self.zone) or bool(self.owned_by(e))
 
@@ -413,7 +419,7 @@ class Game:
             h, w = self.project(card)
             if h >= 0:
                 x[h] += w
-        per = self.p["tokens_per_round"]
+        per = self.per_round()
         for e in range(self.players):
             room = per - self.placed[e] + per * (self.p["rounds"] - self.round - 1)
             x[e] += SUPPLY_WEIGHT * max(min(self.supply[e], room), 0)

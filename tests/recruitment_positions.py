@@ -12,7 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.procedures.recruitment.loyalty import state as S
-from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS, REVISIONS, WIN_RULES
+from simulator.procedures.recruitment.loyalty.params import (
+    MAX_PLAYERS,
+    NO_CAP,
+    REVISIONS,
+    WIN_RULES,
+)
 from simulator.procedures.recruitment.loyalty.projection import retally
 from tests import naive_recruitment as nr
 
@@ -65,7 +70,8 @@ def kernel_state(game: nr.Game) -> np.ndarray:
     s[S.H_ROUNDS] = p["rounds"]
     s[S.H_REVISION] = REVISIONS.index(p["revision"])
     s[S.H_N_CARDS] = len(game.cards)
-    s[S.H_PER_ROUND] = p["tokens_per_round"]
+    per = p["tokens_per_round"]
+    s[S.H_PER_ROUND] = NO_CAP if per is None else per
     s[S.H_INCOME] = p["income"]
     s[S.H_DIE] = p["loyalty_die"]
     s[S.H_TO_BANK] = p["returned_tokens"] == "bank"

@@ -179,7 +179,9 @@ def test_search_agents_play_legal_moves_and_leave_the_position_alone(rung):
 
 def _first_decision(policies, trial: int = 0) -> np.ndarray:
     """A fresh deal played to its first decision: seat 0 placing a start token (setup phase)."""
-    row = pack(PROC.params_model(players=len(policies), policies=policies))
+    # The fixed setup order: seat 0 places first.
+    p = PROC.params_model(players=len(policies), policies=policies, setup_order="fixed")
+    row = pack(p)
     rng = np.array([trial_state(np.uint64(13), np.int64(trial))], dtype=np.uint64)
     s = I.start(row, 0, rng)
     assert s[X_PHASE] == I.PH_SETUP and I.to_move(s) == 0

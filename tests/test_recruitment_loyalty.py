@@ -173,7 +173,8 @@ def test_kernel_equals_plain_python_twin_under_every_revision(raw, n):
 
 
 def test_revisions_1_1_and_1_2_differ_only_in_equipment_and_its_gap():
-    plan, _ = revisions_plan(seed=11, players=6, rounds=10)
+    # The cap of 3 a round (an invented value, no longer the default) keeps these games' counts.
+    plan, _ = revisions_plan(seed=11, players=6, rounds=10, tokens_per_round=3)
     stats = run_range(plan, -1, 0, 2000)
     names = [m.name for m in plan.metrics]
     differ = [m for m, n in enumerate(names) if "equip" in n]
@@ -441,6 +442,41 @@ def test_with_passing_final_a_pass_ends_the_empires_placement_for_the_round():
         GAME.apply_move(s, move, rng)
     assert seats == [0, 1, 2]
     assert GAME.round_of(s) == 0 and GAME.to_move(s) == 1  # seats 1 and 3 passed for good
+
+
+@pytest.mark.parametrize(("cap", "placed"), [(None, 6), (3, 3)])
+def test_the_rulebook_sets_no_limit_on_the_tokens_a_round_and_a_cap_is_a_knob(cap, placed):
+    # Recruitment rules, recruitment phase ②: placing goes on until no empire needs to place
+    # more; a cap of tokens_per_round (3 before it was a knob) is an invention.
+    assert PROC.params_model().tokens_per_round is None
+    p = params(players=3, rounds=1, tokens_per_round=cap)
+    cards = [in_zone([0, 0, 0]) for _ in range(4)] + [nr.Card() for _ in range(4)]
+    s = kernel_state(position(p, cards, deck=[4, 5, 6, 7], words=Stream(9, 9)))
+    rng = np.array([1], dtype=np.uint64)
+    n = 0
+    for _ in range(60):
+        if GAME.is_over(s) or GAME.round_of(s) > 0:
+            break
+        if GAME.to_move(s) == 0 and n < 6:
+            GAME.apply_move(s, 0, rng)  # seat 1 places on the first zone card, six times
+            n += 1
+        else:
+            GAME.apply_move(s, PASS, rng)
+    assert n == placed
+
+
+def test_the_invented_values_and_the_revisions_cases_are_declared():
+    by_name = {a.name: a for a in PROC.assumptions}
+    for name in ("first_player", "starting_gold", "tokens_per_empire", "bank_refill", "win"):
+        assert by_name[name].tag == "invented", name
+    assert by_name["tokens_per_round"].tag == "rulebook"
+    for a in PROC.assumptions:
+        for alt in a.alternatives:
+            PROC.params_model(**alt.overrides)
+        for m in a.fires:
+            assert m in metric_index(4), m
+    for m in PROC.fires["revision"]:
+        assert m in metric_index(4), m
 
 
 @pytest.mark.parametrize(("first_player", "firsts"), [("rotate", [0, 1, 2]), ("fixed", [0, 0, 0])])

@@ -27,9 +27,123 @@ from simulator.jitcache import drop_stale
 drop_stale(__file__)  # before the modules load their cached kernels
 
 # ruff: noqa: E402
-from simulator.procedures.base import Procedure
+from simulator.procedures.base import Alternative, Assumption, Procedure
 from simulator.procedures.council.game.kernel import council_game_kernel
 from simulator.procedures.council.game.params import CouncilGameParams, metrics, pack
+
+PAGE = "docs/rules/council.md"
+
+#: Every invented value and every reading of an unclear line the game rests on (issue 27).
+ASSUMPTIONS = (
+    Assumption(
+        name="setup_order",
+        knob="setup_order",
+        tag="invented",
+        rule=f"Council rules, opening line (the table: 7 Lands, 11 Characters; no setup); {PAGE}",
+        text="the rulebook has no setup: the start tokens are placed one at a time in one seat "
+        "order drawn at random from the game's stream, so no seat is favoured by construction "
+        "(a fixed order decided who could win: with greedy seats 15.4 / 14.0 / 0.2 / 0.1%)",
+        alternatives=(
+            Alternative("fixed order", {"setup_order": "fixed"}, tag="invented"),
+            Alternative("rotating order", {"setup_order": "rotating"}, tag="invented"),
+            Alternative("snake order", {"setup_order": "snake"}, tag="invented"),
+        ),
+    ),
+    Assumption(
+        name="start_tokens",
+        knob="start_tokens",
+        tag="invented",
+        rule=f"Council rules, opening line (no setup); {PAGE}",
+        text="3 free tokens each before turn 1: with 0 or 1 nobody can win (no income, no way to "
+        "buy tokens)",
+        alternatives=(
+            Alternative("no start tokens", {"start_tokens": 0}, tag="invented"),
+            Alternative("1 start token", {"start_tokens": 1}, tag="invented"),
+            Alternative("5 start tokens", {"start_tokens": 5}, tag="invented"),
+        ),
+    ),
+    Assumption(
+        name="start_coins",
+        knob="start_coins",
+        tag="invented",
+        rule=f"Council rules, opening line (no setup); {PAGE}",
+        text="6 coins each at the start (two tokens' or Mercenaries' worth)",
+        alternatives=(
+            Alternative("3 start coins", {"start_coins": 3}, tag="invented"),
+            Alternative("9 start coins", {"start_coins": 9}, tag="invented"),
+        ),
+    ),
+    Assumption(
+        name="max_turns",
+        knob="max_turns",
+        tag="invented",
+        rule=f"Council rules, Victory conditions (the game ends only on a victory); {PAGE}",
+        text="a game still undecided after 40 turns is a draw; cut_by_turn_limit counts the "
+        "drawn games that still had tokens on a Land (gap.stalled_draw the others)",
+        alternatives=(
+            Alternative("20 turns", {"max_turns": 20}, tag="invented"),
+            Alternative("80 turns", {"max_turns": 80}, tag="invented"),
+        ),
+        fires=("cut_by_turn_limit",),
+    ),
+    Assumption(
+        name="tip_empty_heads",
+        knob="tip_empty_heads",
+        tag="rulebook",
+        rule=f"Council rules §3 (Actions: 'with equal influence a Character is idle; a player may "
+        f"spend that Land's tokens'); Land cards, Sapphire Lakes (no tokens: neutral); {PAGE}",
+        text="a Head with no token on it is neutral like a tied one, and a player may tip it by "
+        "discarding tokens from its Land",
+        alternatives=(Alternative("a Head with no tokens never acts", {"tip_empty_heads": False}),),
+        fires=("empty_head_chances",),
+    ),
+    Assumption(
+        name="tip_cap",
+        knob="tip_cap",
+        tag="rulebook",
+        rule=f"Council rules §3 (Actions: 'a player may spend that Land's tokens'); {PAGE}",
+        text="a player tipping a neutral Head may discard any number of its tokens on the Land "
+        "(greedy discards 1, so only random and searching seats feel the cap)",
+        alternatives=(Alternative("at most 2 tokens", {"tip_cap": 2}, tag="invented"),),
+    ),
+    Assumption(
+        name="bribe_cap",
+        knob="bribe_cap",
+        tag="rulebook",
+        rule=f"Council rules, Mercenary cards (Messenger: a bribe 'may be raised by any amount, "
+        f"1 token per 3 coins'); {PAGE}",
+        text="a revealed bribe is raised by as many tokens as its owner can pay for (the case "
+        "is counted by the Messengers revealed, an upper bound: gifts count too)",
+        alternatives=(Alternative("raised by at most 2", {"bribe_cap": 2}, tag="invented"),),
+        fires=("mercenaries_played.messenger",),
+    ),
+    Assumption(
+        name="remove_councillor_votes",
+        knob="remove_councillor_votes",
+        tag="reading",
+        rule=f"Council rules §3 (Heads' actions: '4 of 7') and Voting ('5 of 7'); {PAGE}",
+        text="the rulebook says both: 5 of 7 Heads remove a Councillor",
+        alternatives=(Alternative("4 of 7", {"remove_councillor_votes": 4}),),
+        fires=("gap.removal_four_votes",),
+    ),
+    Assumption(
+        name="rare_gift_once",
+        knob="rare_gift_once",
+        tag="reading",
+        rule=f"Council rules, Land cards (Golden Coast: '1/turn'); {PAGE}",
+        text="the rare gift is played once a turn by the whole table",
+        alternatives=(Alternative("once a turn per player", {"rare_gift_once": "player"}),),
+    ),
+    Assumption(
+        name="sycophant_count",
+        knob="sycophant_count",
+        tag="reading",
+        rule=f"Council rules, Character traits 18 (Sycophant: 'at the start of each Action'); "
+        f"{PAGE}",
+        text="a Sycophant counts the Council's tokens before each Character's action",
+        alternatives=(Alternative("once an Action phase", {"sycophant_count": "phase"}),),
+    ),
+)
 
 PROCEDURE = Procedure(
     name="council.game",
@@ -41,6 +155,8 @@ PROCEDURE = Procedure(
     kernel=council_game_kernel,
     exact=None,
     example={"players": 4},
+    assumptions=ASSUMPTIONS,
+    fires={a.knob: a.fires for a in ASSUMPTIONS if a.fires},
     notes=(
         "policies: random, greedy (one step ahead on its own priority count, lot ties), rollout "
         "and mcts (the generic search agents through the game interface, resuming a phase by "
@@ -59,5 +175,10 @@ PROCEDURE = Procedure(
         "votes with the heavier side (tied players' tokens plus advice), equal weight: traits",
         "the Treasurer stands in for an absent Privy Councillor only for a tied Council-seat vote",
         "a Mercenary's token comes from the acting Character or, for a Head, its Land (choice)",
+        "reading, not a knob yet: face-down Mercenaries are revealed at the start of a turn, "
+        "owner's choice in card order (the rulebook: 'at any moment from the next turn'); the "
+        "Spy/Thief priority at the start of each phase is not played",
+        "reading, not a knob yet: a Head advises only through the player with priority on it "
+        "(the rulebook's 'then the other players by their influence' is not played)",
     ),
 )

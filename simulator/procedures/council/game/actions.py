@@ -34,12 +34,15 @@ from simulator.procedures.council.game.state import (
     C_SEAT,
     G_COUNCIL_VOTES,
     G_DONE,
+    G_EMPTY_CHANCES,
     G_GAP0,
     G_HOLDER0,
     G_PLAYERS,
     G_REMOVE_VOTES,
     G_REP,
     G_SYCOPHANT_PHASE,
+    G_TIP_CAP,
+    G_TIP_EMPTY,
     G_TREASURY,
     G_VETO_USED,
     K_STATUS,
@@ -280,16 +283,24 @@ def actions_phase(st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, vo
             most = np.int64(0)
             for q in range(n_players):
                 most = max(most, tok[q, N_LANDS + c])
-            if most == 0 or seat < HEAD0:
+            if seat < HEAD0:
                 continue
             li = seat - HEAD0
+            if most == 0:
+                # With no token on it every player is tied at zero (Council rules §3): the case
+                # tip_empty_heads decides, counted when someone could tip it.
+                if land_total(tok, g, li) == 0:
+                    continue
+                g[G_EMPTY_CHANCES] += 1
+                if g[G_TIP_EMPTY] == 0:
+                    continue
             best = 0
             count = 0
             for q in range(n_players):
                 if tok[q, N_LANDS + c] != most:
                     continue
-                top_bid = min(tok[q, li], 2)
-                # random: 0..2 uniformly; greedy: 1 if it can; search: its agent
+                top_bid = min(tok[q, li], g[G_TIP_CAP])
+                # random: 0..top_bid uniformly; greedy: 1 if it can; search: its agent
                 bid = tip_bid(st, pl, q, top_bid)
                 remove_tokens(tok, pl, q, li, bid)
                 if bid > best:

@@ -36,6 +36,7 @@ from simulator.procedures.council.game.mercenaries import (
     reveal_step,
 )
 from simulator.procedures.council.game.params import (
+    GAP_STALLED,
     H_AGENTS,
     H_PLAYERS,
     H_POLICY,
@@ -57,6 +58,7 @@ from simulator.procedures.council.game.state import (
     G_CONTESTED,
     G_DECIDED_AT,
     G_DONE,
+    G_EMPTY_CHANCES,
     G_GAP0,
     G_KILLED,
     G_LAWS_PASSED,
@@ -167,6 +169,9 @@ def game_values(g, out):
     m += 1
     for k in range(N_GAPS):
         out[m + k] = g[G_GAP0 + k]
+    m += N_GAPS
+    out[m] = g[G_EMPTY_CHANCES]
+    out[m + 1] = 1 if g[G_VICTORY] == V_DRAW and g[G_GAP0 + GAP_STALLED] == 0 else 0
 
 
 _search = make_search_agents(GAME)

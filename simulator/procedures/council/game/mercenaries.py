@@ -32,6 +32,7 @@ from simulator.procedures.council.game.params import (
 )
 from simulator.procedures.council.game.state import (
     C_SEAT,
+    G_BRIBE_CAP,
     G_ISSUED,
     G_KILLED,
     G_MERC0,
@@ -102,7 +103,8 @@ def reveal_step(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
         if kind == MESSENGER:
             extra_max = 0
             if card[k, K_MODE] == 1:
-                extra_max = min(pl[p, P_COINS] // 3, 2)
+                # "raised by any amount: 1 token per 3 coins" (bribe_cap: the old cap of 2)
+                extra_max = min(pl[p, P_COINS] // 3, g[G_BRIBE_CAP])
             elif rare_gift_open(tok, pl, g, land, p):
                 extra_max = 1  # j = 1: the gift made rare (Golden Coast)
             for j in range(extra_max + 1):

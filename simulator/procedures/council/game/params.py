@@ -89,8 +89,27 @@ GAPS = (
     ),
 )
 N_GAPS = len(GAPS)
-N_METRICS_BASE = 5 + 4 + 2 + 5 + 1 + N_GAPS  # metrics besides the per-seat wins
+#: Counters of the cases where a reading or an invented value decides (after the gaps).
+CASES = (
+    (
+        "empty_head_chances",
+        "a Head with no token on it came to act while a player had tokens on its Land: the case "
+        "where tip_empty_heads decides (Council rules §3, acting order)",
+    ),
+    (
+        "cut_by_turn_limit",
+        "drawn at the invented turn limit with tokens still on a Land (not stalled): a game the "
+        "limit cut short",
+    ),
+)
+N_CASES = len(CASES)
+N_METRICS_BASE = 5 + 4 + 2 + 5 + 1 + N_GAPS + N_CASES  # metrics besides the per-seat wins
 GAP_TIP, GAP_APPOINT, GAP_SIMULTANEOUS, GAP_HAND_TIE, GAP_FOUR_VOTES, GAP_STALLED = range(N_GAPS)
+#: The setup placement orders (packed as their index; "fixed" is the order before it was a knob).
+SETUP_ORDERS = ("fixed", "rotating", "snake", "random")
+SETUP_FIXED, SETUP_ROTATING, SETUP_SNAKE, SETUP_RANDOM = range(4)
+#: A cap packed for "no cap" (tip_cap, bribe_cap): above any token count a player can spend.
+NO_CAP = 1_000_000
 
 
 # ---------------------------------------------------------------------------------------------
@@ -286,7 +305,12 @@ class CouncilGameParams(Params):
     mercenaries: bool = Field(default=True, description="whether the Mercenary deck is in play")
     mood: bool = Field(default=True, description="whether the people's mood affects income")
     mood_start: int = Field(default=0, ge=-3, le=3, description="the mood track at the start")
-    max_turns: int = Field(default=40, ge=1, le=200, description="turns before a draw")
+    max_turns: int = Field(
+        default=40,
+        ge=1,
+        le=200,
+        description="invented: turns before a draw (the rulebook's game ends only on a victory)",
+    )
     remove_councillor_votes: int = Field(
         default=5,
         ge=1,
@@ -294,9 +318,42 @@ class CouncilGameParams(Params):
         description="Heads needed to remove a Councillor (Council rules §3 says 4, §6 says 5)",
     )
     council_votes: int = Field(default=3, ge=1, le=5, description="Council votes to pass")
-    start_coins: int = Field(default=6, ge=0, le=100, description="coins per player at the start")
+    start_coins: int = Field(
+        default=6, ge=0, le=100, description="invented: coins per player at the start"
+    )
     start_tokens: int = Field(
-        default=3, ge=0, le=20, description="tokens each player places before the first turn"
+        default=3,
+        ge=0,
+        le=20,
+        description="invented: tokens each player places before the first turn (the rulebook's "
+        "setup lays out the cards only)",
+    )
+    setup_order: Literal["fixed", "rotating", "snake", "random"] = Field(
+        default="random",
+        description="invented: the order of the setup placements, one token a turn: random (one "
+        "seat order drawn from the game's stream, every placement round in it), fixed (seat 1 "
+        "first every round), rotating (round r starts at seat r), snake (forward, then back)",
+    )
+    tip_empty_heads: bool = Field(
+        default=True,
+        description="a Head with no token on it is neutral and may be tipped by discarding "
+        "tokens from its Land (Council rules §3: 'with equal influence a Character is idle; a "
+        "player may spend that Land's tokens'; the Sapphire Lakes text counts a Character with "
+        "no tokens as neutral); false: such a Head never acts",
+    )
+    tip_cap: int | None = Field(
+        default=None,
+        ge=1,
+        le=20,
+        description="most tokens a player discards from a Land to tip its neutral Head; none: "
+        "any number it holds there (Council rules §3)",
+    )
+    bribe_cap: int | None = Field(
+        default=None,
+        ge=0,
+        le=20,
+        description="most tokens a bribe is raised by (3 coins each) when revealed; none: any "
+        "amount the briber can pay (Council rules, Mercenary cards: 'by any amount')",
     )
     tokens_per_player: int = Field(default=40, ge=1, le=200, description="influence supply")
     start_treasury: int = Field(default=0, ge=0, le=100, description="coins in the Treasury")
@@ -407,7 +464,11 @@ class CouncilGameParams(Params):
     H_RARE_SCOPE,
     H_SYCOPHANT_PHASE,
     H_ADVICE,
-) = range(19)
+    H_SETUP_ORDER,
+    H_TIP_EMPTY,
+    H_TIP_CAP,
+    H_BRIBE_CAP,
+) = range(23)
 H_POLICY = 24
 H_LANDS = H_POLICY + MAX_PLAYERS  # size, civilians, soldiers, effect per Land
 H_CHARS = H_LANDS + 4 * N_LANDS  # traits bitmask, seat per Character
@@ -424,6 +485,7 @@ def metric_names(players: int) -> list[str]:
     names += [f"mercenaries_played.{k}" for k in MERC_KINDS]
     names += ["contested_lands"]
     names += [f"gap.{g}" for g, _ in GAPS]
+    names += [c for c, _ in CASES]
     return names
 
 
@@ -462,6 +524,8 @@ def metrics(p: CouncilGameParams) -> list[Metric]:
     out.append(Metric("contested_lands", "mean", "contested Land incomes per game", headline=False))
     for g, desc in GAPS:
         out.append(Metric(f"gap.{g}", "mean", desc, headline=False))
+    out.append(Metric(CASES[0][0], "mean", CASES[0][1], headline=False))
+    out.append(Metric(CASES[1][0], "proportion", CASES[1][1], headline=False))
     return out
 
 
@@ -495,6 +559,10 @@ def pack(p: CouncilGameParams) -> np.ndarray:
     row[H_RARE_SCOPE] = 1 if p.rare_gift_once == "player" else 0
     row[H_SYCOPHANT_PHASE] = 1 if p.sycophant_count == "phase" else 0
     row[H_ADVICE] = 1 if p.advice else 0
+    row[H_SETUP_ORDER] = SETUP_ORDERS.index(p.setup_order)
+    row[H_TIP_EMPTY] = 1 if p.tip_empty_heads else 0
+    row[H_TIP_CAP] = NO_CAP if p.tip_cap is None else p.tip_cap
+    row[H_BRIBE_CAP] = NO_CAP if p.bribe_cap is None else p.bribe_cap
     agents = seat_agents(p.policies, p.players)
     for k, a in enumerate(agents):
         row[H_POLICY + k] = AGENT_CODES[a.agent]

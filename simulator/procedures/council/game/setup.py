@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.jit import kernel
-from simulator.procedures.council.game.context import wants_scores
+from simulator.jit import inline, kernel
+from simulator.procedures.council.game.context import pick, wants_scores
 from simulator.procedures.council.game.heuristic import breakdown, choose, edge_of, gain_at
 from simulator.procedures.council.game.params import (
     H_ADVICE,
+    H_BRIBE_CAP,
     H_CHARS,
     H_COUNCIL_VOTES,
     H_INFLUENCE_COST,
@@ -25,10 +26,13 @@ from simulator.procedures.council.game.params import (
     H_RARE_COST,
     H_RARE_SCOPE,
     H_REMOVE_VOTES,
+    H_SETUP_ORDER,
     H_START_COINS,
     H_START_TOKENS,
     H_SYCOPHANT_PHASE,
     H_TAX_HALF,
+    H_TIP_CAP,
+    H_TIP_EMPTY,
     H_TOKENS,
     H_TREASURY,
     MAX_CARDS,
@@ -38,6 +42,9 @@ from simulator.procedures.council.game.params import (
     N_CHARS,
     N_LANDS,
     N_SEATS,
+    SETUP_RANDOM,
+    SETUP_ROTATING,
+    SETUP_SNAKE,
 )
 from simulator.procedures.council.game.state import (
     C_LEADER,
@@ -45,6 +52,7 @@ from simulator.procedures.council.game.state import (
     C_SEAT,
     C_TRAITS,
     G_ADVICE,
+    G_BRIBE_CAP,
     G_CHECK,
     G_COUNCIL_VOTES,
     G_HOLDER0,
@@ -67,6 +75,8 @@ from simulator.procedures.council.game.state import (
     G_START_TREASURY,
     G_SYCOPHANT_PHASE,
     G_TAX_HALF,
+    G_TIP_CAP,
+    G_TIP_EMPTY,
     G_TO_BANK,
     G_TOKENS,
     G_TREASURY,
@@ -152,8 +162,33 @@ def scratch():
 
 
 @kernel
+def placement_order(st, n_players, how, seats):
+    """The seats' order in setup placement round 0 (``seats``) for ``how`` (params.SETUP_ORDERS):
+    seat order, or for ``random`` one order drawn from the game's stream (a Fisher-Yates
+    shuffle, one lot per seat but the last; no word is read for the other orders)."""
+    for k in range(n_players):
+        seats[k] = k
+    if how == SETUP_RANDOM:
+        for i in range(n_players - 1, 0, -1):
+            j = pick(st, i + 1)
+            seats[i], seats[j] = seats[j], seats[i]
+
+
+@inline
+def placer(seats, n_players, how, r, k):
+    """The k-th seat to place in setup placement round r: ``rotating`` starts round r at seat r,
+    ``snake`` runs every odd round backwards, ``fixed`` and ``random`` keep round 0's order."""
+    if how == SETUP_ROTATING:
+        return seats[(r + k) % n_players]
+    if how == SETUP_SNAKE and r % 2 == 1:
+        return seats[n_players - 1 - k]
+    return seats[k]
+
+
+@kernel
 def setup(row, st, tok, pl, g, ch, land, law, card, mv, score, tied):
-    """The starting position, then each player places ``start_tokens`` tokens one at a time."""
+    """The starting position, then the players place ``start_tokens`` tokens each, one at a time,
+    in the ``setup_order`` (an invented setup: the rulebook lays out the cards only)."""
     n_players = np.int64(row[H_PLAYERS])
     tok[:, :] = 0
     g[:] = 0
@@ -167,6 +202,9 @@ def setup(row, st, tok, pl, g, ch, land, law, card, mv, score, tied):
     g[G_RARE_SCOPE] = np.int64(row[H_RARE_SCOPE])
     g[G_SYCOPHANT_PHASE] = np.int64(row[H_SYCOPHANT_PHASE])
     g[G_ADVICE] = np.int64(row[H_ADVICE])
+    g[G_TIP_EMPTY] = np.int64(row[H_TIP_EMPTY])
+    g[G_TIP_CAP] = np.int64(row[H_TIP_CAP])
+    g[G_BRIBE_CAP] = np.int64(row[H_BRIBE_CAP])
     g[G_LEADER] = -1
     g[G_RUN] = -1
     g[G_START_COINS] = np.int64(row[H_START_COINS])
@@ -203,8 +241,12 @@ def setup(row, st, tok, pl, g, ch, land, law, card, mv, score, tied):
         for j in range(5):
             law[i, j] = np.int64(row[H_LAWS + 5 * i + j])
         law[i, 5] = -1
-    for _ in range(np.int64(row[H_START_TOKENS])):
-        for p in range(n_players):
+    how = np.int64(row[H_SETUP_ORDER])
+    seats = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    placement_order(st, n_players, how, seats)
+    for r in range(np.int64(row[H_START_TOKENS])):
+        for k in range(n_players):
+            p = placer(seats, n_players, how, r, k)
             if pl[p, P_SUPPLY] == 0:
                 continue
             n = 0

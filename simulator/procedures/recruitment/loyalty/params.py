@@ -1,10 +1,11 @@
 """Parameters of ``recruitment.loyalty`` and their packing into the kernel's float64 row.
 
 Every reading of the rulebook that is not certain is a knob here with the rulebook's reading as its
-default (Recruitment rules; the procedure's ``notes`` list them): where lost tokens go
-(``returned_tokens``), how they come back (``bank_refill``, an assumption), who places first
-(``first_player``), whether a pass is final (``passing``) and who wins (``win``, an assumption:
-the rulebook is a fragment without a win condition).
+default (Recruitment rules; the procedure's ``assumptions`` declare them): where lost tokens go
+(``returned_tokens``), how they come back (``bank_refill``, invented), who places first
+(``first_player``, invented), how many tokens a round (``tokens_per_round``: no cap), whether a
+pass is final (``passing``) and who wins (``win``, invented: the rulebook is a fragment without a
+win condition).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ MAX_CARDS = 64
 MAX_ROUNDS = 100
 
 REVISIONS = ("1.0", "1.1", "1.2")
+#: ``tokens_per_round`` packed for "no cap": more than any supply can hold.
+NO_CAP = 1_000_000
 
 #: The rungs of the skill ladder this game's kernel plays (rollout and mcts: simulator/agents/).
 SUPPORTED_AGENTS = ("random", "greedy", "rollout", "mcts")
@@ -135,15 +138,22 @@ class LoyaltyParams(Params):
     )
     shuffle_deck: bool = Field(default=True, description="shuffle the deck before the first deal")
     tokens_per_empire: int = Field(
-        default=20, ge=0, le=500, description="influence tokens in each empire's finite supply"
+        default=20,
+        ge=0,
+        le=500,
+        description="invented: influence tokens in each empire's finite supply",
     )
-    tokens_per_round: int = Field(
-        default=3,
+    tokens_per_round: int | None = Field(
+        default=None,
         ge=0,
         le=100,
-        description="assumption: most tokens an empire may place in one recruitment phase",
+        description="most tokens an empire may place in one recruitment phase; none: no limit "
+        "(Recruitment rules, recruitment phase ②: placing goes on until no empire needs to "
+        "place more). A cap (3 before) is an invention",
     )
-    starting_gold: int = Field(default=3, ge=0, le=10_000, description="gold of each empire")
+    starting_gold: int = Field(
+        default=3, ge=0, le=10_000, description="invented: gold of each empire at the start"
+    )
     seat_gold: list[Annotated[int, Field(ge=0, le=10_000)]] = Field(
         default_factory=list,
         max_length=MAX_PLAYERS,
@@ -173,8 +183,8 @@ class LoyaltyParams(Params):
     )
     first_player: Literal["rotate", "fixed"] = Field(
         default="rotate",
-        description="who places first: rotates each round (seat 1 in round 1, seat 2 in round "
-        "2, ...), or seat 1 every round (a house rule)",
+        description="invented (the rulebook does not say who places first): rotates each round "
+        "(seat 1 in round 1, seat 2 in round 2, ...), or seat 1 every round",
     )
     passing: Literal["until_all_pass", "final"] = Field(
         default="until_all_pass",
@@ -326,7 +336,7 @@ def pack(p: LoyaltyParams) -> np.ndarray:
     row[P_ROUNDS] = p.rounds
     row[P_REVISION] = REVISIONS.index(p.revision)
     row[P_TOKENS] = p.tokens_per_empire
-    row[P_PER_ROUND] = p.tokens_per_round
+    row[P_PER_ROUND] = NO_CAP if p.tokens_per_round is None else p.tokens_per_round
     row[P_GOLD] = p.starting_gold
     for e, extra in enumerate(p.seat_gold):
         row[P_SEAT_GOLD + e] = extra
