@@ -553,6 +553,15 @@ def _robustness_problems(
                 problem(("policies", i), f"is not a play level of {proc.name}: {why}")
     if spec.assumptions and not proc.assumptions:
         problem(("assumptions",), f"{proc.name} declares no assumptions to move (sim list)")
+    elif isinstance(spec.assumptions, list):
+        known = [a.name for a in proc.assumptions]
+        for i, name in enumerate(spec.assumptions):
+            if name not in known:
+                near = difflib.get_close_matches(name, known, n=1)
+                hint = (
+                    f"; did you mean {near[0]!r}?" if near else f" (it declares {', '.join(known)})"
+                )
+                problem(("assumptions", i), f"{proc.name} declares no assumption {name!r}{hint}")
     return problems
 
 

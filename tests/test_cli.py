@@ -143,8 +143,18 @@ def test_every_scenario_runs_with_a_small_trial_count(path, tmp_path):
     scenario = load(path)
     gate = settings_of(scenario.check, [])
     trials = 2 if gate.trials and gate.trials < 100 else min(2000, gate.trials or 2000)
+    # Robustness reruns are tested on their own (tests/test_robustness.py).
     result = invoke(
-        "run", str(path), "--trials", str(trials), "--out", str(tmp_path), "-q", "--json"
+        "run",
+        str(path),
+        "--trials",
+        str(trials),
+        "--out",
+        str(tmp_path),
+        "-q",
+        "--json",
+        "--robustness",
+        "none",
     )
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["trials"] == trials

@@ -292,16 +292,17 @@ def test_an_interrupted_optuna_search_keeps_its_candidates_and_best(monkeypatch)
 
 
 def test_sigterm_while_reporting_keeps_the_complete_run(monkeypatch, capsys, tmp_path):
-    from simulator import interrupts, report
+    from simulator import interrupts
+    from simulator.report import files as report
 
     # The signal this test sends is remembered; later tests of this process must not see it.
     monkeypatch.setattr(interrupts, "_received", [])
 
     write_reports = report.write_reports
 
-    def terminated_midway(result, target):
+    def terminated_midway(built, target):
         os.kill(os.getpid(), signal.SIGTERM)
-        return write_reports(result, target)
+        return write_reports(built, target)
 
     monkeypatch.setattr(report, "write_reports", terminated_midway)
     scenario = write(tmp_path, BATTLE)

@@ -8,6 +8,7 @@
         - greedy
         - {agent: rollout, playouts: 8, horizon: 0, candidates: 4, fallback: 2}
       assumptions: true          # rerun with each declared assumption moved to each alternative
+                                 # (or a list of their names: [setup_order, start_tokens])
       trials: 200                # trials of each rerun (default: the scenario's; --trials caps it)
 
 A *level* is a set of parameter overrides applied to every variant (``{"policies": ...}`` for a
@@ -39,10 +40,10 @@ class RobustnessSpec(BaseModel):
         description="play levels (each a `policies:` value), weakest first; the comparison is "
         "rerun under each on the same deals",
     )
-    assumptions: bool = Field(
+    assumptions: bool | list[str] = Field(
         default=False,
         description="rerun the comparison with each declared assumption (`sim list`) moved to "
-        "each of its alternatives, one at a time",
+        "each of its alternatives, one at a time: true for all of them, or a list of their names",
     )
     trials: int | None = Field(
         default=None,
@@ -117,7 +118,10 @@ def levels(spec: RobustnessSpec | None, procedure: Any) -> list[Level]:
         return []
     out = [Level(policy_label(p), "policies", {"policies": p}) for p in spec.policies]
     if spec.assumptions:
+        chosen = spec.assumptions if isinstance(spec.assumptions, list) else None
         for a in procedure.assumptions:
+            if chosen is not None and a.name not in chosen:
+                continue
             for alt in a.alternatives:
                 out.append(
                     Level(
