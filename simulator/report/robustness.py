@@ -22,6 +22,7 @@ from typing import Any
 
 from simulator.report.format import fmt_difference, row_digits
 from simulator.report.summary import ALPHA, Summary
+from simulator.report.verdict import DEGENERATE
 
 #: Findings named per line before "and N more".
 SHOWN = 2
@@ -97,7 +98,16 @@ def findings(summary: Summary) -> dict[str, Finding]:
             label = row.metric if len(summary.variants) == 2 else f"{row.metric} ({v})"
             out[label] = Finding(label, sign, text, size if sign else 0.0)
     for s in summary.seats:
+        where = "" if len(summary.seats) == 1 else f" ({s.variant})"
+        won = sum(s.shares)
+        # A game nobody wins is a verdict of its own (the seats cannot be tested then).
+        label = f"games without a winner{where}"
+        out[label] = Finding(
+            label, int(1 - won >= DEGENERATE), f"{100 * (1 - won):.0f}%", abs(1 - won)
+        )
         if not math.isfinite(s.p_value):
+            label = "seats" + where
+            out[label] = Finding(label, -1, f"too few wins to test ({won * s.games:.0f})", 0.0)
             continue
         unequal = int(s.p_value < ALPHA)
         label = "seats" if len(summary.seats) == 1 else f"seats ({s.variant})"
@@ -171,6 +181,8 @@ def _depends(lines: list[LevelLine]) -> list[str]:
 
 
 def _seat_word(f: Finding) -> str:
+    if f.value < 0:
+        return f"seats {f.text}"
     return f"seats {'unequal' if f.value else 'even'} ({100 * f.size:.1f} pp)"
 
 
