@@ -228,7 +228,7 @@ def test_sim_run_refuses_robustness_it_cannot_rerun(tmp_path):
             "run",
             "scenarios/his/field_battle.yaml",
             "--robustness",
-            "assumptions",
+            "policies",
             "-q",
             "--out",
             str(tmp_path / "o"),
