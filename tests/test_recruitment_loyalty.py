@@ -475,8 +475,11 @@ def test_the_invented_values_and_the_revisions_cases_are_declared():
             PROC.params_model(**alt.overrides)
         for m in a.fires:
             assert m in metric_index(4), m
-    for m in PROC.fires["revision"]:
-        assert m in metric_index(4), m
+    by_revision = PROC.fires["revision"]
+    assert isinstance(by_revision, dict) and by_revision["1.0"] == ()
+    for metrics in by_revision.values():
+        for m in metrics:
+            assert m in metric_index(4), m
 
 
 @pytest.mark.parametrize(("first_player", "firsts"), [("rotate", [0, 1, 2]), ("fixed", [0, 0, 0])])

@@ -433,7 +433,7 @@ def test_run_prints_the_summary_and_writes_verdict_summary_and_markdown(tmp_path
     args = ["run", str(REVISIONS), "--trials", "600", "--out", str(tmp_path / "o"), "-q"]
     result = runner.invoke(app, [*args, "--markdown", str(md)])
     assert result.exit_code == 0, result.stderr
-    assert "Verdict" in result.stdout and "seat spread" in result.stdout
+    assert "Verdict" in result.stdout and "fairness:" in result.stdout
     assert "Differences from 'base'" not in result.stdout  # the full tables wait for --detail
     doc = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert doc["verdict"] and all(isinstance(line, str) for line in doc["verdict"])

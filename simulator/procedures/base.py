@@ -131,8 +131,11 @@ class Procedure:
     assumptions: tuple[Assumption, ...] = field(default_factory=tuple)
     #: For a knob whose values are rule cases (``revision``), the metrics that count the trials in
     #: which the cases differ: a comparison of two values of the knob says how often they arose.
-    #: Keys are knob paths; a metric name may be a family (``gap_multi_tie`` for its seats).
-    fires: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Keys are knob paths; a metric name may be a family (``gap_multi_tie`` for its seats). A
+    #: knob whose values differ from one another in different cases maps each value to the case
+    #: metrics where it differs from the knob's first value; two values then differ on the
+    #: metrics one of them lists and the other does not.
+    fires: dict[str, tuple[str, ...] | dict[str, tuple[str, ...]]] = field(default_factory=dict)
 
     def metric_names(self, params: Any) -> list[str]:
         return [m.name for m in self.metrics(params)]

@@ -76,7 +76,15 @@ def cases(result: RunResult) -> list[Case]:
     out = []
     for v in names[1:]:
         for knob in sorted(_changed(dumps[base], dumps[v])):
-            metrics = [m for m in fires.get(knob, ()) if _total(result, base, m) is not None]
+            declared = fires.get(knob, ())
+            if isinstance(declared, dict):
+                # Per value: the cases where each value differs from the knob's first.
+                mine = declared.get(str(dumps[v].get(knob)), ())
+                theirs = declared.get(str(dumps[base].get(knob)), ())
+                declared = tuple(
+                    m for m in dict.fromkeys([*mine, *theirs]) if (m in mine) != (m in theirs)
+                )
+            metrics = [m for m in declared if _total(result, base, m) is not None]
             if not metrics:
                 continue
             out.append(

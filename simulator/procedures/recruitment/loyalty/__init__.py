@@ -164,15 +164,12 @@ ASSUMPTIONS = (
 #: keeps a character several rivals tie above its owner (gap_multi_tie), 1.1 and 1.2 remove it
 #: (removed_multi_tie); 1.2 discards its equipment (equipment_discarded), 1.0 and 1.1 keep it
 #: (gap_equipped).
-FIRES = {
-    "revision": (
-        "gap_multi_tie",
-        "removed_multi_tie",
-        "games_with_gap_multi_tie",
-        "equipment_discarded",
-        "gap_equipped",
-        "games_with_gap_equipped",
-    ),
+MULTI_TIE = ("gap_multi_tie", "removed_multi_tie", "games_with_gap_multi_tie")
+EQUIPMENT = ("equipment_discarded", "gap_equipped", "games_with_gap_equipped")
+FIRES: dict[str, tuple[str, ...] | dict[str, tuple[str, ...]]] = {
+    # Per revision, the cases where it differs from 1.0: 1.1 in the multi-tie case, 1.2 there
+    # and in the equipment of a removed character (so 1.1 and 1.2 differ in the equipment only).
+    "revision": {"1.0": (), "1.1": MULTI_TIE, "1.2": MULTI_TIE + EQUIPMENT},
     **{a.knob: a.fires for a in ASSUMPTIONS if a.fires},
 }
 
