@@ -8,6 +8,7 @@ const $ = (id) => document.getElementById(id);
 const state = {
   path: null, source: null, data: null, defs: {}, base: {}, current: {},
   job: null, events: null, running: false, wantRun: false, timer: null, lastText: null,
+  lastRun: null,
 };
 // What the tests read: the last run's document and view.
 window.sim = { document: null, view: null, job: null };
@@ -269,6 +270,8 @@ function draft() {
 function changed() {
   clearTimeout(state.timer);
   state.timer = setTimeout(async () => {
+    // A field left without a new value (a second change event) is no new question.
+    if (JSON.stringify(draft()) === state.lastRun) return;
     if ($("auto").checked) requestRun();
     const { data } = await api("POST", "api/draft", draft());
     if (data.text) $("yaml").textContent = data.text;
@@ -285,6 +288,7 @@ function requestRun() {
 
 async function startRun() {
   state.wantRun = false;
+  state.lastRun = JSON.stringify(draft());
   const { status, data } = await api("POST", "api/run", draft());
   if (status === 422) { showProblems(data.problems); setStatus("invalid: see the fields"); return; }
   if (status !== 200) { setStatus(data.error || `error ${status}`); return; }
@@ -389,11 +393,17 @@ function draw(view) {
   el("td", { class: "l", text: c.variant }), el("td", { class: "l", text: c.metric }),
   el("td", { class: "difference", text: fmtDiff(c.difference, kinds[c.metric]) }),
   el("td", { text: `[${fmtDiff(c.ci_low, kinds[c.metric])}, ${fmtDiff(c.ci_high, kinds[c.metric])}]` }),
-  el("td", { text: c.p_holm === null ? "—" : c.p_holm.toPrecision(2) }),
+  el("td", { text: fmtP(c.p_holm) }),
   el("td", { text: `${c.test}${c.significant ? " *" : ""}` })));
   $("differences").replaceChildren(diffs.length
     ? table(["variant", "metric", "difference", "95% interval", "p (Holm)", "test"], diffs, { id: "differences-table" })
     : el("p", { class: "muted", text: "One variant: change a knob to compare." }));
+}
+
+function fmtP(p) {
+  if (p === null || p === undefined) return "—";
+  if (p === 0) return "<1e-300";
+  return p < 1e-3 ? p.toExponential(1) : p.toFixed(p < 0.01 ? 3 : 2);
 }
 
 function fmtDiff(x, kind) {
