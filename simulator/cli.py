@@ -179,6 +179,27 @@ def schema(output: opt.SchemaOut = None) -> None:
     _call("reference", "schema", locals())
 
 
+@app.command()
+def serve(
+    scenarios: Annotated[
+        list[Path] | None, typer.Argument(help="scenario files to open first", show_default=False)
+    ] = None,
+    host: Annotated[str, typer.Option(help="address to bind (others than loopback warn)")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, typer.Option(min=0, max=65535, help="port (0: any free one)")] = 8765,
+    root: Annotated[
+        list[Path] | None,
+        typer.Option(help="a folder it may read and write [default: the files' and scenarios/]"),
+    ] = None,
+    max_trials: Annotated[int | None, typer.Option(min=1, help="cap on a run's trials")] = None,
+    max_seconds: Annotated[float | None, typer.Option(min=1, help="cap on a run's time")] = None,
+    threads: opt.Threads = None,
+) -> None:
+    """A workbench in the browser: edit a scenario, watch the odds move, save it (docs/serve.md)."""
+    _call("serve", "serve", locals())
+
+
 def _version(value: bool) -> None:
     if value:
         from importlib.metadata import version
