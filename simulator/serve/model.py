@@ -1,7 +1,7 @@
 """What the page shows of a run, taken from the report model the CLI prints: the folded summary and
-its verdict (:mod:`simulator.summary`, :mod:`simulator.verdict`), the ``--json`` document
+its verdict (:mod:`simulator.report.model`), the ``--json`` document
 (:meth:`simulator.runner.RunResult.document`) and the report folder
-(:func:`simulator.report.write_reports`).
+(:func:`simulator.report.files.write_reports`).
 
 This is the one module of :mod:`simulator.serve` that imports the report modules, so moving them
 changes the imports here and nowhere else. Nothing is computed here: a partial result is the same
@@ -19,20 +19,19 @@ import numpy as np
 
 from simulator import stats
 from simulator.engine import Outcome, Plan
-from simulator.report import write_reports
-from simulator.runner import RunResult
-from simulator.scenario import Scenario
-from simulator.summary import (
-    build,
+from simulator.report.files import write_reports
+from simulator.report.format import (
     caption,
     legend,
     seat_cells,
     seat_header,
     table_cells,
     table_header,
-    wants_summary,
 )
-from simulator.verdict import verdict
+from simulator.report.model import build
+from simulator.report.summary import build as fold
+from simulator.runner import RunResult
+from simulator.scenario import Scenario
 
 __all__ = ["document", "partial_result", "view", "write_report"]
 
@@ -66,7 +65,9 @@ def document(result: RunResult) -> dict[str, Any]:
 def _summary(result: RunResult) -> dict[str, Any] | None:
     if result.is_sweep:
         return None
-    s = build(result)
+    report = build(result)
+    # The page shows the folded table always (also where the CLI prints the full tables).
+    s = report.summary if report.summary is not None else fold(result)
     rows = []
     for row in s.rows:
         cells = table_cells(s, row)
@@ -84,7 +85,7 @@ def _summary(result: RunResult) -> dict[str, Any] | None:
         # The CLI opens with the summary and verdict only where there is something to fold or
         # compare; the page shows the table always and the verdict where the CLI does (its full
         # tables follow the verdict on the page, as with --detail).
-        "verdict": verdict(s, detail=True) if wants_summary(result) else [],
+        "verdict": report.verdict_detail,
     }
 
 
@@ -134,4 +135,4 @@ def view(result: RunResult, exact: dict[str, dict[str, float]] | None = None) ->
 
 def write_report(result: RunResult, folder: Path) -> list[Path]:
     """The report folder ``sim run`` writes (summary.csv/json, plots, report.html)."""
-    return write_reports(result, folder)
+    return write_reports(build(result), folder)
