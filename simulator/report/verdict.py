@@ -363,7 +363,8 @@ def fairness_lines(summary: Summary, grounds: Grounds | None) -> list[str]:
 
 def _case_line(base: str, variant: str, found: list[Case]) -> str:
     knobs = ", ".join(dict.fromkeys(c.knob for c in found))
-    metrics = ", ".join(dict.fromkeys(m for c in found for m in c.metrics))
+    names = list(dict.fromkeys(m for c in found for m in c.metrics))
+    metrics = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
     trials = found[0].trials
     if all(c.never for c in found):
         return (
@@ -409,11 +410,7 @@ def rests_on(grounds: Grounds | None) -> list[str]:
             f"{len(readings)} reading{'s' * (len(readings) > 1)} of unclear rules ("
             f"{_listed(readings)})"
         )
-    return [
-        "rests on "
-        + " and ".join(parts)
-        + "; `robustness: {assumptions: true}` reruns it with each one moved"
-    ]
+    return ["rests on " + " and ".join(parts) + " (--robustness assumptions moves each)"]
 
 
 def verdict(summary: Summary, detail: bool = False, grounds: Grounds | None = None) -> list[str]:
