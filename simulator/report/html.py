@@ -21,6 +21,7 @@ import pandas as pd
 
 from simulator.report.figures import FOREST, SEATS, SUMMARY_PLOTS
 from simulator.report.format import legend, seat_cells, seat_header, table_cells, table_header
+from simulator.report.grounds import flatten
 from simulator.report.model import Report
 from simulator.runner import RunResult, versions
 from simulator.yaml_loader import printable
@@ -106,21 +107,12 @@ def _table(
     return "".join(out)
 
 
-def _flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
-    if isinstance(tree, dict):
-        out: dict[str, Any] = {}
-        for k, v in tree.items():
-            out.update(_flatten(v, f"{prefix}{k}."))
-        return out
-    return {prefix[:-1]: tree}
-
-
 def _value(x: Any) -> str:
     return json.dumps(x) if not isinstance(x, str) else x
 
 
 def _params_section(result: RunResult) -> str:
-    params = {k: _flatten(v) for k, v in result.scenario.variant_dicts().items()}
+    params = {k: flatten(v) for k, v in result.scenario.variant_dicts().items()}
     names = list(params)
     base = params[names[0]]
     swept = set(result.scenario.sweep)

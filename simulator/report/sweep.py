@@ -154,10 +154,7 @@ def print_tables(result: RunResult, console: Console) -> None:
                 table.add_row(*cells, *(["illegal"] * len(columns)))
                 continue
             for v, m in columns:
-                r = df.loc[(value, v, m)]
-                kind = str(r["kind"])
-                lo, hi = fmt_estimate(r["ci_low"], kind), fmt_estimate(r["ci_high"], kind)
-                cells.append(f"{fmt_estimate(r['mean'], kind)} [{lo}, {hi}]")
+                cells.append(_with_interval(df.loc[(value, v, m)]))
             table.add_row(*cells)
         console.print(table)
     else:
@@ -207,6 +204,13 @@ def print_tables(result: RunResult, console: Console) -> None:
         console.print(table)
 
 
+def _with_interval(r: pd.Series) -> str:
+    """``estimate [low, high]`` of one row of the sweep's frame."""
+    kind = str(r["kind"])
+    lo, hi = fmt_estimate(r["ci_low"], kind), fmt_estimate(r["ci_high"], kind)
+    return f"{fmt_estimate(r['mean'], kind)} [{lo}, {hi}]"
+
+
 #: A one-path sweep shows a column per metric and variant up to this many; past it (a whole game's
 #: metrics, a sweep over ``policies``) a row per metric and a column per point and variant.
 ONE_AXIS_COLUMNS = 4
@@ -240,10 +244,7 @@ def _one_axis_by_metric(
                 if i in illegal:
                     cells.append("illegal")
                     continue
-                r = df.loc[(value, v, m)]
-                kind = str(r["kind"])
-                lo, hi = fmt_estimate(r["ci_low"], kind), fmt_estimate(r["ci_high"], kind)
-                cells.append(f"{fmt_estimate(r['mean'], kind)} [{lo}, {hi}]")
+                cells.append(_with_interval(df.loc[(value, v, m)]))
         table.add_row(*cells)
     console.print(table)
 
