@@ -99,7 +99,8 @@ def test_a_rule_that_never_fired_is_said_so_instead_of_no_change():
 
 
 def test_a_rule_that_fired_says_how_often():
-    result = _result({"gap_multi_tie": (0.5, True)}, fires={"revision": ("gap_multi_tie",)})
+    # The case arose but nothing changed significantly: the count is what backs "no change".
+    result = _result({"gap_multi_tie": (0.5, False)}, fires={"revision": ("gap_multi_tie",)})
     lines = verdict(build(result), grounds=Grounds(cases=cases(result)))
     assert lines[0] == (
         "1.1 vs 1.0: the cases where revision differs (gap_multi_tie) arose 0 times under 1.0 "

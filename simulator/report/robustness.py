@@ -205,9 +205,12 @@ def _focus(plays: list[LevelLine]) -> None:
                 variant.rstrip(")")
             )
         parts = []
+        everyone = {k.partition(" (")[2].rstrip(")") for k in moving}
         for (metric, text), variants in list(merged.items())[:SHOWN]:
             named = [v for v in variants if v]
-            parts.append(f"{metric} {text}" + (f" ({', '.join(named)})" if named else ""))
+            # Variants are named only where a finding is not every compared variant's.
+            label = f" ({', '.join(named)})" if named and set(named) != everyone else ""
+            parts.append(f"{metric} {text}{label}")
         seats = [f for k, f in lv.findings.items() if k.startswith("seats")]
         lv.text = "; ".join(parts + [_seat_word(f) for f in seats[:1]])
 

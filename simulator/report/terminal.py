@@ -195,8 +195,13 @@ def terminal_tables(summary: Summary, width: int | None = None) -> list[Any]:
         out.append(Text(legend(summary), style="dim"))
     if summary.seats:
         seats = _rich_table(seat_header(summary))
-        for s in summary.seats:
-            seats.add_row(*seat_cells(summary, s))
+        first = summary.seats[0]
+        if len(summary.seats) > 1 and all(s.shares == first.shares for s in summary.seats):
+            # Identical games under every variant: one row says it.
+            seats.add_row(*(["every variant", *seat_cells(summary, first)[1:]]))
+        else:
+            for s in summary.seats:
+                seats.add_row(*seat_cells(summary, s))
         out.append(seats)
     return out
 

@@ -147,7 +147,7 @@ def changes(summary: Summary, unseen: set[str] | None = None) -> list[str]:
     return lines
 
 
-def seat_balance(summary: Summary) -> list[str]:
+def seat_balance(summary: Summary, grounds: Grounds | None = None) -> list[str]:
     """Seat balance of every variant from the seat table."""
     if not summary.seats:
         return []
@@ -164,13 +164,18 @@ def seat_balance(summary: Summary) -> list[str]:
         lines.append(f"too few wins to test the seats ({wins})")
     if not tested:
         return lines
-    same = _identical_seats(tested)
+    f = grounds.fairness if grounds is not None else None
+    interval = ""
+    if f is not None and f.variants:
+        lo, hi = f.variants[0].spread.lo, f.variants[0].spread.hi
+        interval = f" (spread 95% [{100 * lo:.1f}, {100 * hi:.1f}] pp)"
+    same = _identical_seats(tested, interval)
     if same:
         return lines + same
     return lines + _tested_seats(balanced, unequal, everyone=not untested)
 
 
-def _identical_seats(tested: list[SeatRow]) -> list[str]:
+def _identical_seats(tested: list[SeatRow], interval: str = "") -> list[str]:
     """One line when every variant has exactly the same seat shares (identical games)."""
     first = tested[0]
     if len(tested) < 2 or any(s.shares != first.shares for s in tested[1:]):
@@ -182,7 +187,7 @@ def _identical_seats(tested: list[SeatRow]) -> list[str]:
     )
     where = f" in {first.variant}"
     text = lines[0].replace(where, "", 1) if lines else ""
-    return [f"{text}, alike in every variant"] if text else []
+    return [f"{text}, alike in every variant{interval}"] if text else []
 
 
 def _unseen_spread(balanced: list[SeatRow]) -> str:
@@ -332,7 +337,8 @@ def fairness_lines(summary: Summary, grounds: Grounds | None) -> list[str]:
         return bool(d.lo == d.hi == d.mean == 0)
 
     if all(same(v) for v in later):
-        return [f"fairness: every variant has the same seat shares (spread {spread(base)})"]
+        # The seat line says the seats are alike in every variant; it carries the interval.
+        return []
 
     def diff(v: Any) -> str:
         if same(v):
@@ -387,10 +393,15 @@ def fired(summary: Summary, grounds: Grounds | None) -> tuple[list[str], set[str
     lines, never = [], set()
     for v in summary.variants[1:]:
         found = [c for c in grounds.cases if c.variant == v]
-        if found:
+        if not found:
+            continue
+        if all(c.never for c in found):
+            never.add(v)
+        # A variant whose changes the verdict lists next has shown that its rule fired; the
+        # count matters where it says nothing changed (or could not see a change).
+        moved = any(r.cells[v].significant for r in _compared(summary))
+        if v in never or not moved:
             lines.append(_case_line(summary.baseline, v, found))
-            if all(c.never for c in found):
-                never.add(v)
     return lines, never
 
 
@@ -401,15 +412,16 @@ def rests_on(grounds: Grounds | None) -> list[str]:
     invented = [a.name for a in grounds.assumptions if a.tag == "invented"]
     readings = [a.name for a in grounds.assumptions if a.tag != "invented"]
     parts = []
+
+    def short(names: list[str]) -> str:
+        return ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+
     if invented:
         parts.append(
-            f"{len(invented)} invented value{'s' * (len(invented) > 1)} ({_listed(invented)})"
+            f"{len(invented)} invented value{'s' * (len(invented) > 1)} ({short(invented)})"
         )
     if readings:
-        parts.append(
-            f"{len(readings)} reading{'s' * (len(readings) > 1)} of unclear rules ("
-            f"{_listed(readings)})"
-        )
+        parts.append(f"{len(readings)} reading{'s' * (len(readings) > 1)} ({short(readings)})")
     return ["rests on " + " and ".join(parts) + " (--robustness assumptions moves each)"]
 
 
@@ -422,7 +434,7 @@ def verdict(summary: Summary, detail: bool = False, grounds: Grounds | None = No
         + fairness_lines(summary, grounds)
         + case_lines
         + changes(summary, never)
-        + seat_balance(summary)
+        + seat_balance(summary, grounds)
         + game_lines(summary)
         + unmoved(summary)
         + elsewhere(summary, detail)
