@@ -130,9 +130,8 @@ class Outcome:
     #: With ``precision``: whether every headline half-width reached it (None without).
     precision_reached: bool | None = None
     #: With ``deal_batches``: the statistics of each batch of trials, in trial order, shape
-    #: (batches, variants, slots), and each batch's trial count (see :func:`simulate`).
+    #: (batches, variants, slots); a batch's trials are its metrics' count slots (:func:`simulate`).
     batch_stats: np.ndarray | None = None
-    batch_trials: np.ndarray | None = None
 
 
 ProgressFn = Callable[[int, int], None]
@@ -308,10 +307,9 @@ def simulate(
     reached = None
     if precision is not None and half_width is not None and complete:
         reached = bool(half_width(plan, total) <= precision)
-    batch_stats = batch_trials = None
+    batch_stats = None
     if kept is not None:
         batch_stats = np.stack(kept) if kept else np.zeros((0, *total.shape), dtype=np.int64)
-        batch_trials = _batch_sizes(batches, chunk)[: len(kept)]
     return Outcome(
         total,
         done,
@@ -323,20 +321,7 @@ def simulate(
         backend=backend.name,
         precision_reached=reached,
         batch_stats=batch_stats,
-        batch_trials=batch_trials,
     )
-
-
-def _batch_sizes(runs: list[int], chunk: int) -> np.ndarray:
-    """The trial count of every batch, given the trial count reached after each run (a run cuts
-    its trials ``previous .. reached`` into chunks from its own start)."""
-    sizes: list[int] = []
-    start = 0
-    for reached in runs:
-        blocks = _Blocks(start, reached, chunk)
-        sizes += [blocks[b][1] for b in range(len(blocks))]
-        start = reached
-    return np.asarray(sizes, dtype=np.int64)
 
 
 class _Blocks:

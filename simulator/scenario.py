@@ -602,6 +602,11 @@ def _path_loc(path: str) -> Loc:
     return tuple(path.split("."))
 
 
+def set_path(tree: Mapping[str, Any], path: str, value: Any) -> dict[str, Any]:
+    """A copy of ``tree`` with the dotted ``path`` (as in ``sweep:``) set to ``value``."""
+    return _set_path(tree, _path_loc(path), value)
+
+
 def _set_path(tree: Mapping[str, Any], loc: Loc, value: Any) -> dict[str, Any]:
     """A copy of ``tree`` with ``loc`` set to ``value`` (nested mappings copied, not shared)."""
     out = dict(tree)

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from simulator.robustness.spec import Level, levels
 from simulator.runner import RunResult, run_scenario
-from simulator.scenario import Scenario
+from simulator.scenario import Scenario, set_path
 
 
 @dataclass
@@ -46,17 +46,6 @@ class Robustness:
         return len(self.reruns) == self.planned
 
 
-def _set(tree: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
-    keys = path.split(".")
-    out = dict(tree)
-    node = out
-    for k in keys[:-1]:
-        node[k] = dict(node.get(k) or {})
-        node = node[k]
-    node[keys[-1]] = value
-    return out
-
-
 def with_level(scenario: Scenario, level: Level) -> Scenario:
     """The scenario with ``level``'s overrides applied to every variant.
 
@@ -68,7 +57,7 @@ def with_level(scenario: Scenario, level: Level) -> Scenario:
     for name, params in scenario.variants.items():
         tree = params.model_dump(mode="json")
         for path, value in level.overrides.items():
-            tree = _set(tree, path, value)
+            tree = set_path(tree, path, value)
         try:
             variants[name] = model.model_validate(tree, strict=True)
         except ValidationError as e:
