@@ -25,7 +25,7 @@ from simulator import procedures
 from simulator.gate.settings import CheckSpec, metric_names
 from simulator.limits import MAX_BYTES, MAX_TRIALS
 from simulator.procedures.base import Params, Procedure
-from simulator.robustness.spec import RobustnessSpec
+from simulator.robustness.spec import RobustnessSpec, robustness_problems
 from simulator.tournament.spec import TournamentSpec
 from simulator.yaml_loader import Loc, Problem, ScenarioError, compose, read_text, to_python
 from simulator.yaml_loader import Positions as _Positions
@@ -464,7 +464,15 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
         top.check, proc.metric_names(points[0].variants[BASE_VARIANT]), pos, file
     )
     if top.robustness is not None:
-        check_problems += _robustness_problems(top, proc, points[0].variants, pos, file)
+        check_problems += robustness_problems(
+            top.robustness,
+            proc,
+            points[0].variants[BASE_VARIANT],
+            pos,
+            file,
+            bool(top.sweep),
+            top.tournament is not None,
+        )
     if check_problems:
         raise ScenarioError(check_problems)
     scenario = Scenario(
@@ -523,46 +531,6 @@ def _cost_notes(top: ScenarioFile, points: list[SweepPoint]) -> list[str]:
                 f"({top.trials:,} deals); Ctrl-C stops it within a moment"
             )
     return notes
-
-
-def _robustness_problems(
-    top: ScenarioFile, proc: Procedure, variants: dict[str, Params], pos: _Positions, file: str
-) -> list[Problem]:
-    """What the ``robustness:`` section asks that the scenario cannot rerun."""
-    spec = top.robustness
-    assert spec is not None
-    problems = []
-
-    def problem(loc: Loc, message: str) -> None:
-        line, col = pos.nearest(("robustness", *loc), prefer_key=True)
-        problems.append(Problem(file, line, col, _dotted(("robustness", *loc)), message))
-
-    if top.sweep:
-        problem((), "reruns a comparison; a sweep has no verdict to rerun: remove one of them")
-    if top.tournament is not None:
-        problem((), "reruns a comparison of variants; a tournament compares agents already")
-    if spec.policies and "policies" not in proc.params_model.model_fields:
-        problem(("policies",), f"{proc.name} has no policies: its trials involve no agents")
-    elif spec.policies:
-        base = variants[BASE_VARIANT].model_dump(mode="json")
-        for i, level in enumerate(spec.policies):
-            try:
-                proc.params_model.model_validate({**base, "policies": level}, strict=True)
-            except ValidationError as e:
-                why = "; ".join(err["msg"] for err in e.errors()[:2])
-                problem(("policies", i), f"is not a play level of {proc.name}: {why}")
-    if spec.assumptions and not proc.assumptions:
-        problem(("assumptions",), f"{proc.name} declares no assumptions to move (sim list)")
-    elif isinstance(spec.assumptions, list):
-        known = [a.name for a in proc.assumptions]
-        for i, name in enumerate(spec.assumptions):
-            if name not in known:
-                near = difflib.get_close_matches(name, known, n=1)
-                hint = (
-                    f"; did you mean {near[0]!r}?" if near else f" (it declares {', '.join(known)})"
-                )
-                problem(("assumptions", i), f"{proc.name} declares no assumption {name!r}{hint}")
-    return problems
 
 
 def _mark_forbidden(

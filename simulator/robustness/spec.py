@@ -18,12 +18,14 @@ each rerun uses the scenario's seed, so every level plays the same deals.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from simulator.limits import MAX_TRIALS
+from simulator.yaml_loader import Loc, Positions, Problem, dotted
 
 #: Most levels one robustness run may rerun (play levels plus assumption alternatives).
 MAX_LEVELS = 64
@@ -129,3 +131,48 @@ def levels(spec: RobustnessSpec | None, procedure: Any) -> list[Level]:
                     )
                 )
     return out
+
+
+def robustness_problems(
+    spec: RobustnessSpec,
+    proc: Any,
+    base: Any,
+    pos: Positions,
+    file: str,
+    swept: bool,
+    tournament: bool,
+) -> list[Problem]:
+    """What the ``robustness:`` section asks that the scenario cannot rerun (``base``: the
+    scenario's own parameters; ``swept``, ``tournament``: whether it has a sweep, a tournament)."""
+    problems: list[Problem] = []
+
+    def problem(loc: Loc, message: str) -> None:
+        line, col = pos.nearest(("robustness", *loc), prefer_key=True)
+        problems.append(Problem(file, line, col, dotted(("robustness", *loc)), message))
+
+    if swept:
+        problem((), "reruns a comparison; a sweep has no verdict to rerun: remove one of them")
+    if tournament:
+        problem((), "reruns a comparison of variants; a tournament compares agents already")
+    if spec.policies and "policies" not in proc.params_model.model_fields:
+        problem(("policies",), f"{proc.name} has no policies: its trials involve no agents")
+    elif spec.policies:
+        dump = base.model_dump(mode="json")
+        for i, level in enumerate(spec.policies):
+            try:
+                proc.params_model.model_validate({**dump, "policies": level}, strict=True)
+            except ValidationError as e:
+                why = "; ".join(err["msg"] for err in e.errors()[:2])
+                problem(("policies", i), f"is not a play level of {proc.name}: {why}")
+    if spec.assumptions and not proc.assumptions:
+        problem(("assumptions",), f"{proc.name} declares no assumptions to move (sim list)")
+    elif isinstance(spec.assumptions, list):
+        known = [a.name for a in proc.assumptions]
+        for i, name in enumerate(spec.assumptions):
+            if name not in known:
+                near = difflib.get_close_matches(name, known, n=1)
+                hint = (
+                    f"; did you mean {near[0]!r}?" if near else f" (it declares {', '.join(known)})"
+                )
+                problem(("assumptions", i), f"{proc.name} declares no assumption {name!r}{hint}")
+    return problems
