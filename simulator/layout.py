@@ -100,11 +100,11 @@ class Layout:
             if unknown:
                 parts.append(f"unknown {', '.join(unknown)}")
             raise ValueError(f"layout row: {'; '.join(parts)}")
-        row = np.zeros(self.size, dtype=dtype)
+        row: np.ndarray = np.zeros(self.size, dtype=dtype)
         for p in self.pieces:
             value = values[p.name]
             if p.size == 1 and not isinstance(value, (Sequence, np.ndarray)):
-                row[p.offset] = value  # type: ignore[assignment]
+                row[p.offset] = value
                 continue
             items = np.asarray(value if isinstance(value, np.ndarray) else list(value))  # type: ignore[arg-type]
             if items.shape != (p.size,):
