@@ -176,6 +176,28 @@ def test_the_form_carries_the_parameter_model_and_the_file_s_edits(served):
     assert form.compose_text(form.Draft(data["source"], "f.yaml")) == data["source"]
 
 
+def test_saving_an_edit_keeps_every_comment_and_the_order_of_the_file():
+    source = (
+        "# A field battle (Here I Stand rules §5).\n"
+        "procedure: his.field_battle   # the rule\n"
+        "trials: 1000\n"
+        "params:\n"
+        "  defender_extra_dice: 1  # the fortress\n"
+        "variants:\n"
+        "  # the designer's first idea\n"
+        "  strong:\n"
+        "    hit_on: 4\n"
+    )
+    text = form.compose_text(form.Draft(source, "f.yaml", overrides={"defender_extra_dice": 0}))
+    for line in source.splitlines():
+        assert line in text.splitlines(), line
+    assert text.index("strong:") < text.index("edit:")
+    assert form.form(text, "f.yaml")["edits"] == {"defender_extra_dice": 0}
+    again = form.compose_text(form.Draft(text, "f.yaml", overrides={"defender_extra_dice": 2}))
+    assert again.count("# Edited in sim serve") == 1
+    assert "defender_extra_dice: 2" in again and "  # the fortress" in again
+
+
 def test_assumption_marks_reach_the_form():
     import dataclasses
 

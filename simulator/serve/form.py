@@ -10,7 +10,9 @@ numbers.
 
 from __future__ import annotations
 
+import io
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,18 +73,28 @@ def _raw(text: str, file: str) -> dict[str, Any]:
     return dict(raw)
 
 
-def _leading_comments(text: str) -> list[str]:
-    out = []
-    for line in text.splitlines():
-        if not line.startswith("#"):
-            break
-        out.append(line)
-    return out
+def _edited(source: str, change: Callable[[Any], bool]) -> str | None:
+    """``source`` with ``change`` applied to its mapping in place, every comment, key order and
+    quoting of the untouched lines kept (ruamel.yaml's round trip); None if nothing changed.
+
+    The source has already passed the scenario loader's bounds (``_raw``), so the round trip
+    reads only text of bounded size, depth and aliases."""
+    from ruamel.yaml import YAML  # the serve extra; only saving and running an edit need it
+
+    rt = YAML(typ="rt")
+    rt.width = 100
+    rt.preserve_quotes = True
+    data = rt.load(source)
+    if not change(data):
+        return None
+    out = io.StringIO()
+    rt.dump(data, out)
+    return out.getvalue()
 
 
 def compose_text(draft: Draft) -> str:
-    """The scenario text of ``draft``: the source itself when nothing changed (its comments
-    kept), otherwise the source's values with the changes, written anew as YAML.
+    """The scenario text of ``draft``: the source with the changes written into it, its
+    comments, key order and layout kept; the source itself when nothing changed.
 
     Raises:
         ScenarioError: the source is not YAML the loader reads, or the variant name is not one.
@@ -97,32 +109,34 @@ def compose_text(draft: Draft) -> str:
             f"variant name must be letters, digits, '.', '_', '-' and not {BASE_VARIANT!r}",
         )
         raise ScenarioError([problem])
-    variants = raw.get("variants")
-    variants = dict(variants) if isinstance(variants, dict) else variants
-    changed = False
-    if isinstance(variants, dict) or variants is None:
-        variants = dict(variants or {})
-        if draft.overrides:
-            changed = variants.get(draft.variant) != draft.overrides
-            variants[draft.variant] = draft.overrides
-        elif draft.variant in variants:
-            del variants[draft.variant]
-            changed = True
-    for key in ("trials", "seed"):
-        value = getattr(draft, key)
-        if value is not None and value != raw.get(key):
-            raw[key] = value
-            changed = True
-    if not changed:
+
+    def change(data: Any) -> bool:
+        changed = False
+        variants = data.get("variants")
+        if isinstance(variants, dict) or variants is None:
+            if draft.overrides:
+                if variants is None:
+                    data["variants"] = variants = {}
+                if (raw.get("variants") or {}).get(draft.variant) != draft.overrides:
+                    variants[draft.variant] = dict(draft.overrides)
+                    changed = True
+            elif variants is not None and draft.variant in variants:
+                del variants[draft.variant]
+                changed = True
+                if not variants:
+                    del data["variants"]
+        for key in ("trials", "seed"):
+            value = getattr(draft, key)
+            if value is not None and value != raw.get(key):
+                data[key] = value
+                changed = True
+        return changed
+
+    edited = _edited(draft.source, change)
+    if edited is None:
         return draft.source
-    if variants:
-        raw["variants"] = variants
-    else:
-        raw.pop("variants", None)
-    head = _leading_comments(draft.source)
-    head.append(f"# Edited in sim serve from {draft.file}.")
-    body = yaml.safe_dump(raw, sort_keys=False, allow_unicode=True, width=100)
-    return "\n".join(head) + "\n" + body
+    mark = f"# Edited in sim serve from {draft.file}."
+    return edited if mark in edited.splitlines() else f"{mark}\n{edited}"
 
 
 def validate(text: str, file: str) -> Scenario:
