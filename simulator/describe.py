@@ -5,6 +5,7 @@ the parameter table too)."""
 from __future__ import annotations
 
 import re
+import types
 import typing
 from collections.abc import Iterator
 from typing import Any
@@ -24,6 +25,12 @@ def _type_name(annotation: Any) -> str:
     origin = typing.get_origin(annotation)
     if origin is typing.Literal:
         return " | ".join(repr(a) for a in typing.get_args(annotation))
+    if origin is typing.Union or origin is types.UnionType:  # `int | None`: "int | none"
+        return " | ".join(
+            "none" if a is type(None) else _type_name(a) for a in typing.get_args(annotation)
+        )
+    if origin is typing.Annotated:
+        return _type_name(typing.get_args(annotation)[0])
     if origin is not None:
         args = ", ".join(_type_name(a) for a in typing.get_args(annotation))
         return f"{getattr(origin, '__name__', str(origin))}[{args}]"
