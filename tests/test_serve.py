@@ -250,6 +250,13 @@ def test_a_run_equals_sim_run_json_of_the_saved_file(served, monkeypatch):
     archive = client.get(f"/api/jobs/{job}/report.zip")
     assert archive.status_code == 200 and archive.content[:2] == b"PK"
     assert "<h1>his-field-battle-4v3" in client.get(f"/api/jobs/{job}/report.html").text
+    # Its figures, drawn by the report writer, shown on the page by their bare names only.
+    figures = client.get(f"/api/jobs/{job}/figures").json()["figures"]
+    assert figures and all(name.endswith(".png") for name in figures)
+    png = client.get(f"/api/jobs/{job}/figures/{figures[0]}")
+    assert png.status_code == 200 and png.content[:4] == b"\x89PNG"
+    for name in ("report.html", "..%2Fserved%2Ffield_battle.yaml", "nothing.png"):
+        assert client.get(f"/api/jobs/{job}/figures/{name}").status_code == 404
 
 
 def test_one_run_at_a_time_and_stop_keeps_a_partial_result(served):

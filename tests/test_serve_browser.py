@@ -137,6 +137,7 @@ def test_a_designer_changes_the_defender_s_extra_die_and_saves(server, tmp_path)
             assert abs(float(difference[1:-3]) - (edit_share - base_share)) < 0.02
             assert "Δ ±95%" in page.text_content("#summary-table")
             assert "edit: 1 of 1 metrics changed" in page.text_content("#verdict")
+            page.wait_for_selector("#figures img[data-figure]")  # the report's own figures
             document = page.evaluate("window.sim.document")
             assert document["trials"] == 200_000 and list(document["variants"]) == ["base", "edit"]
 

@@ -305,6 +305,25 @@ def create_app(session: Session, allowed_hosts: list[str] | None = None) -> Star
         response.headers["Content-Security-Policy"] += "style-src 'unsafe-inline'"
         return response
 
+    async def figure_list(request: Request) -> Response:
+        job = _job(request)
+        folder = None if job is None else await asyncio.to_thread(_report_folder, job)
+        if folder is None:
+            return _json({"error": "no finished run"}, 404)
+        names = sorted(p.name for p in folder.glob("*.png") if p.is_file())
+        return _json({"job": job.number, "figures": names})  # type: ignore[union-attr]
+
+    async def figure(request: Request) -> Response:
+        job = _job(request)
+        folder = None if job is None else await asyncio.to_thread(_report_folder, job)
+        name = request.path_params["name"]
+        # Only a figure the report folder holds, by its bare name: no path reaches past it.
+        if folder is None or name not in {p.name for p in folder.glob("*.png") if p.is_file()}:
+            return _json({"error": "no such figure"}, 404)
+        response = FileResponse(folder / name, media_type="image/png")
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
     async def report_zip(request: Request) -> Response:
         job = _job(request)
         folder = None if job is None else await asyncio.to_thread(_report_folder, job)
@@ -363,6 +382,8 @@ def create_app(session: Session, allowed_hosts: list[str] | None = None) -> Star
         Route("/api/jobs/{job}/stop", stop, methods=["POST"]),
         Route("/api/jobs/{job}/report.html", report_page),
         Route("/api/jobs/{job}/report.zip", report_zip),
+        Route("/api/jobs/{job}/figures", figure_list),
+        Route("/api/jobs/{job}/figures/{name}", figure),
         Route("/api/save", save, methods=["POST"]),
     ]
     middleware = [Middleware(TokenGate, token=session.token)]

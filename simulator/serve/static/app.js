@@ -306,6 +306,7 @@ function follow(job) {
   $("download").hidden = true;
   $("showreport").hidden = true;
   $("report").hidden = true;
+  $("figures").replaceChildren();
   setStatus(`run ${job}: running`);
   const events = new EventSource(`api/jobs/${job}/events?token=${encodeURIComponent(TOKEN)}`);
   state.events = events;
@@ -331,6 +332,7 @@ function handle(job, event) {
       : `INCOMPLETE: ${event.stopped || "stopped"}; partial results of ` +
         `${event.view.trials.toLocaleString()} trials per variant`;
     $("runline").className = event.view.complete ? "muted" : "incomplete";
+    showFigures(job);
     $("download").href = `api/jobs/${job}/report.zip`;
     $("download").hidden = false;
     $("showreport").hidden = false;
@@ -374,7 +376,7 @@ function draw(view) {
       ? table(s.seat_header, s.seats.map((r) => el("tr", {}, ...r.map((c) => el("td", { text: c })))))
       : "");
   } else {
-    $("summary").replaceChildren(el("p", { class: "muted", text: "A sweep: its grids are in the full report." }));
+    $("summary").replaceChildren(el("p", { class: "muted", text: "A sweep: its heatmaps are below when it ends, and its grids in the full report." }));
     $("verdict").replaceChildren();
   }
   const exact = view.estimates.some((e) => e.exact !== null && e.exact !== undefined);
@@ -411,6 +413,16 @@ function fmtDiff(x, kind) {
   const sign = x >= 0 ? "+" : "−";
   const v = Math.abs(x);
   return kind === "proportion" ? `${sign}${(100 * v).toFixed(2)} pp` : `${sign}${v.toPrecision(3)}`;
+}
+
+// The report's own figures (the forest plot of the differences, a sweep's heatmaps, the
+// distributions, a tournament's matchups), drawn by the report writer the CLI uses.
+async function showFigures(job) {
+  const { status, data } = await api("GET", `api/jobs/${job}/figures`);
+  if (status !== 200 || state.job !== job) return;
+  $("figures").replaceChildren(...data.figures.map((name) => el("figure", {},
+    el("img", { src: `api/jobs/${job}/figures/${encodeURIComponent(name)}`, alt: name, "data-figure": name }),
+    el("figcaption", { class: "muted small", text: name.replace(/\.png$/, "").replaceAll("_", " ") }))));
 }
 
 function setStatus(text) { $("status").textContent = text; }
