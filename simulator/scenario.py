@@ -75,7 +75,10 @@ class ScenarioFile(BaseModel):
         max_length=100,
         description="scenario name; also the report folder under reports/out/",
     )
-    procedure: str = Field(description="the rule to simulate, as listed by `sim list`")
+    procedure: str = Field(
+        description="the rule to simulate, as listed by `sim list`, or path/to/file.py:NAME, a "
+        "trial written in your own Python file (relative to this file; docs/own-rules.md)"
+    )
     description: str = Field(default="", description="free text shown in reports")
     trials: int = Field(ge=1, le=MAX_TRIALS, description="trials per variant")
     seed: int = Field(ge=0, le=2**64 - 1, description="seed of the counter-based generator")
@@ -344,15 +347,7 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
     except ValidationError as e:
         raise ScenarioError(_problems_from(e, ScenarioFile, file, (), at(()))) from e
 
-    try:
-        proc = procedures.get(top.procedure)
-    except KeyError as e:
-        line, col = pos.values[("procedure",)]
-        hint = str(e.args[0]).partition("; ")[2]
-        message = "unknown procedure" + (f"; {hint}" if hint else "") + " (`sim list` shows all)"
-        raise ScenarioError(
-            [Problem(file, line, col, "procedure", message, top.procedure, True)]
-        ) from e
+    proc = _procedure(top.procedure, file, pos)
     if top.tournament is not None:
         from simulator.tournament.procedure import tournament_procedure
 
@@ -482,6 +477,29 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
     )
     scenario.notes = _cost_notes(top, points)
     return scenario
+
+
+def _procedure(name: str, file: str, pos: _Positions) -> Procedure:
+    """The procedure a scenario names: a registered one, or ``path/to/file.py:NAME`` relative to
+    the scenario's folder (:mod:`simulator.userfiles`, whose problems point into that file)."""
+    line, col = pos.values[("procedure",)]
+    from simulator.userfiles.loading import is_ref
+
+    if is_ref(name):
+        from simulator.userfiles.procedure import procedure_of
+
+        folder = Path(file).parent if file != "<scenario>" else Path.cwd()
+        where = Problem(file, line, col, "procedure", "", name, True)
+        return procedure_of(name, folder, where)
+    try:
+        return procedures.get(name)
+    except KeyError as e:
+        text = str(e.args[0])
+        if not text.startswith("unknown procedure"):  # an installed package's, broken
+            raise ScenarioError([Problem(file, line, col, "procedure", text)]) from e
+        hint = text.partition("; ")[2]
+        message = "unknown procedure" + (f"; {hint}" if hint else "") + " (`sim list` shows all)"
+        raise ScenarioError([Problem(file, line, col, "procedure", message, name, True)]) from e
 
 
 #: A search budget per decision from which one game can take minutes: mcts iterations and

@@ -17,6 +17,8 @@ def list_procedures(name: str | None = None, *, out: Any, err: Any) -> int:
     from simulator import procedures
     from simulator.describe import describe
 
+    if name is not None and (name.endswith(".py") or ".py:" in name):
+        return _list_file(name, out, err)
     names = procedures.names()
     if name is not None:
         try:
@@ -27,6 +29,31 @@ def list_procedures(name: str | None = None, *, out: Any, err: Any) -> int:
         names = [name]
     for n in names:
         for renderable in describe(procedures.get(n)):
+            out.print(renderable)
+    return 0
+
+
+def _list_file(name: str, out: Any, err: Any) -> int:
+    """``sim list FILE.py`` (every one-trial function in it) or ``sim list FILE.py:NAME``."""
+    from simulator.commands.common import print_problems
+    from simulator.describe import describe
+    from simulator.userfiles.loading import UserFileError
+    from simulator.userfiles.procedure import procedure_of, trial_functions
+
+    try:
+        refs = [name] if not name.endswith(".py") else trial_functions(Path(name))
+        found = [procedure_of(ref) for ref in refs]
+    except UserFileError as e:
+        print_problems(err, e.problems)
+        return EXIT_INVALID
+    if not found:
+        err.print(
+            f"sim list: {name} has no one-trial function (def NAME(dice, ...): ...)",
+            highlight=False,
+        )
+        return EXIT_INVALID
+    for proc in found:
+        for renderable in describe(proc):
             out.print(renderable)
     return 0
 

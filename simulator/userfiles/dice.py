@@ -9,7 +9,7 @@ depends only on the seed and the trial indices.
 ``API`` lists the methods; :class:`Dice` is the same dice in plain Python (the twin the tests
 compare with, and what a designer's function gets when it is called outside ``sim``).
 In compiled code the method calls are rewritten to the functions below, on a state array
-``[key, trial, draws so far]`` (:mod:`simulator.userfiles.rewrite`).
+``[key, trial, draws so far, ...]`` (:data:`STATE_SIZE` words) (:mod:`simulator.userfiles.rewrite`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from simulator.rng import GAMMA, STRIDE, die_of, low32, mix64, trial_state, word
 API: dict[str, str] = {
     "d": "d(sides): one die, a face 1..sides",
     "roll": "roll(n, sides): the total of n dice",
-    "count": "count(n, sides, at_least): how many of n dice show at_least or more",
+    "count": "count(n, sides, at_least): how many of n dice show at_least or more (one draw)",
     "below": "below(n): a whole number 0..n-1, each equally likely",
     "uniform": "uniform(): a float in [0, 1)",
     "chance": "chance(p): True with probability p",
@@ -58,12 +58,76 @@ def dice_roll(state, n, sides):
     return total
 
 
+#: Counts of up to this many dice read a table of thresholds (one draw, a few comparisons);
+#: more dice are rolled one by one.
+TABLE = 64
+#: Tables kept per trial state (a procedure rarely counts more kinds of roll than this).
+SLOTS = 4
+#: A slot: dice, faces that count, sides, then the thresholds T[0..TABLE].
+SLOT = 3 + TABLE + 1
+#: The state array: key, trial, draws so far, a spare word, the slots.
+HEAD = 4
+STATE_SIZE = HEAD + SLOTS * SLOT
+_TOP = np.uint64(2**64 - 1)
+
+
 @inline
-def dice_count(state, n, sides, at_least):
-    hits = np.int64(0)
+def _fill(state, at, n, faces, sides):
+    """Thresholds ``T[k] = floor(2**64 * P(fewer than k of n dice count))`` at ``state[at+3:]``."""
+    state[at] = np.uint64(n)
+    state[at + 1] = np.uint64(faces)
+    state[at + 2] = np.uint64(sides)
+    p = faces / np.float64(sides)
+    q = 1.0 - p
+    pmf = 1.0
     for _ in range(n):
-        hits += np.int64(die_of(low32(draw(state)), np.int64(sides)) >= at_least)
-    return hits
+        pmf *= q
+    below = 0.0
+    for k in range(n + 1):
+        scaled = below * 18446744073709551616.0
+        state[at + 3 + k] = _TOP if scaled >= 18446744073709551615.0 else np.uint64(scaled)
+        below += pmf
+        pmf = pmf * (p / q) * (n - k) / (k + 1)
+
+
+@inline
+def dice_count(state, site, n, sides, at_least):
+    """How many of ``n`` dice show ``at_least`` or more. Up to :data:`TABLE` dice it reads one
+    word, inverted through the binomial distribution of that count (the distribution of rolling
+    the dice one by one, to within float64 rounding, 2**-50): more dice from the same word give at
+    least as many, so a variant that adds dice is measured on shared streams with the least
+    noise. The thresholds are kept in the state: call site ``site`` (numbered by the rewrite)
+    looks in its own slot first, then the others, and refills its own."""
+    n = np.int64(n)
+    sides = np.int64(sides)
+    faces = sides - max(np.int64(at_least), np.int64(1)) + 1
+    if n <= 0 or faces <= 0:
+        return np.int64(0)
+    if faces >= sides:
+        return n
+    if n > TABLE:
+        hits = np.int64(0)
+        for _ in range(n):
+            hits += np.int64(die_of(low32(draw(state)), sides) >= at_least)
+        return hits
+    own = HEAD + (site % SLOTS) * SLOT
+    at = np.int64(-1)
+    if state[own] == n and state[own + 1] == faces and state[own + 2] == sides:
+        at = own
+    else:
+        for slot in range(SLOTS):
+            o = HEAD + slot * SLOT
+            if state[o] == n and state[o + 1] == faces and state[o + 2] == sides:
+                at = o
+                break
+    if at < 0:
+        at = own
+        _fill(state, at, n, faces, sides)
+    u = draw(state)
+    k = np.int64(0)
+    for j in range(at + 4, at + 4 + n):  # no early exit: no branch to mispredict
+        k += np.int64(u >= state[j])
+    return k
 
 
 @inline
@@ -100,6 +164,22 @@ def _mix(z: int) -> int:
     return z ^ (z >> 31)
 
 
+def _thresholds(n: int, faces: int, sides: int) -> list[int]:
+    """:func:`_fill`'s thresholds in plain Python, with the same float64 operations."""
+    p = faces / float(sides)
+    q = 1.0 - p
+    pmf = 1.0
+    for _ in range(n):
+        pmf *= q
+    below, out = 0.0, []
+    for k in range(n + 1):
+        scaled = below * 18446744073709551616.0
+        out.append(2**64 - 1 if scaled >= 18446744073709551615.0 else int(scaled))
+        below += pmf
+        pmf = pmf * (p / q) * (n - k) / (k + 1)
+    return out
+
+
 class Dice:
     """The dice of one trial in plain Python: the same draws as the compiled ones, one by one."""
 
@@ -125,7 +205,17 @@ class Dice:
         return sum(self.d(sides) for _ in range(int(n)))
 
     def count(self, n: int, sides: int, at_least: int) -> int:
-        return sum(self.d(sides) >= at_least for _ in range(int(n)))
+        n, sides = int(n), int(sides)
+        faces = sides - max(int(at_least), 1) + 1
+        if n <= 0 or faces <= 0:
+            return 0
+        if faces >= sides:
+            return n
+        if n > TABLE:
+            return sum(self.d(sides) >= at_least for _ in range(n))
+        table = _thresholds(n, faces, sides)
+        u = self._word()
+        return sum(u >= t for t in table[1:])
 
     def below(self, n: int) -> int:
         return self.d(n) - 1

@@ -56,15 +56,20 @@ HINTS: tuple[tuple[str, str], ...] = (
 )
 
 
-def jit(fn: Callable[..., Any]) -> Any:
-    """A Numba dispatcher of a rewritten designer's function (compiled when first typed).
+def jit(fn: Callable[..., Any], inline: bool = False) -> Any:
+    """A Numba dispatcher of a rewritten designer's function (compiled when first typed),
+    cached on disk beside the designer's file (``__pycache__``, or NUMBA_CACHE_DIR).
 
-    Not cached on disk: Numba keys a cache by the file and never sees that a function this one
-    calls changed; a designer's file is small and compiles in seconds."""
+    Numba keys the cache by the file's modification stamp, so editing the file compiles it
+    again; the helpers it calls are in the same file (:mod:`simulator.userfiles.rewrite`), and
+    the function's name carries :data:`~simulator.userfiles.rewrite.SOURCES` (``sim``'s own code
+    compiled into it), so a new ``sim`` compiles it again too."""
     _load_numba()
     from numba import njit
 
-    options: Any = CLOSURE
+    options: Any = {**CLOSURE, "cache": True}
+    if inline:  # a procedure's trial, inlined into its kernel (a fifth faster)
+        options["inline"] = "always"
     return njit(**options)(fn)
 
 

@@ -85,6 +85,25 @@ def _at(where: Problem | None, field: str, message: str, value: Any = None) -> U
 
 #: Modules loaded this process: (resolved path, modification stamp) -> module.
 _modules: dict[tuple[str, int, int], ModuleType] = {}
+#: Every designer's module name (they start with MODULE_PREFIX) -> the file as shown.
+_shown: dict[str, str] = {}
+MODULE_PREFIX = "sim_userfile_"
+
+
+def compile_notice(module: str, function: str) -> tuple[str, str] | None:
+    """What a compile notice says of a designer's function (and its short form), or None for a
+    function of another module (:mod:`simulator.compiling`)."""
+    if not module.startswith(MODULE_PREFIX) or module not in _shown:
+        return None
+    name = function.partition("__sim")[0]
+    if name.startswith("kernel_"):
+        name = name.removeprefix("kernel_").rsplit("_", 1)[0] + " (the trials around it)"
+    what = f"{_shown[module]}:{name}"
+    text = (
+        f"compiling {what}: once per version of the file, then read from Numba's cache beside "
+        "it; a few seconds"
+    )
+    return text, f"compiling {what}"
 
 
 def load_module(ref: Ref, where: Problem | None = None) -> ModuleType:
@@ -104,7 +123,7 @@ def load_module(ref: Ref, where: Problem | None = None) -> ModuleType:
     if stamp in _modules:
         return _modules[stamp]
     digest = hashlib.sha256(str(ref.path).encode()).hexdigest()[:12]
-    module_name = f"sim_userfile_{re.sub(r'[^A-Za-z0-9_]', '_', ref.path.stem)}_{digest}"
+    module_name = f"{MODULE_PREFIX}{re.sub(r'[^A-Za-z0-9_]', '_', ref.path.stem)}_{digest}"
     spec = importlib.util.spec_from_file_location(module_name, ref.path)
     if spec is None or spec.loader is None:
         raise _at(where, "procedure", f"{ref.shown}: cannot be imported as Python", str(ref))
@@ -134,6 +153,7 @@ def load_module(ref: Ref, where: Problem | None = None) -> ModuleType:
             ]
         ) from None
     _modules[stamp] = module
+    _shown[module_name] = ref.shown
     return module
 
 

@@ -14,10 +14,12 @@ with its line numbers, so that Numba's errors, and Python's, point at the design
 from __future__ import annotations
 
 import ast
+import hashlib
 import inspect
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from simulator.userfiles.dice import API, ARITY, COMPILED
@@ -26,6 +28,14 @@ from simulator.yaml_loader import Problem
 
 DICE = "dice"
 _PREFIX = "_sim_dice_"
+#: ``sim``'s code that a compiled designer's function carries: a digest of it ends the compiled
+#: function's name, so Numba's disk cache of an older ``sim`` is never read.
+_CARRIED = ("rng.py", "accumulate.py", "jit.py", "userfiles/dice.py", "userfiles/rewrite.py",
+            "userfiles/procedure.py", "userfiles/kernel.py")  # fmt: skip
+_SIMULATOR = Path(__file__).resolve().parent.parent
+SOURCES = hashlib.sha256(b"".join((_SIMULATOR / f).read_bytes() for f in _CARRIED)).hexdigest()[:10]
+#: What ends a compiled designer's function's name (``opposed_roll__sim1a2b3c4d5e``).
+SUFFIX = f"__sim{SOURCES}"
 
 
 @dataclass(frozen=True)
@@ -59,6 +69,7 @@ class _Dice(ast.NodeTransformer):
     def __init__(self, ref: Ref, name: str) -> None:
         self.ref, self.name = ref, name
         self.problems: list[Problem] = []
+        self.sites = 0
 
     def visit_Call(self, node: ast.Call) -> Any:
         self.generic_visit(node)
@@ -70,7 +81,11 @@ class _Dice(ast.NodeTransformer):
             if node.keywords or len(node.args) != ARITY[f.attr]:
                 self._problem(node, f"call it as dice.{API[f.attr]}")
                 return node
-            call = ast.Call(ast.Name(_PREFIX + f.attr, ast.Load()), [f.value, *node.args], [])
+            args = [f.value, *node.args]
+            if f.attr == "count":  # each call site keeps its own table of thresholds
+                args.insert(1, ast.Constant(self.sites))
+                self.sites += 1
+            call = ast.Call(ast.Name(_PREFIX + f.attr, ast.Load()), args, [])
             return ast.copy_location(call, node)
         return node
 
@@ -212,7 +227,9 @@ def rewrite(
         if inspect.isfunction(helper) and helper.__module__ == fn.__module__ and used not in seen:
             scope[used] = jit(rewrite(helper, ref, False, jit, scope, seen).function)
     exec(code, scope)
-    return Rewritten(scope[fn.__name__], names, lines)
+    compiled = scope[fn.__name__]
+    compiled.__qualname__ = fn.__name__ + SUFFIX
+    return Rewritten(compiled, names, lines)
 
 
 def _called_names(node: ast.AST) -> list[str]:
