@@ -626,7 +626,10 @@ def json_schema() -> dict[str, Any]:
                 "then": {"properties": {"params": {"$ref": f"#/$defs/{ref}"}}},
             }
         )
-    top["properties"]["procedure"]["enum"] = procedures.names()
+    top["properties"]["procedure"]["anyOf"] = [
+        {"enum": procedures.names()},
+        {"type": "string", "pattern": r"\.py:[A-Za-z_][A-Za-z0-9_]*$"},  # a designer's file
+    ]
     top["allOf"] = branches
     top["$defs"] = {**top.get("$defs", {}), **defs}
     top["$schema"] = "https://json-schema.org/draft/2020-12/schema"

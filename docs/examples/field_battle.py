@@ -29,7 +29,7 @@ def field_battle(
     ties_to_attacker: bool = False,
 ):
     """Field battle: units + leader dice a side, the defender one more; fewer hits loses."""
-    attacker_hits = dice.count(attacker_units + attacker_leader, 6, hit_on)
+    attacker_hits = dice.count(attacker_units + attacker_leader, 6, hit_on)  # one word each
     defender_hits = dice.count(defender_units + defender_leader + defender_extra_dice, 6, hit_on)
     attacker_left = max(attacker_units - defender_hits, 0)
     defender_left = max(defender_units - attacker_hits, 0)

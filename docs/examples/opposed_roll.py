@@ -12,6 +12,7 @@ METRICS = {
 def opposed_roll(dice, attacker_dice: int = 3, defender_dice: int = 2, defender_bonus: int = 2):
     """Opposed roll: attacker Nd6 against defender Md6 + bonus."""
     attack = dice.roll(attacker_dice, 6)
+    dice.part(1)  # the defender's dice: the same whatever the attacker rolls
     defence = dice.roll(defender_dice, 6) + defender_bonus
     return {"attacker_wins": attack > defence, "margin": attack - defence}
 

@@ -26,10 +26,14 @@ API: dict[str, str] = {
     "count": "count(n, sides, at_least): how many of n dice show at_least or more (one draw)",
     "below": "below(n): a whole number 0..n-1, each equally likely",
     "uniform": "uniform(): a float in [0, 1)",
+    "part": "part(k): the draws after it come from part k of the trial's words (k = 0..15), so "
+    "a variant that rolls more dice before it still rolls the same dice after it",
     "chance": "chance(p): True with probability p",
 }
 #: Arguments each method takes (a call with another count is refused at its line).
-ARITY = {"d": 1, "roll": 2, "count": 3, "below": 1, "uniform": 0, "chance": 1}
+ARITY = {"d": 1, "roll": 2, "count": 3, "below": 1, "uniform": 0, "chance": 1, "part": 1}
+#: Words of one part (``dice.part(k)`` starts at word ``k * PART``).
+PART = 256
 
 _STRIDE = int(STRIDE)
 _TWO53 = 1.0 / 9007199254740992.0
@@ -101,10 +105,9 @@ def dice_count(state, site, n, sides, at_least):
     n = np.int64(n)
     sides = np.int64(sides)
     faces = sides - max(np.int64(at_least), np.int64(1)) + 1
-    if n <= 0 or faces <= 0:
-        return np.int64(0)
-    if faces >= sides:
-        return n
+    if n <= TABLE and (n <= 0 or faces <= 0 or faces >= sides):
+        draw(state)  # one word all the same: the draws after it stay where they were
+        return np.int64(0) if n <= 0 or faces <= 0 else n
     if n > TABLE:
         hits = np.int64(0)
         for _ in range(n):
@@ -145,6 +148,12 @@ def dice_chance(state, p):
     return np.float64(draw(state) >> np.uint64(11)) * _TWO53 < p
 
 
+@inline
+def dice_part(state, k):
+    state[2] = np.uint64(max(np.int64(k), np.int64(0)) * PART)
+    return np.int64(0)
+
+
 #: Method name -> compiled function (first argument the state array).
 COMPILED = {
     "d": dice_d,
@@ -153,6 +162,7 @@ COMPILED = {
     "below": dice_below,
     "uniform": dice_uniform,
     "chance": dice_chance,
+    "part": dice_part,
 }
 
 _MASK = (1 << 64) - 1
@@ -207,10 +217,9 @@ class Dice:
     def count(self, n: int, sides: int, at_least: int) -> int:
         n, sides = int(n), int(sides)
         faces = sides - max(int(at_least), 1) + 1
-        if n <= 0 or faces <= 0:
-            return 0
-        if faces >= sides:
-            return n
+        if n <= TABLE and (n <= 0 or faces <= 0 or faces >= sides):
+            self._word()
+            return 0 if n <= 0 or faces <= 0 else n
         if n > TABLE:
             return sum(self.d(sides) >= at_least for _ in range(n))
         table = _thresholds(n, faces, sides)
@@ -219,6 +228,10 @@ class Dice:
 
     def below(self, n: int) -> int:
         return self.d(n) - 1
+
+    def part(self, k: int) -> int:
+        self.draws = max(int(k), 0) * PART
+        return 0
 
     def uniform(self) -> float:
         return (self._word() >> 11) * _TWO53

@@ -81,6 +81,9 @@ def numba_problem(error: BaseException, ref: Ref, name: str, fallback_line: int)
     first = body[0] if body else type(error).__name__
     first = re.sub(r" for '([A-Za-z_][A-Za-z0-9_]*)\.\d+'", r" for '\1'", first)
     first = re.sub(r",? defined at \S+ \(\d+\)", "", first)
+    first = re.split(r': %"|\s+%"', first)[0]  # LLVM's own words after it say nothing to a designer
+    if len(first) > 200:
+        first = first[:197] + "..."
     line, col = fallback_line, 1
     for match in _FILE_LINE.finditer(text):
         if Path(match["file"]).name == ref.path.name:
@@ -121,10 +124,15 @@ def compile_rewritten(
 
 def compile_now(dispatcher: Any, signature: Any, ref: Ref, fn: Callable[..., Any]) -> None:
     """Compile ``dispatcher`` for ``signature``; a Numba error becomes a located problem."""
-    from numba.core.errors import NumbaError
+    import warnings
+
+    from numba.core.errors import NumbaError, NumbaWarning
 
     try:
-        dispatcher.compile(signature)
+        with warnings.catch_warnings():
+            # Numba's warnings (an unsafe cast) come before its error, as a page of its own.
+            warnings.simplefilter("ignore", NumbaWarning)
+            dispatcher.compile(signature)
     except (NumbaError, TypeError, ValueError, NotImplementedError) as e:
         raise UserFileError([numba_problem(e, ref, fn.__name__, function_line(fn))]) from None
 
