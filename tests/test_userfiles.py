@@ -409,3 +409,20 @@ def test_compile_step_gives_a_dispatcher_a_kernel_can_call(tmp_path):
     assert kernel(np.array([1, 1, 2])) == 2
     with pytest.raises(UserFileError, match=r"step\.py:13:1: wrong: takes \(tokens, owner"):
         compile_step(tmp_path / "step.py", "wrong", doc, params=("counts", "current"))
+
+
+def test_the_gate_replays_a_user_file_and_catches_a_change_of_its_rule(tmp_path):
+    rule = tmp_path / "opposed_roll.py"
+    rule.write_text((ROOT / "docs/examples/opposed_roll.py").read_text())
+    scenario = tmp_path / "opposed_roll.yaml"
+    scenario.write_text((ROOT / OPPOSED).read_text().replace("trials: 200000", "trials: 20000"))
+    baseline = tmp_path / "baseline.json"
+    assert invoke("baseline", str(scenario), "--out", str(baseline)).exit_code == 0
+    check = invoke("check", str(scenario), "--baseline", str(baseline))
+    assert check.exit_code == 0, check.output
+    assert "reproduce the baseline trial for trial" in check.output
+    # A tie now goes to the attacker: the gate sees the drift of attacker_wins.
+    rule.write_text(rule.read_text().replace("attack > defence,", "attack >= defence,"))
+    check = invoke("check", str(scenario), "--baseline", str(baseline))
+    assert check.exit_code == 3, check.output
+    assert "drift: 2 of 4 gated metrics" in check.output  # attacker_wins of both variants
