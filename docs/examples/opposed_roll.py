@@ -10,7 +10,13 @@ METRICS = {
 
 
 def opposed_roll(dice, attacker_dice: int = 3, defender_dice: int = 2, defender_bonus: int = 2):
-    """Opposed roll: attacker Nd6 against defender Md6 + bonus."""
+    """Opposed roll: attacker Nd6 against defender Md6 + bonus.
+
+    Args:
+        attacker_dice: d6 the attacker rolls
+        defender_dice: d6 the defender rolls
+        defender_bonus: added to the defender's total
+    """
     attack = dice.roll(attacker_dice, 6)
     dice.part(1)  # the defender's dice: the same whatever the attacker rolls
     defence = dice.roll(defender_dice, 6) + defender_bonus

@@ -75,7 +75,11 @@ def _parameters(fn: Callable[..., Any], ref: Ref) -> tuple[list[_Parameter], typ
     if not params or params[0].name != "dice":
         raise _problem(ref, line, f"the first parameter must be dice; write `{usage}`")
     rest = params[1:]
-    hints = typing.get_type_hints(fn, include_extras=True)
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except Exception as e:  # a string annotation naming nothing
+        raise _problem(ref, line, f"its types cannot be read: {type(e).__name__}: {e}") from None
+    described = _described(fn)
     if len(rest) == 1 and inspect.isclass(hints.get(rest[0].name)):
         model = hints[rest[0].name]
         if issubclass(model, BaseModel):
@@ -94,8 +98,39 @@ def _parameters(fn: Callable[..., Any], ref: Ref) -> tuple[list[_Parameter], typ
         info = infos[0] if infos else Field()
         if p.default is not p.empty:
             info = FieldInfo.merge_field_infos(info, default=p.default)
+        if info.description is None and p.name in described:
+            info = FieldInfo.merge_field_infos(info, description=described[p.name])
         out.append(_checked(ref, line, p.name, base, info))
     return out, None
+
+
+def _described(fn: Callable[..., Any]) -> dict[str, str]:
+    """Parameter descriptions from the docstring's ``Args:`` section (``name: text``)."""
+    out: dict[str, str] = {}
+    inside, last = False, ""
+    for raw in (inspect.getdoc(fn) or "").splitlines():
+        text = raw.strip()
+        if text in ("Args:", "Arguments:", "Parameters:"):
+            inside = True
+            continue
+        if not inside:
+            continue
+        if not text or (not raw.startswith(" ") and text.endswith(":")):
+            inside = text == "" and bool(out)
+            if not text:
+                continue
+            break
+        name, colon, rest = text.partition(":")
+        if (
+            colon
+            and name.isidentifier()
+            and raw.startswith("    ")
+            and not raw.startswith("      ")
+        ):
+            out[name], last = rest.strip(), name
+        elif last:
+            out[last] += " " + text
+    return out
 
 
 def _checked(ref: Ref, line: int, name: str, kind: Any, info: FieldInfo) -> _Parameter:
