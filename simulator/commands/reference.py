@@ -19,18 +19,24 @@ def list_procedures(name: str | None = None, *, out: Any, err: Any) -> int:
 
     if name is not None and (name.endswith(".py") or ".py:" in name):
         return _list_file(name, out, err)
-    names = procedures.names()
-    if name is not None:
+    from simulator.yaml_loader import ScenarioError
+
+    code = 0
+    for n in procedures.names() if name is None else [name]:
         try:
-            procedures.get(name)
-        except KeyError as e:
-            err.print(f"sim list: {e.args[0]}")
-            return EXIT_INVALID
-        names = [name]
-    for n in names:
-        for renderable in describe(procedures.get(n)):
+            proc = procedures.get(n)
+        except KeyError as e:  # unknown, or an installed package's that cannot be loaded
+            err.print(f"sim list: {e.args[0]}", markup=False, highlight=False)
+            code = EXIT_INVALID
+            continue
+        except ScenarioError as e:  # an installed package's one-trial function, wrong
+            for problem in e.problems:
+                err.print(str(problem), markup=False, highlight=False)
+            code = EXIT_INVALID
+            continue
+        for renderable in describe(proc):
             out.print(renderable)
-    return 0
+    return code
 
 
 def _list_file(name: str, out: Any, err: Any) -> int:
