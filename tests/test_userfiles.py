@@ -426,3 +426,34 @@ def test_the_gate_replays_a_user_file_and_catches_a_change_of_its_rule(tmp_path)
     check = invoke("check", str(scenario), "--baseline", str(baseline))
     assert check.exit_code == 3, check.output
     assert "drift: 2 of 4 gated metrics" in check.output  # attacker_wins of both variants
+
+
+def test_an_entry_point_whose_procedure_has_another_name_is_refused(tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "toyproc.py").write_text(
+        "from simulator.procedures import get\nPROCEDURE = get('his.field_battle')\n"
+    )
+    info = site / "toyproc-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toyproc\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[sim.procedures]\ntoy.battle = toyproc:PROCEDURE\n")
+    monkeypatch.syspath_prepend(str(site))
+    try:
+        with pytest.raises(KeyError, match="name the entry point as the procedure"):
+            procedures.get("toy.battle")
+        scenario = tmp_path / "s.yaml"
+        scenario.write_text("name: s\nprocedure: toy.battle\ntrials: 10\nseed: 1\n")
+        result = invoke("validate", str(scenario))
+        assert result.exit_code == 2 and "s.yaml:2:12: procedure:" in result.output
+    finally:
+        sys.modules.pop("toyproc", None)
+
+
+def test_sim_list_of_a_file_without_a_trial_function_or_missing_exits_2(tmp_path):
+    plain = tmp_path / "plain.py"
+    plain.write_text("def helper(x):\n    return x\n")
+    result = invoke("list", str(plain))
+    assert result.exit_code == 2 and "has no one-trial function" in result.output
+    result = invoke("list", str(tmp_path / "missing.py"))
+    assert result.exit_code == 2 and "no such file" in result.output
