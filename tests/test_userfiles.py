@@ -343,6 +343,15 @@ def test_a_file_runs_only_when_a_scenario_names_it(tmp_path):
 # --- the entry point group ----------------------------------------------------------------------
 
 
+def _install(site: Path, dist: str, entry: str, monkeypatch) -> None:
+    """A dist-info on ``site`` declaring ``entry`` in the group sim.procedures, on sys.path."""
+    info = site / f"{dist}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[sim.procedures]\n{entry}\n")
+    monkeypatch.syspath_prepend(str(site))
+
+
 def test_the_entry_point_group_finds_a_procedure_of_an_installed_package(tmp_path, monkeypatch):
     site = tmp_path / "site"
     (site / "toydice").mkdir(parents=True)
@@ -350,11 +359,7 @@ def test_the_entry_point_group_finds_a_procedure_of_an_installed_package(tmp_pat
         "def duel(dice, sides: int = 6):\n"
         "    return {'first_wins': dice.d(sides) > dice.d(sides)}\n"
     )
-    info = site / "toydice-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toydice\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[sim.procedures]\ntoy.duel = toydice:duel\n")
-    monkeypatch.syspath_prepend(str(site))
+    _install(site, "toydice", "toy.duel = toydice:duel", monkeypatch)
     procedures.names.cache_clear()
     try:
         assert "toy.duel" in procedures.installed()
@@ -434,11 +439,7 @@ def test_an_entry_point_whose_procedure_has_another_name_is_refused(tmp_path, mo
     (site / "toyproc.py").write_text(
         "from simulator.procedures import get\nPROCEDURE = get('his.field_battle')\n"
     )
-    info = site / "toyproc-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toyproc\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[sim.procedures]\ntoy.battle = toyproc:PROCEDURE\n")
-    monkeypatch.syspath_prepend(str(site))
+    _install(site, "toyproc", "toy.battle = toyproc:PROCEDURE", monkeypatch)
     try:
         with pytest.raises(KeyError, match="name the entry point as the procedure"):
             procedures.get("toy.battle")

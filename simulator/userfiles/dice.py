@@ -183,26 +183,11 @@ def _mix(z: int) -> int:
 
 
 def _thresholds(n: int, faces: int, sides: int) -> list[int]:
-    """:func:`_fill`'s thresholds ``T[0..TABLE]`` in plain Python, with the same float64
-    operations."""
-    top = 2**64 - 1
-    if faces >= sides:
-        return [0] * (n + 1) + [top] * (TABLE - n)
-    out = [0] + [top] * TABLE
-    if faces == 0:
-        return out
-    p = faces / float(sides)
-    q = 1.0 - p
-    pmf = 1.0
-    for _ in range(n):
-        pmf *= q
-    below = 0.0
-    for k in range(n + 1):
-        scaled = below * 18446744073709551616.0
-        out[k] = top if scaled >= 18446744073709551615.0 else int(scaled)
-        below += pmf
-        pmf = pmf * (p / q) * (n - k) / (k + 1)
-    return out
+    """:func:`_fill`'s thresholds ``T[0..TABLE]``, from its plain-Python function (the same
+    float64 operations, so the same words count)."""
+    slot = np.zeros(SLOT, dtype=np.uint64)
+    getattr(_fill, "py_func", _fill)(slot, 0, n, faces, sides)
+    return [int(t) for t in slot[3:]]
 
 
 class Dice:
