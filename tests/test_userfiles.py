@@ -448,6 +448,7 @@ def test_an_entry_point_whose_procedure_has_another_name_is_refused(tmp_path, mo
         result = invoke("validate", str(scenario))
         assert result.exit_code == 2 and "s.yaml:2:12: procedure:" in result.output
     finally:
+        procedures.names.cache_clear()  # listed while installed: forget it
         sys.modules.pop("toyproc", None)
 
 
