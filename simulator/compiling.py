@@ -91,13 +91,28 @@ def duration(seconds: float) -> str:
     return f"{minutes} min {rest} s" if rest else f"{minutes} min"
 
 
+def _own(module: str, function: str) -> tuple[str, str] | None:
+    """A designer's function (simulator.userfiles): its notice and short form."""
+    if not module.startswith("sim_userfile_"):
+        return None
+    from simulator.userfiles.loading import compile_notice
+
+    return compile_notice(module, function)
+
+
 def _what(module: str, function: str) -> str:
+    own = _own(module, function)
+    if own is not None:
+        return own[1].removeprefix("compiling ")
     procedure = procedure_of(module)
     return f"{procedure} ({function})" if procedure else f"{module}.{function}"
 
 
 def describe(module: str, function: str) -> str:
     """What the notice says of a compile of ``module.function``."""
+    own = _own(module, function)
+    if own is not None:
+        return own[0]
     procedure = procedure_of(module)
     what = _what(module, function)
     seconds = estimate(procedure, function)

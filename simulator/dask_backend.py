@@ -56,12 +56,17 @@ def fingerprint(procedure: str) -> dict[str, str]:
     from simulator import procedures
 
     kernel = procedures.get(procedure).kernel
-    game_dir = Path(inspect.getfile(getattr(kernel, "py_func", kernel))).parent
-    package_dir = Path(__file__).parent
-    files = sorted(game_dir.rglob("*.py")) + [package_dir / f for f in _KERNEL_SUPPORT]
+    source = Path(inspect.getfile(getattr(kernel, "py_func", kernel))).resolve()
+    package_dir = Path(__file__).resolve().parent
+    support = [package_dir / f for f in _KERNEL_SUPPORT]
+    if package_dir in source.parents:
+        files = sorted(source.parent.rglob("*.py")) + support
+    else:  # a designer's file (simulator.userfiles): that file is the game
+        files = [source, *support, package_dir / "userfiles" / "dice.py"]
     digest = hashlib.sha256()
     for path in files:
-        digest.update(path.relative_to(package_dir).as_posix().encode())
+        shown = path.relative_to(package_dir) if package_dir in path.parents else path.name
+        digest.update(Path(shown).as_posix().encode())
         digest.update(path.read_bytes())
     return {
         "code": digest.hexdigest()[:16],

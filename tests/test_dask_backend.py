@@ -176,3 +176,13 @@ def test_a_sweep_on_dask_gives_exactly_the_json_of_the_local_run(backend, tmp_pa
     assert on_dask.is_sweep and len(on_dask.points) == 6
     assert on_dask.outcome.backend == "dask"
     assert _document(on_dask) == _document(local)
+
+
+def test_a_procedure_of_a_designer_file_on_dask_gives_exactly_the_local_result(backend):
+    # The plan travels by the procedure's name, path/to/file.py:NAME: each worker loads the file.
+    scenario = "docs/examples/opposed_roll.yaml"
+    dask = run_scenario(scenario, trials=500_009, chunk_size=50_021, backend=backend)
+    local = run_scenario(scenario, trials=500_009, threads=1)
+    assert dask.outcome.backend == "dask"
+    assert _document(dask) == _document(local)
+    np.testing.assert_array_equal(dask.outcome.stats, local.outcome.stats)

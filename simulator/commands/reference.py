@@ -17,16 +17,49 @@ def list_procedures(name: str | None = None, *, out: Any, err: Any) -> int:
     from simulator import procedures
     from simulator.describe import describe
 
-    names = procedures.names()
-    if name is not None:
+    if name is not None and (name.endswith(".py") or ".py:" in name):
+        return _list_file(name, out, err)
+    from simulator.yaml_loader import ScenarioError
+
+    code = 0
+    for n in procedures.names() if name is None else [name]:
         try:
-            procedures.get(name)
-        except KeyError as e:
-            err.print(f"sim list: {e.args[0]}")
-            return EXIT_INVALID
-        names = [name]
-    for n in names:
-        for renderable in describe(procedures.get(n)):
+            proc = procedures.get(n)
+        except KeyError as e:  # unknown, or an installed package's that cannot be loaded
+            err.print(f"sim list: {e.args[0]}", markup=False, highlight=False)
+            code = EXIT_INVALID
+            continue
+        except ScenarioError as e:  # an installed package's one-trial function, wrong
+            for problem in e.problems:
+                err.print(str(problem), markup=False, highlight=False)
+            code = EXIT_INVALID
+            continue
+        for renderable in describe(proc):
+            out.print(renderable)
+    return code
+
+
+def _list_file(name: str, out: Any, err: Any) -> int:
+    """``sim list FILE.py`` (every one-trial function in it) or ``sim list FILE.py:NAME``."""
+    from simulator.commands.common import print_problems
+    from simulator.describe import describe
+    from simulator.userfiles.loading import UserFileError
+    from simulator.userfiles.procedure import procedure_of, trial_functions
+
+    try:
+        refs = [name] if not name.endswith(".py") else trial_functions(Path(name))
+        found = [procedure_of(ref) for ref in refs]
+    except UserFileError as e:
+        print_problems(err, e.problems)
+        return EXIT_INVALID
+    if not found:
+        err.print(
+            f"sim list: {name} has no one-trial function (def NAME(dice, ...): ...)",
+            highlight=False,
+        )
+        return EXIT_INVALID
+    for proc in found:
+        for renderable in describe(proc):
             out.print(renderable)
     return 0
 

@@ -4,6 +4,12 @@ A procedure named ``<game>.<rule>`` lives in the module ``simulator.procedures.<
 (a module, or a package for a whole game split by concern) and defines ``PROCEDURE``; adding a rule
 is adding that module (and a scenario). Modules are
 found by walking this package without importing them, so running one scenario imports one rule.
+
+Procedures from outside the package (:func:`outside`): a designer's file named
+``path/to/file.py:NAME`` (:mod:`simulator.userfiles`), imported only when named, and an installed
+package's procedures, registered under the entry point group ``sim.procedures``
+(``name = "package.module:OBJECT"``, a :class:`Procedure` or a one-trial function), loaded only
+when named or listed.
 """
 
 from __future__ import annotations
@@ -14,6 +20,9 @@ from functools import cache
 from importlib import import_module
 
 from simulator.procedures.base import Procedure
+
+#: The entry point group through which an installed package registers procedures.
+ENTRY_POINTS = "sim.procedures"
 
 
 @cache
@@ -27,11 +36,14 @@ def names() -> list[str]:
         for rule in pkgutil.iter_modules(package.__path__):
             if not rule.name.startswith("_"):
                 found.append(f"{game.name}.{rule.name}")
-    return sorted(found)
+    return sorted(found + [n for n in installed() if n not in found])
 
 
 def get(name: str) -> Procedure:
     """The procedure called ``name``; KeyError naming the closest one when unknown."""
+    found = outside(name)
+    if found is not None:
+        return found
     if name not in names():
         close = difflib.get_close_matches(name, names(), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
@@ -40,3 +52,39 @@ def get(name: str) -> Procedure:
     if not isinstance(proc, Procedure) or proc.name != name:
         raise KeyError(f"module {__name__}.{name} does not define PROCEDURE named {name!r}")
     return proc
+
+
+def installed() -> dict[str, object]:
+    """The entry points of group ``sim.procedures`` by name (nothing imported)."""
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINTS)}
+
+
+def outside(name: str) -> Procedure | None:
+    """A procedure from outside this package: ``path/to/file.py:NAME`` (relative to the working
+    folder), or an installed package's entry point; None for a name of this package.
+
+    Raises:
+        simulator.userfiles.UserFileError: the designer's file cannot be used.
+        KeyError: an entry point that gives no procedure.
+    """
+    from simulator.userfiles.loading import is_ref
+
+    if is_ref(name):
+        from simulator.userfiles.procedure import procedure_of, registered
+
+        return registered(name) or procedure_of(name)
+    if name.split(".")[0] in _games():
+        return None
+    point = installed().get(name)
+    if point is None:
+        return None
+    from simulator.userfiles.plugins import from_entry_point
+
+    return from_entry_point(name, point)
+
+
+@cache
+def _games() -> frozenset[str]:
+    return frozenset(g.name for g in pkgutil.iter_modules(__path__) if g.ispkg)

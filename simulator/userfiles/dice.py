@@ -1,0 +1,234 @@
+"""The dice a designer's procedure draws: ``dice.d(6)``, ``dice.roll(3, 6)``, ...
+
+Inside ``sim`` they read the counter-based generator (:mod:`simulator.rng`): the ``k``-th draw of
+trial ``t`` is word ``k`` of that trial (``word(key, t, k)``; after ``STRIDE`` words, the trial's
+own SplitMix64 stream), the low 32 bits making a die face as the built-in kernels do. So every
+variant of a scenario rolls the same dice in the same order (common random numbers), and a result
+depends only on the seed and the trial indices.
+
+``API`` lists the methods; :class:`Dice` is the same dice in plain Python (the twin the tests
+compare with, and what a designer's function gets when it is called outside ``sim``).
+In compiled code the method calls are rewritten to the functions below, on a state array
+``[key, trial, draws so far, ...]`` (:data:`STATE_SIZE` words) (:mod:`simulator.userfiles.rewrite`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simulator.jit import inline
+from simulator.rng import GAMMA, STRIDE, die_of, low32, mix64, trial_state, word
+
+#: The dice API: method, its arguments and what it gives (shown in docs and in errors).
+API: dict[str, str] = {
+    "d": "d(sides): one die, a face 1..sides",
+    "roll": "roll(n, sides): the total of n dice",
+    "count": "count(n, sides, at_least): how many of n dice show at_least or more (one draw)",
+    "below": "below(n): a whole number 0..n-1, each equally likely",
+    "uniform": "uniform(): a float in [0, 1)",
+    "part": "part(k): the draws after it come from part k of the trial's words (k = 0..15), so "
+    "a variant that rolls more dice before it still rolls the same dice after it",
+    "chance": "chance(p): True with probability p",
+}
+#: Arguments each method takes (a call with another count is refused at its line).
+ARITY = {"d": 1, "roll": 2, "count": 3, "below": 1, "uniform": 0, "chance": 1, "part": 1}
+#: Words of one part (``dice.part(k)`` starts at word ``k * PART``).
+PART = 256
+
+_STRIDE = int(STRIDE)
+_TWO53 = 1.0 / 9007199254740992.0
+
+
+@inline
+def draw(state):
+    """The next random word of the trial in ``state`` = [key, trial, draws so far]."""
+    j = state[2]
+    state[2] = j + np.uint64(1)
+    if j < STRIDE:
+        return word(state[0], np.int64(state[1]), np.int64(j))
+    return mix64(trial_state(state[0], np.int64(state[1])) + (j - STRIDE + np.uint64(1)) * GAMMA)
+
+
+@inline
+def dice_d(state, sides):
+    return die_of(low32(draw(state)), np.int64(sides))
+
+
+@inline
+def dice_roll(state, n, sides):
+    total = np.int64(0)
+    for _ in range(n):
+        total += die_of(low32(draw(state)), np.int64(sides))
+    return total
+
+
+#: Counts of up to this many dice read a table of thresholds (one draw, a few comparisons);
+#: the dice beyond it are rolled one by one.
+TABLE = 64
+#: Tables kept per trial state (a procedure rarely counts more kinds of roll than this).
+SLOTS = 4
+#: A slot: dice, faces that count, sides, then the thresholds T[0..TABLE].
+SLOT = 3 + TABLE + 1
+#: The state array: key, trial, draws so far, a spare word, the slots.
+HEAD = 4
+STATE_SIZE = HEAD + SLOTS * SLOT
+_TOP = np.uint64(2**64 - 1)
+
+
+@inline
+def _fill(state, at, n, faces, sides):
+    """Thresholds ``T[k] = floor(2**64 * P(fewer than k of n dice count))`` at ``state[at+3:]``,
+    padded with 2**64 - 1 up to :data:`TABLE` (``0 <= faces <= sides``, ``0 <= n <= TABLE``)."""
+    state[at] = np.uint64(n)
+    state[at + 1] = np.uint64(faces)
+    state[at + 2] = np.uint64(sides)
+    for k in range(TABLE + 1):
+        state[at + 3 + k] = _TOP
+    if faces >= sides:  # every die counts
+        for k in range(n + 1):
+            state[at + 3 + k] = np.uint64(0)
+        return
+    state[at + 3] = np.uint64(0)
+    if faces == 0:  # none does
+        return
+    p = faces / np.float64(sides)
+    q = 1.0 - p
+    pmf = 1.0
+    for _ in range(n):
+        pmf *= q
+    below = 0.0
+    for k in range(n + 1):
+        scaled = below * 18446744073709551616.0
+        state[at + 3 + k] = _TOP if scaled >= 18446744073709551615.0 else np.uint64(scaled)
+        below += pmf
+        pmf = pmf * (p / q) * (n - k) / (k + 1)
+
+
+@inline
+def dice_count(state, site, n, sides, at_least):
+    """How many of ``n`` dice show ``at_least`` or more. The first :data:`TABLE` dice read one
+    word (always one, even for no dice), inverted through the binomial distribution of that
+    count (the distribution of rolling the dice one by one, to within float64 rounding,
+    2**-50): more dice from the same word give at
+    least as many, so a variant that adds dice is measured on shared streams with the least
+    noise; dice beyond them are rolled one by one. The thresholds are kept in the state: call
+    site ``site`` (numbered by the rewrite) has its own slot, filled again when its dice
+    change. One return and no call: an early return here made the trial three times slower."""
+    n = np.int64(n)
+    sides = np.int64(sides)
+    dice = min(max(n, np.int64(0)), np.int64(TABLE))
+    faces = min(max(sides - max(np.int64(at_least), np.int64(1)) + 1, np.int64(0)), sides)
+    faces = max(faces, np.int64(0))
+    own = HEAD + (site % SLOTS) * SLOT
+    same = state[own] == np.uint64(dice) and state[own + 1] == np.uint64(faces)
+    if not (same and state[own + 2] == np.uint64(sides)):
+        _fill(state, own, dice, faces, max(sides, np.int64(0)))
+    u = draw(state)
+    # 16 comparisons at a time (the padding never counts but for the one word 2**64 - 1, hence
+    # the min) and no early exit: unrolled, no branch to mispredict.
+    first = own + 4
+    k = np.int64(0)
+    for j in range(16):
+        k += np.int64(u >= state[first + j])
+    if dice > 16:
+        for chunk in range(first + 16, first + dice, 16):
+            for j in range(16):
+                k += np.int64(u >= state[chunk + j])
+    k = min(k, dice)
+    if n > TABLE:  # the dice beyond the table, one by one (after the table's word)
+        for _ in range(n - TABLE):
+            k += np.int64(die_of(low32(draw(state)), sides) >= at_least)
+    return k
+
+
+@inline
+def dice_below(state, n):
+    return die_of(low32(draw(state)), np.int64(n)) - 1
+
+
+@inline
+def dice_uniform(state):
+    return np.float64(draw(state) >> np.uint64(11)) * _TWO53
+
+
+@inline
+def dice_chance(state, p):
+    return np.float64(draw(state) >> np.uint64(11)) * _TWO53 < p
+
+
+@inline
+def dice_part(state, k):
+    state[2] = np.uint64(max(np.int64(k), np.int64(0)) * PART)
+    return np.int64(0)
+
+
+#: Method name -> compiled function (first argument the state array).
+COMPILED = {
+    "d": dice_d,
+    "roll": dice_roll,
+    "count": dice_count,
+    "below": dice_below,
+    "uniform": dice_uniform,
+    "chance": dice_chance,
+    "part": dice_part,
+}
+
+_MASK = (1 << 64) - 1
+
+
+def _mix(z: int) -> int:
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+def _thresholds(n: int, faces: int, sides: int) -> list[int]:
+    """:func:`_fill`'s thresholds ``T[0..TABLE]``, from its plain-Python function (the same
+    float64 operations, so the same words count)."""
+    slot = np.zeros(SLOT, dtype=np.uint64)
+    getattr(_fill, "py_func", _fill)(slot, 0, n, faces, sides)
+    return [int(t) for t in slot[3:]]
+
+
+class Dice:
+    """The dice of one trial in plain Python: the same draws as the compiled ones, one by one."""
+
+    def __init__(self, key: int = 0, trial: int = 0) -> None:
+        self.key = int(key) & _MASK
+        self.trial = int(trial)
+        self.draws = 0
+
+    def _word(self) -> int:
+        j = self.draws
+        self.draws += 1
+        gamma = int(GAMMA)
+        if j < _STRIDE:
+            c = (self.trial * _STRIDE + j + 1) & _MASK
+            return _mix((self.key + c * gamma) & _MASK)
+        seed = _mix(self.key ^ _mix((self.trial + 1) & _MASK))
+        return _mix((seed + (j - _STRIDE + 1) * gamma) & _MASK)
+
+    def d(self, sides: int) -> int:
+        return (((self._word() & 0xFFFFFFFF) * int(sides)) >> 32) + 1
+
+    def roll(self, n: int, sides: int) -> int:
+        return sum(self.d(sides) for _ in range(int(n)))
+
+    def count(self, n: int, sides: int, at_least: int) -> int:
+        n, sides = int(n), int(sides)
+        dice = min(max(n, 0), TABLE)
+        faces = max(min(max(sides - max(int(at_least), 1) + 1, 0), sides), 0)
+        table = _thresholds(dice, faces, max(sides, 0))
+        u = self._word()
+        k = min(sum(u >= t for t in table[1:]), dice)
+        return k + sum(self.d(sides) >= at_least for _ in range(n - TABLE))
+
+    def part(self, k: int) -> int:
+        self.draws = max(int(k), 0) * PART
+        return 0
+
+    def uniform(self) -> float:
+        return (self._word() >> 11) * _TWO53
+
+    def chance(self, p: float) -> bool:
+        return self.uniform() < p
