@@ -4,6 +4,10 @@ A procedure named ``<game>.<rule>`` lives in the module ``simulator.procedures.<
 (a module, or a package for a whole game split by concern) and defines ``PROCEDURE``; adding a rule
 is adding that module (and a scenario). Modules are
 found by walking this package without importing them, so running one scenario imports one rule.
+
+A module may declare its rows' layouts as the module constants ``PACKED`` and ``METRICS``
+(:class:`simulator.layout.Layout`, ``METRICS`` possibly a function of the parameters) instead of
+naming them in its ``Procedure``: :func:`get` wires them in (``packed_layout``, ``metric_layout``).
 """
 
 from __future__ import annotations
@@ -36,7 +40,20 @@ def get(name: str) -> Procedure:
         close = difflib.get_close_matches(name, names(), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise KeyError(f"unknown procedure {name!r}{hint}")
-    proc = getattr(import_module(f"{__name__}.{name}"), "PROCEDURE", None)
+    module = import_module(f"{__name__}.{name}")
+    proc = getattr(module, "PROCEDURE", None)
     if not isinstance(proc, Procedure) or proc.name != name:
         raise KeyError(f"module {__name__}.{name} does not define PROCEDURE named {name!r}")
+    _wire_layouts(proc, module)
     return proc
+
+
+def _wire_layouts(proc: Procedure, module: object) -> None:
+    """Give ``proc`` its module's ``PACKED`` and ``METRICS`` layouts where it names none.
+
+    In place (the frozen dataclass's fields are set once, before anyone reads them), so the
+    module's ``PROCEDURE`` and ``get(name)`` stay one object."""
+    for field, constant in (("packed_layout", "PACKED"), ("metric_layout", "METRICS")):
+        declared = getattr(module, constant, None)
+        if getattr(proc, field) is None and declared is not None:
+            object.__setattr__(proc, field, declared)
