@@ -42,11 +42,10 @@ def _recruitment() -> tuple[GameFunctions, Callable[[np.ndarray], np.ndarray]]:
 
 
 def _hirelings() -> tuple[GameFunctions, Callable[[np.ndarray], np.ndarray]]:
-    from simulator.procedures.root import _hirelings_game, _hirelings_state, hirelings
+    from simulator.procedures.root.hirelings import game, params, state
 
-    row = hirelings.pack(load("scenarios/root/ladder.yaml").variants["base"])
-    state = _hirelings_state
-    return _flat(_hirelings_game.GAME, state.STATE_SIZE, state.start_game, row)
+    row = params.pack(load("scenarios/root/ladder.yaml").variants["base"])
+    return _flat(game.GAME, state.STATE_SIZE, state.start_game, row)
 
 
 def _council() -> tuple[GameFunctions, Callable[[np.ndarray], np.ndarray]]:

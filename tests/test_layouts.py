@@ -66,9 +66,10 @@ LITERAL_NOT_YET = {
     "recruitment/loyalty/kernel.py": 5,
     "recruitment/loyalty/params.py": 2,
     "recruitment/loyalty/phases.py": 2,
-    "root/_battle_kernel.py": 6,
-    "root/_hirelings_state.py": 5,
-    "root/hirelings.py": 17,
+    "root/battle/kernel.py": 6,
+    "root/hirelings/kernel.py": 9,
+    "root/hirelings/params.py": 8,
+    "root/hirelings/state.py": 5,
     "root/influence.py": 12,
     "root/setup.py": 21,
 }

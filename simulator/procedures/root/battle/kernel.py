@@ -11,7 +11,7 @@ import numpy as np
 
 from simulator.accumulate import BLOCK, accumulate_block, accumulate_weighted, new_stats
 from simulator.jit import inline, kernel
-from simulator.procedures.root._battle_params import (
+from simulator.procedures.root.battle.params import (
     A_DAMAGED,
     A_LOST,
     A_VP,

@@ -25,7 +25,7 @@ import numpy as np
 
 from simulator.agents.game import GameFunctions
 from simulator.jit import inline, kernel
-from simulator.procedures.root._hirelings_state import (
+from simulator.procedures.root.hirelings.state import (
     DIPLOMAT,
     GAIN_ROW,
     H_INFLUENCE,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from simulator.procedures.root._battle_params import (
+from simulator.procedures.root.battle.params import (
     ALLY,
     ATTACKER,
     DEFENDER,

@@ -31,16 +31,17 @@ not count; mercenaries count for their buyer; a Vagabond's allied warriors for t
 a tie goes to nobody, except that the Eyrie wins ties it is in; a Lizard garden (the Lizards' last
 building to go) gives the Lizards control outright.
 
-The code is split by concern: parameters, metrics and packing in ``_battle_params``, the kernel in
-``_battle_kernel``, the exact enumeration in ``_battle_exact``.
+The code is split by concern: parameters, metrics and packing in ``params``, the kernel in
+``kernel``, the exact enumeration in ``exact``.
 """
 
 from __future__ import annotations
 
 from simulator.procedures.base import Alternative, Assumption, Procedure
-from simulator.procedures.root._battle_exact import exact, outcomes
-from simulator.procedures.root._battle_kernel import battle_kernel
-from simulator.procedures.root._battle_params import (
+from simulator.procedures.root._rules import cite
+from simulator.procedures.root.battle.exact import exact, outcomes
+from simulator.procedures.root.battle.kernel import battle_kernel
+from simulator.procedures.root.battle.params import (
     ALLIANCE,
     CORVIDS,
     EYRIE,
@@ -56,7 +57,6 @@ from simulator.procedures.root._battle_params import (
     metrics,
     pack,
 )
-from simulator.procedures.root._rules import cite
 
 __all__ = [
     "ALLIANCE",

@@ -1,0 +1,130 @@
+"""root.hirelings: the kernel (one whole game per trial, its metric values, the engine loop)
+and the decision hook.
+
+See :mod:`simulator.procedures.root.hirelings` for the rules.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
+from simulator.agents.factory import make_search_agents
+from simulator.agents.spec import AGENT_KIND, AGENT_ROW
+from simulator.agents.streams import start_decision
+from simulator.jit import inline, kernel
+from simulator.procedures.root.hirelings.game import GAME, GREEDY, legacy_move
+from simulator.procedures.root.hirelings.params import WIN_SCALE
+from simulator.procedures.root.hirelings.state import (
+    A0,
+    H_CATCH_UP,
+    H_CHANGES,
+    H_LEAD_CHANGES,
+    H_LEADER,
+    H_PROTECTIONS,
+    H_ROUND,
+    H_SEAT,
+    H_STREAK,
+    MAX_SEATS,
+    S_HELD,
+    S_HELD_RANK,
+    S_SCORE,
+    S_SPENT,
+    S_SPENT_RANK,
+    STATE_SIZE,
+    apply_move,
+    is_over,
+    start_game,
+)
+from simulator.rng import trial_state
+
+_search = make_search_agents(GAME)
+
+
+@inline
+def choose_move(s, agent_row, rng, decision):
+    """The decision hook: random and greedy play this game's own rules on the GAME stream
+    ``rng`` (as before the interface), rollout and mcts search on the decision stream."""
+    kind = np.int64(agent_row[AGENT_KIND])
+    if kind <= GREEDY:
+        return legacy_move(s, kind, rng)
+    return _search(s, agent_row, decision)
+
+
+@inline
+def play_game(s, row, agents, rng, decision):
+    """One whole game from the trial stream in ``rng``; ``s`` holds the final position."""
+    trial_key = rng[0]
+    start_game(s, row, rng)
+    k = 0
+    while not is_over(s):
+        k += 1
+        seat = s[H_SEAT]
+        kind = np.int64(agents[seat, AGENT_KIND])
+        if kind <= GREEDY:  # no row view: a view costs a reference count per decision
+            move = legacy_move(s, kind, rng)
+        else:
+            start_decision(decision, trial_key, k - 1)
+            move = _search(s, agents[seat], decision)
+        apply_move(s, move, rng)
+
+
+@inline
+def write_metrics(s, out, players):
+    """The final position's metric values in ``metrics()`` order."""
+    for o in range(players):
+        out[o] = s[S_HELD + o]
+        out[players + o] = s[S_HELD_RANK + o]
+        out[2 * players + 1 + o] = s[S_SPENT + o]
+        out[3 * players + 1 + o] = s[S_SPENT_RANK + o]
+    out[2 * players] = s[H_CHANGES]
+    out[4 * players + 1] = s[H_PROTECTIONS]
+    out[4 * players + 2] = s[H_CATCH_UP]
+    wins = 4 * players + 3
+    best = -1
+    n_top = 0
+    for o in range(players):
+        if s[S_SCORE + o] > best:
+            best = s[S_SCORE + o]
+            n_top = 1
+        elif s[S_SCORE + o] == best:
+            n_top += 1
+    for o in range(players):
+        out[wins + o] = WIN_SCALE // n_top if s[S_SCORE + o] == best else 0
+    tail = wins + players
+    out[tail] = 1 if n_top > 1 else 0
+    out[tail + 1] = s[H_ROUND]
+    out[tail + 2] = s[H_LEAD_CHANGES]
+    out[tail + 3] = s[H_STREAK] + 1 if n_top == 1 and s[H_LEADER] >= 0 else UNDEFINED
+
+
+@kernel
+def hirelings_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
+    n_variants = packed.shape[0]
+    n_metrics = hist_offset.shape[0]
+    stats = new_stats(n_variants, n_slots)
+    values = np.zeros((n_variants, n_metrics, BLOCK), dtype=np.int64)
+    s = np.zeros(STATE_SIZE, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.uint64)
+    decision = np.zeros(1, dtype=np.uint64)
+    out = np.zeros(n_metrics, dtype=np.int64)
+    end = first_trial + n_trials
+    for start in range(first_trial, end, BLOCK):
+        m = min(BLOCK, end - start)
+        for v in range(n_variants):
+            # A private copy: reference counts on the shared packed array would bounce its
+            # cache line between threads.
+            row = packed[v].copy()
+            players = np.int64(row[0])
+            agents = np.zeros((MAX_SEATS, AGENT_ROW), dtype=np.float64)
+            for o in range(players):
+                for j in range(AGENT_ROW):
+                    agents[o, j] = row[A0 + o * AGENT_ROW + j]
+            for i in range(m):
+                rng[0] = trial_state(key, start + i)
+                play_game(s, row, agents, rng, decision)
+                write_metrics(s, out, players)
+                for k in range(n_metrics):
+                    values[v, k, i] = out[k]
+        accumulate_block(stats, values, m, hist_offset, hist_max)
+    return stats
