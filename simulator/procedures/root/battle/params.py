@@ -10,6 +10,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+from simulator.layout import Layout
 from simulator.procedures.base import Metric, Params
 
 Faction = Literal[
@@ -238,11 +239,42 @@ def _one_plot_per_clearing(s: Side) -> None:
         )
 
 
-# Indices of the metric values the kernel writes, in the order of metrics().
-(A_LOST, D_LOST, BUILDINGS, TOKENS, A_VP, CLEARED, AMBUSH_HITS, CONTROL) = range(8)
-D_VP, FOUGHT, ACOLYTES, A_DAMAGED, D_DAMAGED = range(8, 13)
-MERCS_LOST, ALLIES_LOST, ALLY_HOSTILE = range(13, 16)
-N_METRICS = 16
+#: The metric row the kernel writes, by name (the house test checks it against metrics()).
+METRICS = Layout(
+    "attacker_warriors_lost",
+    "defender_warriors_lost",
+    "buildings_removed",
+    "tokens_removed",
+    "attacker_vp",
+    "defender_cleared",
+    "ambush_hits",
+    "control_after",
+    "defender_vp",
+    "battles_fought",
+    "acolytes",
+    "attacker_items_damaged",
+    "defender_items_damaged",
+    "mercenaries_lost",
+    "allied_warriors_lost",
+    "ally_turned_hostile",
+)
+A_LOST = METRICS.at("attacker_warriors_lost")
+D_LOST = METRICS.at("defender_warriors_lost")
+BUILDINGS = METRICS.at("buildings_removed")
+TOKENS = METRICS.at("tokens_removed")
+A_VP = METRICS.at("attacker_vp")
+CLEARED = METRICS.at("defender_cleared")
+AMBUSH_HITS = METRICS.at("ambush_hits")
+CONTROL = METRICS.at("control_after")
+D_VP = METRICS.at("defender_vp")
+FOUGHT = METRICS.at("battles_fought")
+ACOLYTES = METRICS.at("acolytes")
+A_DAMAGED = METRICS.at("attacker_items_damaged")
+D_DAMAGED = METRICS.at("defender_items_damaged")
+MERCS_LOST = METRICS.at("mercenaries_lost")
+ALLIES_LOST = METRICS.at("allied_warriors_lost")
+ALLY_HOSTILE = METRICS.at("ally_turned_hostile")
+N_METRICS = METRICS.size
 
 
 def metrics(p: BattleParams) -> list[Metric]:
@@ -324,53 +356,81 @@ def metrics(p: BattleParams) -> list[Metric]:
     ]
 
 
-# A packed row: each side's SIDE_WIDTH columns (attacker, then defender), then the globals.
-(
-    C_WARRIORS,
-    C_BUILDINGS,
-    C_TOKENS,
-    C_FACTION,
-    C_EXTRA,
-    C_SWORDS,
-    C_ITEMS,
-    C_TOKENS_FIRST,
-    C_CARDS,
-    C_READY,
-    C_MERCS,
-    C_ALLIES,
-) = range(12)
-SIDE_WIDTH = 12
-GLOBALS = 2 * SIDE_WIDTH
+#: One side's columns of a packed row (``cards``: the defender's ambush cards, the attacker's
+#: counter-ambush cards; ``ready``: a Vagabond's swords not yet exhausted).
+SIDE = Layout(
+    "warriors",
+    "buildings",
+    "tokens",
+    "faction",
+    "extra_hits",
+    "swords",
+    "items",
+    "tokens_first",
+    "cards",
+    "ready",
+    "mercenaries",
+    "allies",
+)
+C_WARRIORS = SIDE.at("warriors")
+C_BUILDINGS = SIDE.at("buildings")
+C_TOKENS = SIDE.at("tokens")
+C_FACTION = SIDE.at("faction")
+C_EXTRA = SIDE.at("extra_hits")
+C_SWORDS = SIDE.at("swords")
+C_ITEMS = SIDE.at("items")
+C_TOKENS_FIRST = SIDE.at("tokens_first")
+C_CARDS = SIDE.at("cards")
+C_READY = SIDE.at("ready")
+C_MERCS = SIDE.at("mercenaries")
+C_ALLIES = SIDE.at("allies")
+
+#: A packed row: the attacker's side, the defender's, then what belongs to the battle.
+PACKED = Layout(
+    ("attacker", SIDE.size),
+    ("defender", SIDE.size),
+    "corvid_plot",
+    "lizard_garden",
+    "battles",
+    "stop_when_cleared",
+    "hostile",
+)
+ATTACKER_SIDE = PACKED.at("attacker")
+DEFENDER_SIDE = PACKED.at("defender")
+P_CORVID_PLOT = PACKED.at("corvid_plot")
+P_GARDEN = PACKED.at("lizard_garden")
+P_BATTLES = PACKED.at("battles")
+P_STOP_WHEN_CLEARED = PACKED.at("stop_when_cleared")
+P_HOSTILE = PACKED.at("hostile")
 
 
-def _pack_side(s: Side, cards: int, exhausted: int, mercs: int, allies: int) -> list[float]:
-    return [
-        s.warriors,
-        s.buildings,
-        s.tokens,
-        FACTIONS.index(s.faction),
-        s.extra_hits,
-        s.vagabond_swords,
-        s.vagabond_items,
-        1 if s.removes_first == "tokens" else 0,
-        cards,
-        s.vagabond_swords - exhausted,
-        mercs,
-        allies,
-    ]
+def _pack_side(s: Side, cards: int, exhausted: int, mercs: int, allies: int) -> np.ndarray:
+    return SIDE.row(
+        warriors=s.warriors,
+        buildings=s.buildings,
+        tokens=s.tokens,
+        faction=FACTIONS.index(s.faction),
+        extra_hits=s.extra_hits,
+        swords=s.vagabond_swords,
+        items=s.vagabond_items,
+        tokens_first=1 if s.removes_first == "tokens" else 0,
+        cards=cards,
+        ready=s.vagabond_swords - exhausted,
+        mercenaries=mercs,
+        allies=allies,
+    )
 
 
 def pack(p: BattleParams) -> np.ndarray:
-    a = p.attacker
-    row = _pack_side(
-        a, a.counter_ambush, a.vagabond_exhausted_swords, a.mercenaries, a.allied_warriors
+    a, d = p.attacker, p.defender
+    return PACKED.row(
+        attacker=_pack_side(
+            a, a.counter_ambush, a.vagabond_exhausted_swords, a.mercenaries, a.allied_warriors
+        ),
+        defender=_pack_side(d, d.ambush, 0, 0, 0),
+        corvid_plot=int(d.corvid_plot_face_down),
+        lizard_garden=int(p.lizard_garden),
+        battles=p.battles,
+        stop_when_cleared=int(p.stop_when_cleared),
+        hostile=int(a.hostile),
     )
-    row += _pack_side(p.defender, p.defender.ambush, 0, 0, 0)
-    row += [
-        int(p.defender.corvid_plot_face_down),
-        int(p.lizard_garden),
-        p.battles,
-        int(p.stop_when_cleared),
-        int(p.attacker.hostile),
-    ]
-    return np.array(row, dtype=np.float64)

@@ -42,7 +42,13 @@ from __future__ import annotations
 from simulator.procedures.base import Alternative, Assumption, Procedure
 from simulator.procedures.root._rules import cite_hirelings
 from simulator.procedures.root.hirelings.kernel import choose_move, hirelings_kernel
-from simulator.procedures.root.hirelings.params import HirelingsParams, metrics, pack
+from simulator.procedures.root.hirelings.params import (
+    HirelingsParams,
+    metric_layout_of,
+    metrics,
+    pack,
+)
+from simulator.procedures.root.hirelings.state import PACKED
 
 __all__ = ["PROCEDURE", "HirelingsParams", "choose_move", "hirelings_kernel", "metrics", "pack"]
 
@@ -115,6 +121,8 @@ PROCEDURE = Procedure(
     metrics=metrics,
     pack=pack,
     kernel=hirelings_kernel,
+    packed_layout=PACKED,
+    metric_layout=metric_layout_of,
     example={"players": 3, "rounds": 10},
     notes=(
         "players: policies (random, greedy: this module's hand-written spenders, which ignore "

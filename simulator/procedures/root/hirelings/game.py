@@ -27,7 +27,11 @@ from simulator.agents.game import GameFunctions
 from simulator.jit import inline, kernel
 from simulator.procedures.root.hirelings.state import (
     DIPLOMAT,
+    GAIN_CUMULATIVE,
+    GAIN_N,
+    GAIN_POINTS,
     GAIN_ROW,
+    GAIN_TOTAL,
     H_INFLUENCE,
     H_NHIRE,
     H_OVER,
@@ -36,7 +40,6 @@ from simulator.procedures.root.hirelings.state import (
     H_ROUND,
     H_ROUNDS,
     H_SEAT,
-    MAX_GAINS,
     MAX_HIRELINGS,
     MAX_MOVES,
     MAX_SEATS,
@@ -86,11 +89,11 @@ def mean_gain(s, seat):
     g = S_GAIN + seat * GAIN_ROW
     prev = 0
     total = 0.0
-    for k in range(s[g]):
-        w = s[g + 2 + MAX_GAINS + k]
-        total += s[g + 2 + k] * (w - prev)
+    for k in range(s[g + GAIN_N]):
+        w = s[g + GAIN_CUMULATIVE + k]
+        total += s[g + GAIN_POINTS + k] * (w - prev)
         prev = w
-    return total / s[g + 1]
+    return total / s[g + GAIN_TOTAL]
 
 
 @kernel

@@ -16,7 +16,7 @@ from simulator.jit import inline, kernel
 from simulator.procedures.root.hirelings.game import GAME, GREEDY, legacy_move
 from simulator.procedures.root.hirelings.params import WIN_SCALE
 from simulator.procedures.root.hirelings.state import (
-    A0,
+    FAMILIES,
     H_CATCH_UP,
     H_CHANGES,
     H_LEAD_CHANGES,
@@ -26,6 +26,9 @@ from simulator.procedures.root.hirelings.state import (
     H_SEAT,
     H_STREAK,
     MAX_SEATS,
+    P_AGENTS,
+    P_FIRST_METRIC,
+    P_PLAYERS,
     S_HELD,
     S_HELD_RANK,
     S_SCORE,
@@ -37,6 +40,14 @@ from simulator.procedures.root.hirelings.state import (
     start_game,
 )
 from simulator.rng import trial_state
+
+HELD, HELD_RANK = FAMILIES.at("controlled_rounds_seat1"), FAMILIES.at("controlled_rounds_rank1")
+SPENT, SPENT_RANK = FAMILIES.at("influence_spent_seat1"), FAMILIES.at("influence_spent_rank1")
+CHANGES, PROTECTIONS = FAMILIES.at("control_changes"), FAMILIES.at("protections")
+CATCH_UP, WINS, DRAWS = FAMILIES.at("catch_up"), FAMILIES.at("wins_seat1"), FAMILIES.at("draws")
+LENGTH, LEAD_CHANGES = FAMILIES.at("length"), FAMILIES.at("lead_changes")
+DECIDED_AT = FAMILIES.at("decided_at")
+N_FAMILIES = FAMILIES.size
 
 _search = make_search_agents(GAME)
 
@@ -70,17 +81,17 @@ def play_game(s, row, agents, rng, decision):
 
 
 @inline
-def write_metrics(s, out, players):
-    """The final position's metric values in ``metrics()`` order."""
+def write_metrics(s, out, players, first):
+    """The final position's metric values into ``out``, each family from its first slot
+    ``first[family]`` (the packed ``first_metric``, in the order of ``FAMILIES``)."""
     for o in range(players):
-        out[o] = s[S_HELD + o]
-        out[players + o] = s[S_HELD_RANK + o]
-        out[2 * players + 1 + o] = s[S_SPENT + o]
-        out[3 * players + 1 + o] = s[S_SPENT_RANK + o]
-    out[2 * players] = s[H_CHANGES]
-    out[4 * players + 1] = s[H_PROTECTIONS]
-    out[4 * players + 2] = s[H_CATCH_UP]
-    wins = 4 * players + 3
+        out[first[HELD] + o] = s[S_HELD + o]
+        out[first[HELD_RANK] + o] = s[S_HELD_RANK + o]
+        out[first[SPENT] + o] = s[S_SPENT + o]
+        out[first[SPENT_RANK] + o] = s[S_SPENT_RANK + o]
+    out[first[CHANGES]] = s[H_CHANGES]
+    out[first[PROTECTIONS]] = s[H_PROTECTIONS]
+    out[first[CATCH_UP]] = s[H_CATCH_UP]
     best = -1
     n_top = 0
     for o in range(players):
@@ -90,12 +101,12 @@ def write_metrics(s, out, players):
         elif s[S_SCORE + o] == best:
             n_top += 1
     for o in range(players):
-        out[wins + o] = WIN_SCALE // n_top if s[S_SCORE + o] == best else 0
-    tail = wins + players
-    out[tail] = 1 if n_top > 1 else 0
-    out[tail + 1] = s[H_ROUND]
-    out[tail + 2] = s[H_LEAD_CHANGES]
-    out[tail + 3] = s[H_STREAK] + 1 if n_top == 1 and s[H_LEADER] >= 0 else UNDEFINED
+        out[first[WINS] + o] = WIN_SCALE // n_top if s[S_SCORE + o] == best else 0
+    out[first[DRAWS]] = 1 if n_top > 1 else 0
+    out[first[LENGTH]] = s[H_ROUND]
+    out[first[LEAD_CHANGES]] = s[H_LEAD_CHANGES]
+    sole_winner = n_top == 1 and s[H_LEADER] >= 0
+    out[first[DECIDED_AT]] = s[H_STREAK] + 1 if sole_winner else UNDEFINED
 
 
 @kernel
@@ -108,6 +119,7 @@ def hirelings_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
     rng = np.zeros(1, dtype=np.uint64)
     decision = np.zeros(1, dtype=np.uint64)
     out = np.zeros(n_metrics, dtype=np.int64)
+    first = np.zeros(N_FAMILIES, dtype=np.int64)
     end = first_trial + n_trials
     for start in range(first_trial, end, BLOCK):
         m = min(BLOCK, end - start)
@@ -115,15 +127,17 @@ def hirelings_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
             # A private copy: reference counts on the shared packed array would bounce its
             # cache line between threads.
             row = packed[v].copy()
-            players = np.int64(row[0])
+            players = np.int64(row[P_PLAYERS])
             agents = np.zeros((MAX_SEATS, AGENT_ROW), dtype=np.float64)
             for o in range(players):
                 for j in range(AGENT_ROW):
-                    agents[o, j] = row[A0 + o * AGENT_ROW + j]
+                    agents[o, j] = row[P_AGENTS + o * AGENT_ROW + j]
+            for k in range(N_FAMILIES):
+                first[k] = np.int64(row[P_FIRST_METRIC + k])
             for i in range(m):
                 rng[0] = trial_state(key, start + i)
                 play_game(s, row, agents, rng, decision)
-                write_metrics(s, out, players)
+                write_metrics(s, out, players, first)
                 for k in range(n_metrics):
                     values[v, k, i] = out[k]
         accumulate_block(stats, values, m, hist_offset, hist_max)

@@ -11,19 +11,18 @@ import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.agents.spec import AGENT_ROW, Policies, pack_agents, seat_agents
-from simulator.procedures.base import Metric, Params
+from simulator.layout import Layout
+from simulator.procedures.base import Metric, Params, metric_layout
 from simulator.procedures.root.hirelings.state import (
-    A0,
     DIPLOMAT,
-    F0,
-    G0,
-    GAIN_ROW,
-    H0,
+    FAMILIES,
+    GAIN,
     MAX_GAINS,
     MAX_HIRELINGS,
     MAX_ROUNDS,
     MAX_SEATS,
     NORMAL,
+    PACKED,
     VETERAN,
 )
 from simulator.procedures.root.influence import DEFAULT_FACES, MAX_FACES, Face
@@ -208,34 +207,58 @@ def metrics(p: HirelingsParams) -> list[Metric]:
     return out
 
 
+def _gains(p: HirelingsParams) -> list[float]:
+    """Each seat's round points (``GAIN`` rows, ``MAX_SEATS`` of them; unused seats zero)."""
+    rows = []
+    for seat in range(MAX_SEATS):
+        if seat >= p.players:
+            rows.append(np.zeros(GAIN.size))
+            continue
+        dist = p.score_gain[seat if len(p.score_gain) > 1 else 0]
+        unused = [0] * (MAX_GAINS - len(dist))
+        cumulative = list(np.cumsum([g.weight for g in dist]))
+        rows.append(
+            GAIN.row(
+                n=len(dist),
+                total=cumulative[-1],
+                points=[g.points for g in dist] + unused,
+                cumulative=cumulative + unused,
+            )
+        )
+    return list(np.concatenate(rows))
+
+
+def first_metrics(p: HirelingsParams) -> list[int]:
+    """Where each metric family (``FAMILIES``) starts in the metric row of ``p``."""
+    layout = metric_layout(metrics(p))
+    return [layout.at(family) for family in FAMILIES.names]
+
+
 def pack(p: HirelingsParams) -> np.ndarray:
-    row = np.zeros(A0 + MAX_SEATS * AGENT_ROW, dtype=np.float64)
-    row[0] = p.players
-    row[1] = p.rounds
-    row[2] = p.hireling_points
     hires = [(h.cost, int(h.protectable), NORMAL) for h in p.hirelings]
     if p.players == 2:
         hires.append((p.veteran_cost, 0, VETERAN))
     else:
         hires += [(p.diplomat_cost, 0, DIPLOMAT)] * 2
-    row[H0 - 1] = len(hires)
-    for k, (cost, protectable, kind) in enumerate(hires):
-        row[H0 + k] = cost
-        row[H0 + MAX_HIRELINGS + k] = protectable + 2 * kind
-    row[F0 - 1] = len(p.faces)
-    for k, f in enumerate(p.faces):
-        row[F0 + k] = f.amount
-        row[F0 + MAX_FACES + k] = f.behind
-    for s in range(p.players):
-        dist = p.score_gain[s if len(p.score_gain) > 1 else 0]
-        base = G0 + s * GAIN_ROW
-        row[base] = len(dist)
-        total = 0
-        for k, g in enumerate(dist):
-            total += g.weight
-            row[base + 2 + k] = g.points
-            row[base + 2 + MAX_GAINS + k] = total
-        row[base + 1] = total
-    agents = pack_agents(seat_agents(p.policies, p.players))
-    row[A0 : A0 + agents.size] = agents.reshape(-1)
-    return row
+    unused_hirelings = [0] * (MAX_HIRELINGS - len(hires))
+    unused_faces = [0] * (MAX_FACES - len(p.faces))
+    agents = pack_agents(seat_agents(p.policies, p.players)).reshape(-1)
+    return PACKED.row(
+        players=p.players,
+        rounds=p.rounds,
+        hireling_points=p.hireling_points,
+        hirelings=len(hires),
+        cost=[cost for cost, _, _ in hires] + unused_hirelings,
+        kind=[protectable + 2 * kind for _, protectable, kind in hires] + unused_hirelings,
+        faces=len(p.faces),
+        amount=[f.amount for f in p.faces] + unused_faces,
+        face_behind=[f.behind for f in p.faces] + unused_faces,
+        gain=_gains(p),
+        first_metric=first_metrics(p),
+        agents=np.concatenate([agents, np.zeros(MAX_SEATS * AGENT_ROW - agents.size)]),
+    )
+
+
+def metric_layout_of(p: HirelingsParams) -> Layout:
+    """The metric row of ``p`` (one slot per metric of ``metrics(p)``)."""
+    return metric_layout(metrics(p))
