@@ -12,9 +12,12 @@ from bench.harness import Row, engine_rate, median_seconds, plan_for
 from simulator.engine import make_plan
 from simulator.procedures.root.battle import (
     ALLIANCE,
+    DUCHY,
     EYRIE,
     LIZARDS,
+    MARQUISE,
     PACKED,
+    RIVERFOLK,
     SIDE,
     VAGABOND,
     BattleParams,
@@ -80,7 +83,8 @@ def numpy_campaign(p: BattleParams, key: np.uint64, first: int, n: int) -> list[
         return np.full(n, x, dtype=np.int64)
 
     pieces = ("warriors", "buildings", "tokens", "swords", "items", "cards")
-    a_warriors, a_swords, a_items = side("attacker", "warriors", "swords", "items")
+    a_warriors, a_buildings, a_tokens = side("attacker", "warriors", "buildings", "tokens")
+    a_swords, a_items = side("attacker", "swords", "items")
     d_warriors, d_buildings, d_tokens, d_swords, d_items = side("defender", *pieces[:5])
     aw, ab, at, a_sw, a_it, a_cards, a_ready = (full(x) for x in side("attacker", *pieces, "ready"))
     dw, db, dt, d_sw, d_it, d_cards = (full(x) for x in side("defender", *pieces))
@@ -95,7 +99,8 @@ def numpy_campaign(p: BattleParams, key: np.uint64, first: int, n: int) -> list[
         cancelled = ambush & (a_cards > 0)
         d_cards -= ambush
         a_cards -= cancelled
-        lost = _removal(2 * (ambush & ~cancelled), aw, ab, at, a_it, a_sw, a_tokens_first)
+        dealt = int(PACKED.read(row, "ambush_hits")[0])
+        lost = _removal(dealt * (ambush & ~cancelled), aw, ab, at, a_it, a_sw, a_tokens_first)
         a_ready = a_ready - np.maximum(lost[4] - (a_sw - a_ready), 0)
         aw, ab, at, a_it, a_sw = (
             x - y for x, y in zip((aw, ab, at, a_it, a_sw), lost, strict=True)
@@ -151,6 +156,25 @@ def numpy_campaign(p: BattleParams, key: np.uint64, first: int, n: int) -> list[
         full(0),
         full(0),
         full(0),
+        *_faction_effects(
+            (a_faction, a_warriors - aw, a_buildings - ab, a_tokens - at),
+            (d_faction, d_warriors - dw, d_buildings - db, d_tokens - dt),
+            full(0),
+        ),
+    ]
+
+
+def _faction_effects(attacker: tuple, defender: tuple, zero: np.ndarray) -> list[np.ndarray]:
+    """Marquise warriors, Alliance bases and sympathy, trade posts, gardens, Duchy buildings."""
+    lost = {faction: pieces for faction, *pieces in (attacker, defender)}
+    none = [zero, zero, zero]
+    return [
+        lost.get(MARQUISE, none)[0],
+        lost.get(ALLIANCE, none)[1],
+        lost.get(ALLIANCE, none)[2],
+        lost.get(RIVERFOLK, none)[2],
+        lost.get(LIZARDS, none)[1],
+        lost.get(DUCHY, none)[1],
     ]
 
 

@@ -22,6 +22,7 @@ from simulator.procedures.root.battle.params import (
     ALLY_HOSTILE,
     AMBUSH_HITS,
     ATTACKER_SIDE,
+    BASES,
     BUILDINGS,
     C_ALLIES,
     C_BUILDINGS,
@@ -41,17 +42,26 @@ from simulator.procedures.root.battle.params import (
     D_LOST,
     D_VP,
     DEFENDER_SIDE,
+    DUCHY,
+    DUCHY_BUILDINGS,
     EYRIE,
     FOUGHT,
+    GARDENS,
+    HOSPITALS,
     LIZARDS,
+    MARQUISE,
     MERCS_LOST,
     N_METRICS,
+    P_AMBUSH_HITS,
     P_BATTLES,
     P_CORVID_PLOT,
     P_GARDEN,
     P_HOSTILE,
     P_STOP_WHEN_CLEARED,
+    RIVERFOLK,
+    SYMPATHY,
     TOKENS,
+    TRADE_POSTS,
     VAGABOND,
 )
 from simulator.rng import block_word, die_of, high32, low32, word, word_base
@@ -191,6 +201,7 @@ def _battle(
     d_tokens_first,
     corvid_plot,
     stop_when_cleared,
+    ambush_hits,
 ):
     """One battle of trial ``i`` given its two dice; every rule of Root rules §1 and the faction
     chapters is here once.
@@ -220,14 +231,21 @@ def _battle(
     go = st[S_ACTIVE, i] & a_able & d_there
     # The Vagabond exhausts a sword to battle.
     a_ready -= a_vagabond * go
-    # 1. Ambush (2 hits before the roll), unless the attacker cancels it with its own ambush
-    # card; both cards are spent.
+    # 1. Ambush (``ambush_hits`` before the roll, 2 in the published game), unless the attacker
+    # cancels it with its own ambush card; both cards are spent.
     ambush = go & np.int64(d_cards > 0)
     cancelled = ambush & np.int64(a_cards > 0)
     d_cards -= ambush
     a_cards -= cancelled
     amb_w, amb_b, amb_t, amb_i, amb_s, amb_h = _removal(
-        2 * (ambush - cancelled), aw, ab, at, a_items, a_swords, mercs + allies, a_tokens_first
+        ambush_hits * (ambush - cancelled),
+        aw,
+        ab,
+        at,
+        a_items,
+        a_swords,
+        mercs + allies,
+        a_tokens_first,
     )
     amb_m = (1 - a_vagabond) * amb_h
     amb_a = amb_h - amb_m
@@ -365,6 +383,33 @@ def _outcome(st, i, row, dst, j):
     dst[MERCS_LOST, j] = np.int64(row[ATTACKER_SIDE + C_MERCS]) - st[S_MERCS, i]
     dst[ALLIES_LOST, j] = np.int64(row[ATTACKER_SIDE + C_ALLIES]) - allies
     dst[ALLY_HOSTILE, j] = np.int64(row[ATTACKER_SIDE + C_ALLIES] > 0.5) * (1 - st[S_ALLIED, i])
+    # What the removals cost each faction afterwards (counted, not played).
+    a_warriors_lost = np.int64(row[ATTACKER_SIDE + C_WARRIORS]) - aw
+    a_buildings_lost = np.int64(row[ATTACKER_SIDE + C_BUILDINGS]) - ab
+    a_tokens_lost = np.int64(row[ATTACKER_SIDE + C_TOKENS]) - st[S_AT, i]
+    d_warriors_lost = np.int64(row[DEFENDER_SIDE + C_WARRIORS]) - dw
+    d_buildings_lost = np.int64(row[DEFENDER_SIDE + C_BUILDINGS]) - db
+    d_tokens_lost = np.int64(row[DEFENDER_SIDE + C_TOKENS]) - dt
+    a_is = _faction_flags(a_faction)
+    d_is = _faction_flags(d_faction)
+    dst[HOSPITALS, j] = a_is[0] * a_warriors_lost + d_is[0] * d_warriors_lost
+    dst[BASES, j] = a_is[1] * a_buildings_lost + d_is[1] * d_buildings_lost
+    dst[SYMPATHY, j] = a_is[1] * a_tokens_lost + d_is[1] * d_tokens_lost
+    dst[TRADE_POSTS, j] = a_is[2] * a_tokens_lost + d_is[2] * d_tokens_lost
+    dst[GARDENS, j] = a_is[3] * a_buildings_lost + d_is[3] * d_buildings_lost
+    dst[DUCHY_BUILDINGS, j] = a_is[4] * a_buildings_lost + d_is[4] * d_buildings_lost
+
+
+@inline
+def _faction_flags(faction):
+    """Whether ``faction`` is the Marquise, the Alliance, the Riverfolk, the Lizards, the Duchy."""
+    return (
+        np.int64(faction == MARQUISE),
+        np.int64(faction == ALLIANCE),
+        np.int64(faction == RIVERFOLK),
+        np.int64(faction == LIZARDS),
+        np.int64(faction == DUCHY),
+    )
 
 
 @inline
@@ -395,6 +440,7 @@ def _play(st, row, high, low):
         np.int64(row[DEFENDER_SIDE + C_TOKENS_FIRST]),
         np.int64(row[P_CORVID_PLOT] > 0.5),
         np.int64(row[P_STOP_WHEN_CLEARED] > 0.5),
+        np.int64(row[P_AMBUSH_HITS]),
     )
 
 
