@@ -17,7 +17,7 @@ from itertools import product
 import numpy as np
 from pydantic import Field
 
-from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats, trial_block
 from simulator.jit import kernel
 from simulator.layout import Layout
 from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
@@ -103,9 +103,8 @@ def influence_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
     stats = new_stats(n_variants, n_slots)
     values = np.zeros((n_variants, N_METRICS, BLOCK), dtype=np.int64)
     gain = np.zeros(MAX_FACES, dtype=np.int64)
-    end = first_trial + n_trials
-    for start in range(first_trial, end, BLOCK):
-        m = min(BLOCK, end - start)
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
         base = word_base(key, start, 0)
         for v in range(n_variants):
             players = np.int64(packed[v, P_PLAYERS])

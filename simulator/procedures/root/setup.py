@@ -23,7 +23,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
-from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats, trial_block
 from simulator.jit import inline, kernel
 from simulator.layout import Layout
 from simulator.procedures.base import (
@@ -277,9 +277,8 @@ def setup_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_sl
     pool_deck = np.zeros(MAX_HIRELINGS, dtype=np.int64)
     taken = np.zeros(MAX_FACTIONS + 1, dtype=np.bool_)
     first = np.zeros(N_FAMILIES, dtype=np.int64)
-    end = first_trial + n_trials
-    for start in range(first_trial, end, BLOCK):
-        m = min(BLOCK, end - start)
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
         for v in range(n_variants):
             players = np.int64(packed[v, P_PLAYERS])
             n = np.int64(packed[v, P_FACTIONS])

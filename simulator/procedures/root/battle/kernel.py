@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.accumulate import BLOCK, accumulate_block, accumulate_weighted, new_stats
+from simulator.accumulate import (
+    BLOCK,
+    accumulate_block,
+    accumulate_weighted,
+    block_count,
+    new_stats,
+    trial_block,
+)
 from simulator.jit import inline, kernel
 from simulator.layout import Layout
 from simulator.procedures.root.battle.params import (
@@ -449,7 +456,6 @@ def battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
     n_variants = packed.shape[0]
     stats = new_stats(n_variants, n_slots)
     st = np.zeros((N_STATE, 1), dtype=np.int64)
-    end = first_trial + n_trials
     max_battles = np.int64(0)
     for v in range(n_variants):
         max_battles = max(max_battles, np.int64(packed[v, P_BATTLES]))
@@ -458,8 +464,8 @@ def battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
     tally = np.zeros(n_seq, dtype=np.int64)
     seq = np.zeros(BLOCK, dtype=np.int64)
     values = np.zeros((n_variants, N_METRICS, BLOCK), dtype=np.int64)
-    for start in range(first_trial, end, BLOCK):
-        m = min(BLOCK, end - start)
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
         if tally_rolls:
             # Count each sequence of rolls; the campaigns are played once each, below.
             for i in range(m):

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
+from simulator.accumulate import (
+    BLOCK,
+    UNDEFINED,
+    accumulate_block,
+    block_count,
+    new_stats,
+    trial_block,
+)
 from simulator.agents.factory import make_search_agents
 from simulator.agents.spec import AGENT_KIND, AGENT_ROW
 from simulator.agents.streams import start_decision
@@ -120,9 +127,8 @@ def hirelings_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
     decision = np.zeros(1, dtype=np.uint64)
     out = np.zeros(n_metrics, dtype=np.int64)
     first = np.zeros(N_FAMILIES, dtype=np.int64)
-    end = first_trial + n_trials
-    for start in range(first_trial, end, BLOCK):
-        m = min(BLOCK, end - start)
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
         for v in range(n_variants):
             # A private copy: reference counts on the shared packed array would bounce its
             # cache line between threads.
