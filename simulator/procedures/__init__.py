@@ -6,8 +6,10 @@ is adding that module (and a scenario). Modules are
 found by walking this package without importing them, so running one scenario imports one rule.
 
 A module may declare its rows' layouts as the module constants ``PACKED`` and ``METRICS``
-(:class:`simulator.layout.Layout`, ``METRICS`` possibly a function of the parameters) instead of
-naming them in its ``Procedure``: :func:`get` wires them in (``packed_layout``, ``metric_layout``).
+(:class:`simulator.layout.Layout`, ``METRICS`` possibly a function of the parameters), and a
+whole game its interface as ``WHOLE_GAME`` (:class:`simulator.agents.game.WholeGame`), instead of
+naming them in its ``Procedure``: :func:`get` wires them in (``packed_layout``, ``metric_layout``,
+``game``).
 """
 
 from __future__ import annotations
@@ -44,16 +46,20 @@ def get(name: str) -> Procedure:
     proc = getattr(module, "PROCEDURE", None)
     if not isinstance(proc, Procedure) or proc.name != name:
         raise KeyError(f"module {__name__}.{name} does not define PROCEDURE named {name!r}")
-    _wire_layouts(proc, module)
+    _wire(proc, module)
     return proc
 
 
-def _wire_layouts(proc: Procedure, module: object) -> None:
-    """Give ``proc`` its module's ``PACKED`` and ``METRICS`` layouts where it names none.
+#: Procedure fields a module may give as module constants instead.
+WIRED = (("packed_layout", "PACKED"), ("metric_layout", "METRICS"), ("game", "WHOLE_GAME"))
+
+
+def _wire(proc: Procedure, module: object) -> None:
+    """Give ``proc`` its module's ``PACKED``, ``METRICS`` and ``WHOLE_GAME`` where it names none.
 
     In place (the frozen dataclass's fields are set once, before anyone reads them), so the
     module's ``PROCEDURE`` and ``get(name)`` stay one object."""
-    for field, constant in (("packed_layout", "PACKED"), ("metric_layout", "METRICS")):
+    for field, constant in WIRED:
         declared = getattr(module, constant, None)
         if getattr(proc, field) is None and declared is not None:
             object.__setattr__(proc, field, declared)

@@ -12,15 +12,18 @@ The kernel contract::
 trials ``first_trial .. first_trial + n_trials - 1`` under every variant with the same random words
 (common random numbers), writes each trial's metric values into a block buffer
 ``values[variant, metric, i]`` and folds every block into ``stats`` with
-:func:`simulator.accumulate.accumulate_block` (:func:`simulator.accumulate.blocks` walks the blocks). ``stats``, shape ``(n_variants, n_slots)``, holds
-integer sufficient statistics only, so a chunk's result never depends on how trials were split.
+:func:`simulator.accumulate.accumulate_block` (:func:`simulator.accumulate.block_count` and
+:func:`simulator.accumulate.trial_block` walk the blocks). ``stats``, shape
+``(n_variants, n_slots)``, holds integer sufficient statistics only, so a chunk's result never
+depends on how trials were split.
 
 Rows by name: a procedure declares its packed row's :class:`~simulator.layout.Layout`
 (``packed_layout``; ``pack`` writes it with ``Layout.row``, the kernel reads it through offsets
 taken with ``Layout.at``) and its metric row's (``metric_layout``: one slot per metric, named as in
 ``metrics()`` with dots written ``_``, see :func:`metric_slot`). A module that defines the
 constants ``PACKED`` and ``METRICS`` gets them wired by the registry when its ``Procedure`` does not
-name them. A house test checks both against ``pack`` and ``metrics`` for every procedure.
+name them. A house test checks both against ``pack`` and ``metrics`` for every procedure. A whole
+game declares its interface in ``game`` (or the module constant ``WHOLE_GAME``).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from simulator.agents.game import WholeGame
 from simulator.layout import Layout
 
 MetricKind = Literal["proportion", "mean", "distribution", "conditional_mean"]
@@ -151,6 +155,9 @@ class Procedure:
     #: metrics depend on them, e.g. one per seat): one slot per metric, in the order of
     #: ``metrics(params)``, each named :func:`metric_slot` of its metric's name.
     metric_layout: Layout | Callable[[Any], Layout] | None = None
+    #: For a procedure that is a whole game: its game interface and how to deal a position
+    #: (:class:`simulator.agents.game.WholeGame`); the interface tests play every such game.
+    game: WholeGame | None = None
 
     def metric_names(self, params: Any) -> list[str]:
         return [m.name for m in self.metrics(params)]

@@ -39,8 +39,10 @@ one whole game per trial, the engine loop).
 
 from __future__ import annotations
 
+from simulator.agents.game import WholeGame
 from simulator.procedures.base import Alternative, Assumption, Procedure
 from simulator.procedures.root._rules import cite_hirelings
+from simulator.procedures.root.hirelings.game import GAME, deal
 from simulator.procedures.root.hirelings.kernel import choose_move, hirelings_kernel
 from simulator.procedures.root.hirelings.params import (
     HirelingsParams,
@@ -123,6 +125,7 @@ PROCEDURE = Procedure(
     kernel=hirelings_kernel,
     packed_layout=PACKED,
     metric_layout=metric_layout_of,
+    game=WholeGame(GAME, deal, example={"players": 3, "rounds": 10, "hireling_points": 1}),
     example={"players": 3, "rounds": 10},
     notes=(
         "players: policies (random, greedy: this module's hand-written spenders, which ignore "
