@@ -121,9 +121,7 @@ def _literal_indices(source: str) -> list[str]:
             continue
         if isinstance(parts[axis], ast.JoinedStr):
             continue  # a dict of metric values by name
-        if any(
-            isinstance(n, ast.Constant) and type(n.value) is int for n in ast.walk(parts[axis])
-        ):
+        if any(isinstance(n, ast.Constant) and type(n.value) is int for n in ast.walk(parts[axis])):
             found.append(f"{node.lineno}: {ast.unparse(node)}")
     return found
 

@@ -144,7 +144,7 @@ def plain_view(copy_state: CopyState) -> Determinize:
     def determinize(s, seat, rng):  # pragma: no cover - compiled
         return copy_state(s)
 
-    return determinize  # type: ignore[no-any-return]
+    return determinize
 
 
 @dataclass(frozen=True)
