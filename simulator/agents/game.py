@@ -147,6 +147,18 @@ def plain_view(copy_state: CopyState) -> Determinize:
     return determinize
 
 
+def flat_deal(size: int, start_game: Callable[[np.ndarray, np.ndarray, Stream], None]) -> Deal:
+    """``deal`` of a game whose state is one flat int64 array of ``size`` slots dealt in place by
+    ``start_game(s, row, rng)``."""
+
+    def deal(row: np.ndarray, rng: Stream) -> np.ndarray:
+        s = np.zeros(size, dtype=np.int64)
+        start_game(s, row, rng)
+        return s
+
+    return deal
+
+
 @dataclass(frozen=True)
 class WholeGame:
     """A procedure's whole game, for the registry: its functions and how to deal a position.

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from simulator.agents.game import GameFunctions, GameInfo
+from simulator.agents.game import GameFunctions, GameInfo, flat_deal
 from simulator.jit import inline, kernel
 from simulator.procedures.root.hirelings.state import (
     DIPLOMAT,
@@ -137,11 +137,8 @@ GAME = GameFunctions(
 )
 
 
-def deal(row: np.ndarray, rng: np.ndarray) -> np.ndarray:
-    """A new game from the packed row, up to its first decision (for tests and tools)."""
-    s = np.zeros(STATE_SIZE, dtype=np.int64)
-    start_game(s, row, rng)
-    return s
+#: A new game from the packed row, up to its first decision (for tests and tools).
+deal = flat_deal(STATE_SIZE, start_game)
 
 
 @inline

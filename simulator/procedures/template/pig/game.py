@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from simulator.agents.game import GameFunctions, GameInfo
+from simulator.agents.game import GameFunctions, GameInfo, flat_deal
 from simulator.jit import kernel
 from simulator.procedures.template.pig.params import MAX_SEATS
 from simulator.procedures.template.pig.state import (
@@ -84,8 +82,5 @@ GAME = GameFunctions(
 )
 
 
-def deal(row: np.ndarray, rng: np.ndarray) -> np.ndarray:
-    """A new game from the packed row, up to its first decision (for tests and tools)."""
-    s = np.zeros(STATE_SIZE, dtype=np.int64)
-    start_game(s, row, rng)
-    return s
+#: A new game from the packed row, up to its first decision (for tests and tools).
+deal = flat_deal(STATE_SIZE, start_game)
