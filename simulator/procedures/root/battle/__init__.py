@@ -113,7 +113,8 @@ ASSUMPTIONS = (
         text="when there is a choice of pieces to remove, the defending side chooses "
         "('由防御方选择'): its own in its removes_first order, the attacker's buildings and "
         "tokens in removes_attackers_first (default buildings first: they count for control); "
-        "warriors, mercenaries and a Vagabond's items still go in the fixed order below",
+        "warriors, mercenaries and a Vagabond's items keep their fixed order (the assumptions "
+        "vagabond_damage and mercenaries)",
         alternatives=(Alternative("each owner chooses its own", {"removal_chooser": "owner"}),),
     ),
     Assumption(

@@ -102,7 +102,8 @@ class Attacker(Side):
         default=0,
         ge=0,
         le=MAX_AMBUSH_CARDS,
-        description="ambush cards the attacker holds to cancel the defender's ambushes",
+        description="ambush cards the attacker holds to cancel the defender's ambushes (INVENTED "
+        "like the ambush's effect: the published game's card, not in the Root rules)",
     )
     hostile: bool = Field(
         default=False,
