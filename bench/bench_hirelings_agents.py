@@ -29,9 +29,9 @@ def _setup() -> tuple[Any, ...]:
     import yaml
 
     from simulator import procedures
-    from simulator.procedures.root._hirelings_game import GAME
-    from simulator.procedures.root._hirelings_state import STATE_SIZE, start_game
     from simulator.procedures.root.hirelings import choose_move, pack
+    from simulator.procedures.root.hirelings.game import GAME
+    from simulator.procedures.root.hirelings.state import STATE_SIZE, start_game
 
     proc = procedures.get("root.hirelings")
     with open(Path(ROOT) / LADDER_FILE) as f:

@@ -12,10 +12,13 @@ from bench.harness import Row, engine_rate, median_seconds, plan_for
 from simulator.engine import make_plan
 from simulator.procedures.root.battle import (
     ALLIANCE,
+    DUCHY,
     EYRIE,
-    GLOBALS,
     LIZARDS,
-    SIDE_WIDTH,
+    MARQUISE,
+    PACKED,
+    RIVERFOLK,
+    SIDE,
     VAGABOND,
     BattleParams,
     metrics,
@@ -65,16 +68,26 @@ def numpy_campaign(p: BattleParams, key: np.uint64, first: int, n: int) -> list[
     Campaigns without Riverfolk mercenaries or a Vagabond's allied warriors only (the bench's)."""
     assert p.attacker.mercenaries == 0 and p.attacker.allied_warriors == 0
     row = pack(p)
-    a = [int(x) for x in row[:SIDE_WIDTH]]
-    d = [int(x) for x in row[SIDE_WIDTH:GLOBALS]]
-    plot, garden, battles, stop, hostile0 = (int(x) for x in row[GLOBALS : GLOBALS + 5])
-    a_vb, d_vb = a[3] == VAGABOND, d[3] == VAGABOND
+    globals_ = ("corvid_plot", "lizard_garden", "battles", "stop_when_cleared", "hostile")
+    plot, garden, battles, stop, hostile0 = (int(PACKED.read(row, g)[0]) for g in globals_)
+
+    def side(who: str, *pieces: str) -> list[int]:
+        values = PACKED.read(row, who)
+        return [int(values[SIDE.at(piece)]) for piece in pieces]
+
+    a_faction, a_extra, a_tokens_first = side("attacker", "faction", "extra_hits", "tokens_first")
+    d_faction, d_extra, d_tokens_first = side("defender", "faction", "extra_hits", "tokens_first")
+    a_vb, d_vb = a_faction == VAGABOND, d_faction == VAGABOND
 
     def full(x: int) -> np.ndarray:
         return np.full(n, x, dtype=np.int64)
 
-    aw, ab, at, a_sw, a_it, a_cards, a_ready = (full(a[k]) for k in (0, 1, 2, 5, 6, 8, 9))
-    dw, db, dt, d_sw, d_it, d_cards = (full(d[k]) for k in (0, 1, 2, 5, 6, 8))
+    pieces = ("warriors", "buildings", "tokens", "swords", "items", "cards")
+    a_warriors, a_buildings, a_tokens = side("attacker", "warriors", "buildings", "tokens")
+    a_swords, a_items = side("attacker", "swords", "items")
+    d_warriors, d_buildings, d_tokens, d_swords, d_items = side("defender", *pieces[:5])
+    aw, ab, at, a_sw, a_it, a_cards, a_ready = (full(x) for x in side("attacker", *pieces, "ready"))
+    dw, db, dt, d_sw, d_it, d_cards = (full(x) for x in side("defender", *pieces))
     hostile = full(hostile0).astype(bool)
     active = np.ones(n, dtype=bool)
     a_vp, d_vp, ambush_hits, fought, acolytes = (full(0) for _ in range(5))
@@ -86,7 +99,8 @@ def numpy_campaign(p: BattleParams, key: np.uint64, first: int, n: int) -> list[
         cancelled = ambush & (a_cards > 0)
         d_cards -= ambush
         a_cards -= cancelled
-        lost = _removal(2 * (ambush & ~cancelled), aw, ab, at, a_it, a_sw, a[7])
+        dealt = int(PACKED.read(row, "ambush_hits")[0])
+        lost = _removal(dealt * (ambush & ~cancelled), aw, ab, at, a_it, a_sw, a_tokens_first)
         a_ready = a_ready - np.maximum(lost[4] - (a_sw - a_ready), 0)
         aw, ab, at, a_it, a_sw = (
             x - y for x, y in zip((aw, ab, at, a_it, a_sw), lost, strict=True)
@@ -98,38 +112,38 @@ def numpy_campaign(p: BattleParams, key: np.uint64, first: int, n: int) -> list[
         die1 = ((x & np.uint64(0xFFFFFFFF)) * np.uint64(4) >> np.uint64(32)).astype(np.int64)
         die2 = ((x >> np.uint64(32)) * np.uint64(4) >> np.uint64(32)).astype(np.int64)
         high, low = np.maximum(die1, die2), np.minimum(die1, die2)
-        a_roll, d_roll = (low, high) if d[3] == ALLIANCE else (high, low)
+        a_roll, d_roll = (low, high) if d_faction == ALLIANCE else (high, low)
         d_cap = d_sw if d_vb else dw
-        a_hits = np.minimum(a_roll, a_sw if a_vb else aw) + a[4] + (d_cap == 0)
-        d_hits = np.minimum(d_roll, d_cap) + d[4] + (plot & (dt > 0))
+        a_hits = np.minimum(a_roll, a_sw if a_vb else aw) + a_extra + (d_cap == 0)
+        d_hits = np.minimum(d_roll, d_cap) + d_extra + (plot & (dt > 0))
         a_hits *= rolls
         d_hits *= rolls
-        dl = _removal(a_hits, dw, db, dt, d_it, d_sw, d[7])
-        al = _removal(d_hits, aw, ab, at, a_it, a_sw, a[7])
+        dl = _removal(a_hits, dw, db, dt, d_it, d_sw, d_tokens_first)
+        al = _removal(d_hits, aw, ab, at, a_it, a_sw, a_tokens_first)
         a_ready = a_ready - np.maximum(al[4] - (a_sw - a_ready), 0)
         dw, db, dt, d_it, d_sw = (x - y for x, y in zip((dw, db, dt, d_it, d_sw), dl, strict=True))
         aw, ab, at, a_it, a_sw = (x - y for x, y in zip((aw, ab, at, a_it, a_sw), al, strict=True))
         a_vp += dl[1] + dl[2] + (a_vb & hostile) * (dl[0] + dl[1] + dl[2])
         d_vp += al[1] + al[2]
         hostile |= a_vb & (dl[0] > 0)
-        if d[3] == LIZARDS:
+        if d_faction == LIZARDS:
             acolytes += dl[0]
         fought += go
         active = rolls & ~(bool(stop) & ((d_sw if d_vb else dw) == 0))
     a_pres, d_pres = aw + ab, dw + db
     tie = a_pres == d_pres
-    a_rules = (a_pres > d_pres) | (tie & (a[3] == EYRIE) & (a_pres > 0))
-    d_rules = (d_pres > a_pres) | (tie & (d[3] == EYRIE) & (d_pres > 0))
-    a_gardened = bool(garden) & (a[3] == LIZARDS) & (ab > 0)
-    d_gardened = bool(garden) & (d[3] == LIZARDS) & (db > 0)
+    a_rules = (a_pres > d_pres) | (tie & (a_faction == EYRIE) & (a_pres > 0))
+    d_rules = (d_pres > a_pres) | (tie & (d_faction == EYRIE) & (d_pres > 0))
+    a_gardened = bool(garden) & (a_faction == LIZARDS) & (ab > 0)
+    d_gardened = bool(garden) & (d_faction == LIZARDS) & (db > 0)
     a_rules = a_gardened | (a_rules & ~d_gardened)
     d_rules = d_gardened | (d_rules & ~a_gardened)
     control = 2 - 2 * a_rules.astype(np.int64) - d_rules
     return [
-        a[0] - aw,
-        d[0] - dw,
-        d[1] - db,
-        d[2] - dt,
+        a_warriors - aw,
+        d_warriors - dw,
+        d_buildings - db,
+        d_tokens - dt,
         a_vp,
         ((not d_vb) & (dw + db + dt == 0)).astype(np.int64),
         ambush_hits,
@@ -137,11 +151,30 @@ def numpy_campaign(p: BattleParams, key: np.uint64, first: int, n: int) -> list[
         d_vp,
         fought,
         acolytes,
-        a[5] + a[6] - a_sw - a_it,
-        d[5] + d[6] - d_sw - d_it,
+        a_swords + a_items - a_sw - a_it,
+        d_swords + d_items - d_sw - d_it,
         full(0),
         full(0),
         full(0),
+        *_faction_effects(
+            (a_faction, a_warriors - aw, a_buildings - ab, a_tokens - at),
+            (d_faction, d_warriors - dw, d_buildings - db, d_tokens - dt),
+            full(0),
+        ),
+    ]
+
+
+def _faction_effects(attacker: tuple, defender: tuple, zero: np.ndarray) -> list[np.ndarray]:
+    """Marquise warriors, Alliance bases and sympathy, trade posts, gardens, Duchy buildings."""
+    lost = {faction: pieces for faction, *pieces in (attacker, defender)}
+    none = [zero, zero, zero]
+    return [
+        lost.get(MARQUISE, none)[0],
+        lost.get(ALLIANCE, none)[1],
+        lost.get(ALLIANCE, none)[2],
+        lost.get(RIVERFOLK, none)[2],
+        lost.get(LIZARDS, none)[1],
+        lost.get(DUCHY, none)[1],
     ]
 
 

@@ -10,6 +10,14 @@ Layout of one variant's statistics row, for ``M`` metrics::
 
 The cross term gives paired (common-random-number) comparisons between variants without keeping
 per-trial values. Everything is int64, so sums are exact and independent of chunking.
+
+A kernel walks its trials in blocks of :data:`BLOCK`; the walk is written once here, the block's
+body stays the kernel's own::
+
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
+        ...  # trials start .. start + m - 1 into values[:, :, :m]
+        accumulate_block(stats, values, m, hist_offset, hist_max)
 """
 
 from __future__ import annotations
@@ -37,6 +45,20 @@ def layout(hist_max: list[int]) -> tuple[np.ndarray, np.ndarray, int]:
             offsets[m] = pos
             pos += top + 1
     return offsets, np.asarray(hist_max, dtype=np.int64), pos
+
+
+@inline
+def block_count(n_trials):
+    """How many blocks of at most :data:`BLOCK` trials cover ``n_trials`` trials."""
+    return (n_trials + BLOCK - 1) // BLOCK
+
+
+@inline
+def trial_block(first_trial, n_trials, block):
+    """Block ``block`` of the trials ``first_trial .. first_trial + n_trials - 1``: its first trial
+    and its size (``BLOCK``, the last one possibly fewer)."""
+    start = first_trial + block * BLOCK
+    return start, min(BLOCK, first_trial + n_trials - start)
 
 
 @inline

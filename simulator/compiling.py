@@ -55,7 +55,7 @@ MORE_EXAMPLES: dict[str, tuple[dict[str, Any], ...]] = {
 
 def procedure_of(module: str) -> str | None:
     """The procedure a function of ``module`` belongs to (``simulator.procedures.root.
-    _battle_kernel`` → ``root.battle``), or None outside the procedures."""
+    battle.kernel`` → ``root.battle``), or None outside the procedures."""
     prefix = "simulator.procedures."
     if not module.startswith(prefix):
         return None

@@ -31,6 +31,7 @@ GAMES = {
     "root": ("Root and the hirelings module", "root.md"),
     "recruitment": ("The empire game: recruitment and loyalty", "recruitment.md"),
     "council": ("The council game", "council.md"),
+    "template": ("Pig, the template game", "template.md"),
 }
 
 

@@ -100,6 +100,10 @@ def root_battle(p: dict, key: int, trial: int) -> list[int]:
     """A Root battle campaign (Root rules §1.5) as the kernel's metric values."""
     att = Pieces(p["attacker"], p["attacker"].get("counter_ambush", 0))
     dfd = Pieces(p["defender"], p["defender"].get("ambush", 0))
+    if p.get("removal_chooser", "defender") == "defender":
+        # The defending side chooses which pieces go (Root rules §1.8), the attacker's too.
+        att.tokens_first = p["defender"].get("removes_attackers_first", "buildings") == "tokens"
+    start_a = (att.warriors, att.buildings, att.tokens)
     start_a_warriors, start_d = att.warriors, (dfd.warriors, dfd.buildings, dfd.tokens)
     start_a_items, start_d_items = att.items + att.swords, dfd.items + dfd.swords
     start_mercs, start_allies = att.mercenaries, att.allies
@@ -120,7 +124,7 @@ def root_battle(p: dict, key: int, trial: int) -> list[int]:
             if att.ambush_cards > 0:
                 att.ambush_cards -= 1  # counter-ambush: both cards spent, nothing happens
             else:
-                lost = att.take_hits(2)
+                lost = att.take_hits(p["defender"].get("ambush_hits", 2))
                 ambush_hits += sum(lost.values())
                 d_vp += lost["buildings"] + lost["tokens"]
                 if att.is_vagabond:
@@ -193,6 +197,25 @@ def root_battle(p: dict, key: int, trial: int) -> list[int]:
         start_mercs - att.mercenaries,
         start_allies - att.allies,
         int(start_allies > 0 and not att.allied),
+        *faction_effects(att, start_a, dfd, start_d),
+    ]
+
+
+def faction_effects(att: Pieces, start_a: tuple, dfd: Pieces, start_d: tuple) -> list[int]:
+    """Marquise warriors, Alliance bases and sympathy, Riverfolk trade posts, Lizard gardens and
+    Duchy buildings removed, whichever side they were on."""
+    lost = {}
+    for side, start in ((att, start_a), (dfd, start_d)):
+        now = (side.warriors, side.buildings, side.tokens)
+        lost[side.faction] = [was - left for was, left in zip(start, now, strict=True)]
+    nothing = [0, 0, 0]
+    return [
+        lost.get("marquise", nothing)[0],
+        lost.get("alliance", nothing)[1],
+        lost.get("alliance", nothing)[2],
+        lost.get("riverfolk", nothing)[2],
+        lost.get("lizards", nothing)[1],
+        lost.get("duchy", nothing)[1],
     ]
 
 

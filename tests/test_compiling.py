@@ -81,8 +81,8 @@ def test_warm_refuses_an_unknown_procedure(tmp_path):
     ("module", "procedure"),
     [
         ("simulator.procedures.his.field_battle", "his.field_battle"),
-        ("simulator.procedures.root._battle_kernel", "root.battle"),
-        ("simulator.procedures.root._hirelings_game", "root.hirelings"),
+        ("simulator.procedures.root.battle.kernel", "root.battle"),
+        ("simulator.procedures.root.hirelings.game", "root.hirelings"),
         ("simulator.procedures.council.game.kernel", "council.game"),
         ("simulator.procedures.his.new_world.search", "his.new_world"),
         ("simulator.agents.mcts", None),

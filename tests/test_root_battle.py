@@ -281,6 +281,14 @@ def test_ambush_deals_two_hits_before_the_roll():
     assert_near(est, "attacker_warriors_lost", 2 + float(LOW.map(lambda x: min(x, 2)).mean()))
 
 
+def test_ambush_hits_is_a_knob_of_the_invented_card():
+    # The published card deals 2; the rules this project follows give no number (invented).
+    est, _ = estimate(battle({"warriors": 4}, {"warriors": 5, "ambush": 1, "ambush_hits": 1}))
+    assert est["ambush_hits"][0] == 1
+    assert_near(est, "defender_warriors_lost", float(HIGH.map(lambda h: min(h, 3)).mean()))
+    assert_near(est, "attacker_warriors_lost", 1 + float(LOW.map(lambda x: min(x, 3)).mean()))
+
+
 def test_ambush_is_cancelled_by_counter_ambush():
     est, _ = estimate(battle({"warriors": 4, "counter_ambush": 1}, {"warriors": 5, "ambush": 1}))
     assert est["ambush_hits"][0] == 0
@@ -315,6 +323,47 @@ def test_the_owner_chooses_tokens_or_buildings_first():
     )
     assert est["buildings_removed"][0] == 1
     assert_near(est, "tokens_removed", 15 / 16)
+
+
+# An Alliance attacker with one of each piece against a defenceless defender dealing 2 extra hits:
+# it loses its warrior and exactly one of its base (building) and sympathy (token).
+ALLIANCE_PIECES = {"warriors": 1, "buildings": 1, "tokens": 1, "faction": "alliance"}
+DEFENCELESS_HITTER = {"buildings": 1, "extra_hits": 2}
+
+
+def test_the_defending_side_chooses_which_attacker_pieces_go():
+    # Root rules §1.8: "由防御方选择" — the defender removes the base first (default), whatever
+    # the attacker would have chosen (tokens first).
+    est, _ = estimate(battle(ALLIANCE_PIECES, DEFENCELESS_HITTER))
+    assert est["alliance_bases_removed"][0] == 1
+    assert est["sympathy_removed"][0] == 0
+    est, _ = estimate(
+        battle(ALLIANCE_PIECES, {**DEFENCELESS_HITTER, "removes_attackers_first": "tokens"})
+    )
+    assert est["alliance_bases_removed"][0] == 0
+    assert est["sympathy_removed"][0] == 1
+
+
+def test_the_owner_chooses_under_the_other_reading():
+    est, _ = estimate(battle(ALLIANCE_PIECES, DEFENCELESS_HITTER, removal_chooser="owner"))
+    assert est["sympathy_removed"][0] == 1  # the attacker's own order: tokens first
+    assert est["alliance_bases_removed"][0] == 0
+    owner_buildings = {**ALLIANCE_PIECES, "removes_first": "buildings"}
+    est, _ = estimate(battle(owner_buildings, DEFENCELESS_HITTER, removal_chooser="owner"))
+    assert est["alliance_bases_removed"][0] == 1
+    assert est["defender_vp"][0] == 1
+
+
+def test_what_a_removal_costs_a_faction_is_counted_on_either_side():
+    # A defenceless defender loses 1 + the high die (capped by the attacker's 5 warriors).
+    est, _ = estimate(battle(MARQUISE5, {"buildings": 3, "faction": "duchy"}))
+    assert_near(est, "duchy_buildings_removed", float(HIGH.map(lambda h: min(h + 1, 3)).mean()))
+    assert est["marquise_warriors_removed"][0] == 0  # a building deals no hits
+    est, _ = estimate(battle({"warriors": 3, "faction": "riverfolk"}, MARQUISE5))
+    assert_near(est, "marquise_warriors_removed", float(HIGH.map(lambda h: min(h, 3)).mean()))
+    est, _ = estimate(battle(MARQUISE5, {"tokens": 2, "faction": "riverfolk"}))
+    assert_near(est, "trade_posts_removed", float(HIGH.map(lambda h: min(h + 1, 2)).mean()))
+    assert est["gardens_removed"][0] == 0
 
 
 def test_attacker_scores_one_vp_per_building_or_token_removed():
@@ -551,6 +600,37 @@ TWIN_CASES = [
         {"warriors": 3, "buildings": 1, "extra_hits": 1, "ambush": 1},
         battles=3,
         stop_when_cleared=False,
+    ),
+    battle(
+        {"warriors": 3, "buildings": 1, "tokens": 1, "faction": "alliance"},
+        {"warriors": 3, "buildings": 1, "tokens": 1, "faction": "marquise", "ambush": 1},
+        battles=3,
+        stop_when_cleared=False,
+    ),
+    battle(
+        {"warriors": 2, "buildings": 2, "tokens": 1, "faction": "lizards", "extra_hits": 1},
+        {
+            "warriors": 2,
+            "tokens": 2,
+            "faction": "riverfolk",
+            "ambush": 2,
+            "ambush_hits": 1,
+            "removes_attackers_first": "tokens",
+        },
+        lizard_garden=True,
+        battles=2,
+    ),
+    battle(
+        {
+            "warriors": 3,
+            "buildings": 1,
+            "tokens": 1,
+            "faction": "duchy",
+            "removes_first": "buildings",
+        },
+        {"warriors": 1, "buildings": 2, "faction": "lizards", "extra_hits": 2},
+        removal_chooser="owner",
+        battles=2,
     ),
 ]
 

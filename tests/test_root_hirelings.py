@@ -268,3 +268,22 @@ def test_scenario_file_loads_strictly(name):
     path = Path(__file__).parent.parent / "scenarios" / "root" / name
     scenario = parse(path.read_text(), str(path))
     assert scenario.procedure.name == PROC.name
+
+
+@pytest.mark.parametrize("players", [2, 3, 6])
+def test_each_metric_family_runs_over_the_seats_from_where_pack_says(players):
+    """The kernel writes family ``f``'s seat ``o`` at ``first_metric[f] + o``: those slots must
+    name that seat's metric, for every player count."""
+    from simulator.procedures.base import metric_slot
+    from simulator.procedures.root.hirelings.state import FAMILIES, PACKED
+
+    proc = get("root.hirelings")
+    p = proc.params_model.model_validate({"players": players})
+    names = [metric_slot(m.name) for m in proc.metrics(p)]
+    first = PACKED.read(proc.pack(p), "first_metric").astype(int)
+    for family, start in zip(FAMILIES.names, first, strict=True):
+        if family.endswith("1"):
+            stem = family[:-1]
+            assert names[start : start + players] == [f"{stem}{o + 1}" for o in range(players)]
+        else:
+            assert names[start] == family

@@ -7,8 +7,9 @@ import pytest
 
 from simulator import procedures
 from simulator.agents.spec import AgentSpec, pack_agents
-from simulator.procedures.root._hirelings_game import GAME, GREEDY, legacy_move
-from simulator.procedures.root._hirelings_state import (
+from simulator.procedures.root.hirelings import choose_move, pack
+from simulator.procedures.root.hirelings.game import GAME, GREEDY, legacy_move
+from simulator.procedures.root.hirelings.state import (
     H_FIRST,
     H_INFLUENCE,
     H_RANK,
@@ -23,7 +24,6 @@ from simulator.procedures.root._hirelings_state import (
     STATE_SIZE,
     start_game,
 )
-from simulator.procedures.root.hirelings import choose_move, pack
 from tests import naive_agents as twin
 from tests.agent_checks import (
     assert_ladder_same_on_threads_and_chunks,

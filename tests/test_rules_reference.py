@@ -27,6 +27,7 @@ BOOKS: dict[str, tuple[str, str]] = {
     "Root rules": ("root.md", "s"),
     "Recruitment rules": ("recruitment.md", "s"),
     "Council rules": ("council.md", "s"),
+    "Pig rules": ("pig.md", "s"),
 }
 #: A name may be wrapped over lines, comments or string literals ("Here I "\n    "Stand rules").
 BOOK = re.compile("|".join(r'[\s"#:]+'.join(map(re.escape, b.split())) for b in BOOKS))

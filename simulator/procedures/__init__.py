@@ -5,6 +5,12 @@ A procedure named ``<game>.<rule>`` lives in the module ``simulator.procedures.<
 is adding that module (and a scenario). Modules are
 found by walking this package without importing them, so running one scenario imports one rule.
 
+A module may declare its rows' layouts as the module constants ``PACKED`` and ``METRICS``
+(:class:`simulator.layout.Layout`, ``METRICS`` possibly a function of the parameters), and a
+whole game its interface as ``WHOLE_GAME`` (:class:`simulator.agents.game.WholeGame`), instead of
+naming them in its ``Procedure``: :func:`get` wires them in (``packed_layout``, ``metric_layout``,
+``game``).
+
 Procedures from outside the package (:func:`outside`): a designer's file named
 ``path/to/file.py:NAME`` (:mod:`simulator.userfiles`), imported only when named, and an installed
 package's procedures, registered under the entry point group ``sim.procedures``
@@ -48,10 +54,27 @@ def get(name: str) -> Procedure:
         close = difflib.get_close_matches(name, names(), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise KeyError(f"unknown procedure {name!r}{hint}")
-    proc = getattr(import_module(f"{__name__}.{name}"), "PROCEDURE", None)
+    module = import_module(f"{__name__}.{name}")
+    proc = getattr(module, "PROCEDURE", None)
     if not isinstance(proc, Procedure) or proc.name != name:
         raise KeyError(f"module {__name__}.{name} does not define PROCEDURE named {name!r}")
+    _wire(proc, module)
     return proc
+
+
+#: Procedure fields a module may give as module constants instead.
+WIRED = (("packed_layout", "PACKED"), ("metric_layout", "METRICS"), ("game", "WHOLE_GAME"))
+
+
+def _wire(proc: Procedure, module: object) -> None:
+    """Give ``proc`` its module's ``PACKED``, ``METRICS`` and ``WHOLE_GAME`` where it names none.
+
+    In place (the frozen dataclass's fields are set once, before anyone reads them), so the
+    module's ``PROCEDURE`` and ``get(name)`` stay one object."""
+    for field, constant in WIRED:
+        declared = getattr(module, constant, None)
+        if getattr(proc, field) is None and declared is not None:
+            object.__setattr__(proc, field, declared)
 
 
 def installed() -> dict[str, object]:

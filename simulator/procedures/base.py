@@ -12,8 +12,18 @@ The kernel contract::
 trials ``first_trial .. first_trial + n_trials - 1`` under every variant with the same random words
 (common random numbers), writes each trial's metric values into a block buffer
 ``values[variant, metric, i]`` and folds every block into ``stats`` with
-:func:`simulator.accumulate.accumulate_block`. ``stats``, shape ``(n_variants, n_slots)``, holds
-integer sufficient statistics only, so a chunk's result never depends on how trials were split.
+:func:`simulator.accumulate.accumulate_block` (:func:`simulator.accumulate.block_count` and
+:func:`simulator.accumulate.trial_block` walk the blocks). ``stats``, shape
+``(n_variants, n_slots)``, holds integer sufficient statistics only, so a chunk's result never
+depends on how trials were split.
+
+Rows by name: a procedure declares its packed row's :class:`~simulator.layout.Layout`
+(``packed_layout``; ``pack`` writes it with ``Layout.row``, the kernel reads it through offsets
+taken with ``Layout.at``) and its metric row's (``metric_layout``: one slot per metric, named as in
+``metrics()`` with dots written ``_``, see :func:`metric_slot`). A module that defines the
+constants ``PACKED`` and ``METRICS`` gets them wired by the registry when its ``Procedure`` does not
+name them. A house test checks both against ``pack`` and ``metrics`` for every procedure. A whole
+game declares its interface in ``game`` (or the module constant ``WHOLE_GAME``).
 """
 
 from __future__ import annotations
@@ -24,6 +34,9 @@ from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
+
+from simulator.agents.game import WholeGame
+from simulator.layout import Layout
 
 MetricKind = Literal["proportion", "mean", "distribution", "conditional_mean"]
 #: Where a default comes from: the rulebook's reading of its line, another reading of an unclear
@@ -136,6 +149,32 @@ class Procedure:
     #: metrics where it differs from the knob's first value; two values then differ on the
     #: metrics one of them lists and the other does not.
     fires: dict[str, tuple[str, ...] | dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    #: The packed row's declared layout: ``pack(params)`` is a row of exactly its size.
+    packed_layout: Layout | None = None
+    #: The metric row's declared layout, or a function of the parameters giving it (when the
+    #: metrics depend on them, e.g. one per seat): one slot per metric, in the order of
+    #: ``metrics(params)``, each named :func:`metric_slot` of its metric's name.
+    metric_layout: Layout | Callable[[Any], Layout] | None = None
+    #: For a procedure that is a whole game: its game interface and how to deal a position
+    #: (:class:`simulator.agents.game.WholeGame`); the interface tests play every such game.
+    game: WholeGame | None = None
 
     def metric_names(self, params: Any) -> list[str]:
         return [m.name for m in self.metrics(params)]
+
+    def metric_layout_of(self, params: Any) -> Layout | None:
+        """The metric layout for ``params`` (``None`` when the procedure declares none)."""
+        layout = self.metric_layout
+        return layout if layout is None or isinstance(layout, Layout) else layout(params)
+
+
+def metric_slot(name: str) -> str:
+    """The metric layout's name for metric ``name``: its dots (and dashes) written ``_``
+    (``wins.seat1`` → ``wins_seat1``)."""
+    return name.replace(".", "_").replace("-", "_")
+
+
+def metric_layout(metrics: list[Metric]) -> Layout:
+    """The metric layout naming ``metrics`` in order (for a procedure whose metrics depend on
+    its parameters; kernels then find a family's first slot through the packed row)."""
+    return Layout(*(metric_slot(m.name) for m in metrics))

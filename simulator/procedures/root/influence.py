@@ -17,8 +17,9 @@ from itertools import product
 import numpy as np
 from pydantic import Field
 
-from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats, trial_block
 from simulator.jit import kernel
+from simulator.layout import Layout
 from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
 from simulator.procedures.root._rules import cite_hirelings
 from simulator.rng import block_word, die_of, high32, low32, word_base
@@ -66,6 +67,17 @@ def dice_rolled(players: int) -> int:
     return 2 if players <= 3 else 1
 
 
+#: The packed row: the player count, the points behind, then the die (``faces`` of its
+#: ``MAX_FACES`` slots are used).
+PACKED = Layout("players", "behind", "faces", ("amount", MAX_FACES), ("face_behind", MAX_FACES))
+P_PLAYERS, P_BEHIND, P_FACES = PACKED.at("players"), PACKED.at("behind"), PACKED.at("faces")
+P_AMOUNT, P_FACE_BEHIND = PACKED.at("amount"), PACKED.at("face_behind")
+#: The metric row, by name.
+METRICS = Layout("influence", "gains_any")
+INFLUENCE, GAINS_ANY = METRICS.at("influence"), METRICS.at("gains_any")
+N_METRICS = METRICS.size
+
+
 def metrics(p: InfluenceParams) -> list[Metric]:
     top = max(f.amount for f in p.faces) * dice_rolled(p.players)
     return [
@@ -75,34 +87,33 @@ def metrics(p: InfluenceParams) -> list[Metric]:
 
 
 def pack(p: InfluenceParams) -> np.ndarray:
-    row = np.zeros(3 + 2 * MAX_FACES, dtype=np.float64)
-    row[0] = p.players
-    row[1] = p.behind
-    row[2] = len(p.faces)
-    for k, f in enumerate(p.faces):
-        row[3 + k] = f.amount
-        row[3 + MAX_FACES + k] = f.behind
-    return row
+    unused = [0] * (MAX_FACES - len(p.faces))
+    return PACKED.row(
+        players=p.players,
+        behind=p.behind,
+        faces=len(p.faces),
+        amount=[f.amount for f in p.faces] + unused,
+        face_behind=[f.behind for f in p.faces] + unused,
+    )
 
 
 @kernel
 def influence_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
     n_variants = packed.shape[0]
     stats = new_stats(n_variants, n_slots)
-    values = np.zeros((n_variants, 2, BLOCK), dtype=np.int64)
+    values = np.zeros((n_variants, N_METRICS, BLOCK), dtype=np.int64)
     gain = np.zeros(MAX_FACES, dtype=np.int64)
-    end = first_trial + n_trials
-    for start in range(first_trial, end, BLOCK):
-        m = min(BLOCK, end - start)
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
         base = word_base(key, start, 0)
         for v in range(n_variants):
-            players = np.int64(packed[v, 0])
-            behind = np.int64(packed[v, 1])
-            n_faces = np.int64(packed[v, 2])
+            players = np.int64(packed[v, P_PLAYERS])
+            behind = np.int64(packed[v, P_BEHIND])
+            n_faces = np.int64(packed[v, P_FACES])
             # What each face is worth to this player: its amount if it qualifies, else nothing.
             for k in range(n_faces):
-                qualifies = behind >= np.int64(packed[v, 3 + MAX_FACES + k])
-                gain[k] = np.int64(packed[v, 3 + k]) if qualifies else 0
+                qualifies = behind >= np.int64(packed[v, P_FACE_BEHIND + k])
+                gain[k] = np.int64(packed[v, P_AMOUNT + k]) if qualifies else 0
             two_dice = players <= 3
             take_sum = players == 2
             for i in range(m):
@@ -112,8 +123,8 @@ def influence_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
                 # 2 players: the sum; 3 players: the better face; 4 or more: one die.
                 two = first + second if take_sum else max(first, second)
                 total = two if two_dice else first
-                values[v, 0, i] = total
-                values[v, 1, i] = total > 0
+                values[v, INFLUENCE, i] = total
+                values[v, GAINS_ANY, i] = total > 0
         accumulate_block(stats, values, m, hist_offset, hist_max)
     return stats
 
@@ -167,5 +178,7 @@ PROCEDURE = Procedure(
     pack=pack,
     kernel=influence_kernel,
     exact=exact,
+    packed_layout=PACKED,
+    metric_layout=METRICS,
     example={"players": 4, "behind": 3},
 )

@@ -23,9 +23,17 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
-from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats, trial_block
 from simulator.jit import inline, kernel
-from simulator.procedures.base import Assumption, Metric, Params, Procedure
+from simulator.layout import Layout
+from simulator.procedures.base import (
+    Assumption,
+    Metric,
+    Params,
+    Procedure,
+    metric_layout,
+    metric_slot,
+)
 from simulator.procedures.root._rules import cite_setup
 from simulator.rng import die_of, low32, next_word, trial_state
 
@@ -178,29 +186,75 @@ def metrics(p: SetupParams) -> list[Metric]:
     return out
 
 
-# Packed row: players, factions, preference policy, demoted; then per faction its colour (red 1),
-# (unused), preference rank; then the pool size and each hireling's tied faction (-1: none).
-HR0 = 4 + 3 * MAX_FACTIONS
-ROW = HR0 + 1 + MAX_HIRELINGS
+#: The metric families in ``metrics()`` order: each faction's ``in_play``, two counts, each
+#: hireling's ``hireling``, the gap. Where the later ones start depends on the factions and
+#: hirelings, so ``pack`` writes each family's first slot (``first_metric``) from the metric
+#: layout and the kernel reads it there.
+FAMILIES = Layout("in_play", "last_card_locked", "demoted", "hireling", "gap_short_pool")
+IN_PLAY, LOCKED, DEMOTED = (
+    FAMILIES.at("in_play"),
+    FAMILIES.at("last_card_locked"),
+    FAMILIES.at("demoted"),
+)
+HIRED, SHORT_POOL = FAMILIES.at("hireling"), FAMILIES.at("gap_short_pool")
+N_FAMILIES = FAMILIES.size
+
+#: The packed row: the draft's sizes and policy, each faction's colour (red 1) and preference
+#: rank (0 = most wanted), each hireling's tied faction (-1: none), the metric families' starts.
+PACKED = Layout(
+    "players",
+    "factions",
+    "by_preference",
+    "demoted",
+    ("red", MAX_FACTIONS),
+    ("rank", MAX_FACTIONS),
+    "hirelings",
+    ("tied", MAX_HIRELINGS),
+    ("first_metric", N_FAMILIES),
+)
+P_PLAYERS, P_FACTIONS, P_BY_PREFERENCE = (
+    PACKED.at(n) for n in ("players", "factions", "by_preference")
+)
+P_DEMOTED, P_RED, P_RANK = PACKED.at("demoted"), PACKED.at("red"), PACKED.at("rank")
+P_HIRELINGS, P_TIED, P_FIRST_METRIC = (PACKED.at(n) for n in ("hirelings", "tied", "first_metric"))
+
+
+def metric_layout_of(p: SetupParams) -> Layout:
+    """The metric row of ``p`` (one slot per metric of ``metrics(p)``)."""
+    return metric_layout(metrics(p))
+
+
+def first_metrics(p: SetupParams) -> list[int]:
+    """Where each family of ``FAMILIES`` starts in the metric row of ``p``."""
+    layout = metric_layout_of(p)
+    firsts = {
+        "in_play": f"in_play.{p.factions[0].name}",
+        "last_card_locked": "last_card_locked",
+        "demoted": "demoted",
+        "hireling": f"hireling.{p.hirelings[0].name}",
+        "gap_short_pool": "gap_short_pool",
+    }
+    return [layout.at(metric_slot(firsts[family])) for family in FAMILIES.names]
 
 
 def pack(p: SetupParams) -> np.ndarray:
     n = len(p.factions)
     rank = {name: k for k, name in enumerate(p.preferences)}
     order = sorted(range(n), key=lambda k: (rank.get(p.factions[k].name, len(rank)), k))
-    row = np.zeros(ROW, dtype=np.float64)
-    row[0] = p.players
-    row[1] = n
-    row[2] = 1 if p.policy == "preference" else 0
-    row[3] = demoted_count(p.players)
-    for k, f in enumerate(p.factions):
-        row[4 + k] = 1 if f.colour == "red" else 0
-        row[4 + 2 * MAX_FACTIONS + k] = order.index(k)  # preference rank, 0 = most wanted
+    unused_factions = [0] * (MAX_FACTIONS - n)
     names = [f.name for f in p.factions]
-    row[HR0] = len(p.hirelings)
-    for k, h in enumerate(p.hirelings):
-        row[HR0 + 1 + k] = names.index(h.faction) if h.faction else -1
-    return row
+    return PACKED.row(
+        players=p.players,
+        factions=n,
+        by_preference=1 if p.policy == "preference" else 0,
+        demoted=demoted_count(p.players),
+        red=[1 if f.colour == "red" else 0 for f in p.factions] + unused_factions,
+        rank=[order.index(k) for k in range(n)] + unused_factions,
+        hirelings=len(p.hirelings),
+        tied=[names.index(h.faction) if h.faction else -1 for h in p.hirelings]
+        + [0] * (MAX_HIRELINGS - len(p.hirelings)),
+        first_metric=first_metrics(p),
+    )
 
 
 @inline
@@ -222,21 +276,23 @@ def setup_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_sl
     hire = np.zeros(MAX_HIRELINGS, dtype=np.int64)
     pool_deck = np.zeros(MAX_HIRELINGS, dtype=np.int64)
     taken = np.zeros(MAX_FACTIONS + 1, dtype=np.bool_)
-    end = first_trial + n_trials
-    for start in range(first_trial, end, BLOCK):
-        m = min(BLOCK, end - start)
+    first = np.zeros(N_FAMILIES, dtype=np.int64)
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
         for v in range(n_variants):
-            players = np.int64(packed[v, 0])
-            n = np.int64(packed[v, 1])
-            by_preference = packed[v, 2] > 0.5
-            demoted = np.int64(packed[v, 3])
-            n_hire = np.int64(packed[v, HR0])
+            players = np.int64(packed[v, P_PLAYERS])
+            n = np.int64(packed[v, P_FACTIONS])
+            by_preference = packed[v, P_BY_PREFERENCE] > 0.5
+            demoted = np.int64(packed[v, P_DEMOTED])
+            n_hire = np.int64(packed[v, P_HIRELINGS])
+            for k in range(N_FAMILIES):
+                first[k] = np.int64(packed[v, P_FIRST_METRIC + k])
             for i in range(m):
                 state[0] = trial_state(key, start + i)
                 # One red card to the pool first.
                 n_red = 0
                 for k in range(n):
-                    if packed[v, 4 + k] > 0.5:
+                    if packed[v, P_RED + k] > 0.5:
                         deck[n_red] = k
                         n_red += 1
                 pick = _uniform(state, n_red)
@@ -245,7 +301,7 @@ def setup_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_sl
                 # player: a partial Fisher-Yates shuffle deals them.
                 size = 0
                 for k in range(n):
-                    is_red = packed[v, 4 + k] > 0.5
+                    is_red = packed[v, P_RED + k] > 0.5
                     if k != pool[0] and (is_red or players > 2):
                         deck[size] = k
                         size += 1
@@ -255,7 +311,7 @@ def setup_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_sl
                     pool[1 + d] = deck[d]
                 # A white last card is locked until a red faction has been chosen.
                 last = pool[players]
-                locked = packed[v, 4 + last] < 0.5
+                locked = packed[v, P_RED + last] < 0.5
                 for k in range(n):
                     chosen[k] = 0
                 red_chosen = False
@@ -271,8 +327,8 @@ def setup_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_sl
                             continue
                         count += 1
                         if by_preference:
-                            rank = packed[v, 4 + 2 * MAX_FACTIONS + pool[c]]
-                            if best < 0 or rank < packed[v, 4 + 2 * MAX_FACTIONS + pool[best]]:
+                            rank = packed[v, P_RANK + pool[c]]
+                            if best < 0 or rank < packed[v, P_RANK + pool[best]]:
                                 best = c
                     if not by_preference:
                         r = _uniform(state, count)
@@ -285,13 +341,13 @@ def setup_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_sl
                             r -= 1
                     taken[best] = True
                     chosen[pool[best]] = 1
-                    red_chosen = red_chosen or packed[v, 4 + pool[best]] > 0.5
+                    red_chosen = red_chosen or packed[v, P_RED + pool[best]] > 0.5
                 # Three hirelings at random from the pool, never the minor faction of a chosen
                 # faction (all that are left when fewer: a rule gap).
                 size = 0
                 for k in range(n_hire):
                     hire[k] = 0
-                    tied = np.int64(packed[v, HR0 + 1 + k])
+                    tied = np.int64(packed[v, P_TIED + k])
                     if tied < 0 or chosen[tied] == 0:
                         pool_deck[size] = k
                         size += 1
@@ -300,12 +356,12 @@ def setup_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_sl
                     pool_deck[d], pool_deck[j] = pool_deck[j], pool_deck[d]
                     hire[pool_deck[d]] = 1
                 for k in range(n):
-                    values[v, k, i] = chosen[k]
-                values[v, n, i] = locked
-                values[v, n + 1, i] = min(demoted, size)
+                    values[v, first[IN_PLAY] + k, i] = chosen[k]
+                values[v, first[LOCKED], i] = locked
+                values[v, first[DEMOTED], i] = min(demoted, size)
                 for k in range(n_hire):
-                    values[v, n + 2 + k, i] = hire[k]
-                values[v, n + 2 + n_hire, i] = size < HIRELINGS_DEALT
+                    values[v, first[HIRED] + k, i] = hire[k]
+                values[v, first[SHORT_POOL], i] = size < HIRELINGS_DEALT
         accumulate_block(stats, values, m, hist_offset, hist_max)
     return stats
 
@@ -371,6 +427,8 @@ PROCEDURE = Procedure(
     metrics=metrics,
     pack=pack,
     kernel=setup_kernel,
+    packed_layout=PACKED,
+    metric_layout=metric_layout_of,
     exact=exact,
     example={"players": 4},
     notes=(

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from simulator.agents.spec import AGENT_ROW
 from simulator.jit import inline, kernel
+from simulator.layout import Layout
 from simulator.procedures.root.influence import MAX_FACES
 from simulator.rng import die_of, high32, low32, next_word
 
@@ -31,36 +33,112 @@ PASS = 3 * MAX_HIRELINGS * MAX_SEATS
 #: Legal moves at most: 4 takes + 2 Diplomats x 5 gifts, 3 protects, 3 unprotects, the pass.
 MAX_MOVES = 32
 
-# Header.
-H_PLAYERS, H_ROUNDS, H_NHIRE, H_NFACES, H_POINTS = 0, 1, 2, 3, 4
-H_ROUND, H_TURN, H_FIRST, H_SEAT, H_INFLUENCE, H_RANK, H_OVER = 5, 6, 7, 8, 9, 10, 11
-H_LEADER, H_STREAK, H_LEAD_CHANGES, H_CHANGES, H_PROTECTIONS, H_CATCH_UP = 12, 13, 14, 15, 16, 17
-HEADER = 20
-# Rules.
-S_COST = HEADER
-S_KIND = S_COST + MAX_HIRELINGS
-S_PROTECTABLE = S_KIND + MAX_HIRELINGS
-S_FACE = S_PROTECTABLE + MAX_HIRELINGS
-S_BEHIND = S_FACE + MAX_FACES
-GAIN_ROW = 2 * MAX_GAINS + 2  # n, total weight, points[MAX_GAINS], cumulative weight[MAX_GAINS]
-S_GAIN = S_BEHIND + MAX_FACES
-# Position.
-S_SCORE = S_GAIN + MAX_SEATS * GAIN_ROW
-S_HOLDER = S_SCORE + MAX_SEATS
-S_PROTECTED = S_HOLDER + MAX_HIRELINGS
-S_EXHAUSTED = S_PROTECTED + MAX_HIRELINGS
-# Metric counters.
-S_HELD = S_EXHAUSTED + MAX_HIRELINGS  # hireling-rounds per seat
-S_HELD_RANK = S_HELD + MAX_SEATS  # hireling-rounds per score rank
-S_SPENT = S_HELD_RANK + MAX_SEATS
-S_SPENT_RANK = S_SPENT + MAX_SEATS
-STATE_SIZE = S_SPENT_RANK + MAX_SEATS
+#: One seat's distribution of round points: ``n`` outcomes, their ``total`` weight, each
+#: outcome's points and the cumulative weights (a draw below ``cumulative[k]`` scores
+#: ``points[k]``).
+GAIN = Layout("n", "total", ("points", MAX_GAINS), ("cumulative", MAX_GAINS))
+GAIN_ROW = GAIN.size
+GAIN_N, GAIN_TOTAL = GAIN.at("n"), GAIN.at("total")
+GAIN_POINTS, GAIN_CUMULATIVE = GAIN.at("points"), GAIN.at("cumulative")
 
-# Packed params row layout (hirelings.pack).
-H0 = 8
-F0 = H0 + 2 * MAX_HIRELINGS + 1
-G0 = F0 + 2 * MAX_FACES + 1
-A0 = G0 + MAX_SEATS * GAIN_ROW  # each seat's packed agent row (AGENT_ROW columns)
+#: The state: a header (the rules' sizes and knobs, the position, the metric counters that are
+#: one number), the rules copied from the packed row, the position, the per-seat counters.
+STATE = Layout(
+    "players",
+    "rounds",
+    "hirelings",
+    "faces",
+    "points",
+    "round",
+    "turn",
+    "first",
+    "seat",
+    "influence",
+    "rank",
+    "over",
+    "leader",
+    "streak",
+    "lead_changes",
+    "changes",
+    "protections",
+    "catch_up",
+    # Rules.
+    ("cost", MAX_HIRELINGS),
+    ("kind", MAX_HIRELINGS),
+    ("protectable", MAX_HIRELINGS),
+    ("face", MAX_FACES),
+    ("behind", MAX_FACES),
+    ("gain", MAX_SEATS * GAIN_ROW),
+    # Position.
+    ("score", MAX_SEATS),
+    ("holder", MAX_HIRELINGS),
+    ("protected", MAX_HIRELINGS),
+    ("exhausted", MAX_HIRELINGS),
+    # Metric counters: hireling-rounds per seat and per score rank, influence spent likewise.
+    ("held", MAX_SEATS),
+    ("held_rank", MAX_SEATS),
+    ("spent", MAX_SEATS),
+    ("spent_rank", MAX_SEATS),
+)
+H_PLAYERS, H_ROUNDS, H_NHIRE = STATE.at("players"), STATE.at("rounds"), STATE.at("hirelings")
+H_NFACES, H_POINTS, H_ROUND = STATE.at("faces"), STATE.at("points"), STATE.at("round")
+H_TURN, H_FIRST, H_SEAT = STATE.at("turn"), STATE.at("first"), STATE.at("seat")
+H_INFLUENCE, H_RANK, H_OVER = STATE.at("influence"), STATE.at("rank"), STATE.at("over")
+H_LEADER, H_STREAK = STATE.at("leader"), STATE.at("streak")
+H_LEAD_CHANGES, H_CHANGES = STATE.at("lead_changes"), STATE.at("changes")
+H_PROTECTIONS, H_CATCH_UP = STATE.at("protections"), STATE.at("catch_up")
+S_COST, S_KIND, S_PROTECTABLE = STATE.at("cost"), STATE.at("kind"), STATE.at("protectable")
+S_FACE, S_BEHIND, S_GAIN = STATE.at("face"), STATE.at("behind"), STATE.at("gain")
+S_SCORE, S_HOLDER = STATE.at("score"), STATE.at("holder")
+S_PROTECTED, S_EXHAUSTED = STATE.at("protected"), STATE.at("exhausted")
+S_HELD, S_HELD_RANK = STATE.at("held"), STATE.at("held_rank")
+S_SPENT, S_SPENT_RANK = STATE.at("spent"), STATE.at("spent_rank")
+STATE_SIZE = STATE.size
+
+#: The first metric of each family of the metric row, in ``metrics()`` order, by its slot name
+#: (a per-seat or per-rank family runs over the seats from its first); where each starts depends
+#: on the players, so ``pack`` writes the starts into the row (``first_metric``) from the metric
+#: layout, and the kernel reads them there.
+FAMILIES = Layout(
+    "controlled_rounds_seat1",
+    "controlled_rounds_rank1",
+    "control_changes",
+    "influence_spent_seat1",
+    "influence_spent_rank1",
+    "protections",
+    "catch_up",
+    "wins_seat1",
+    "draws",
+    "length",
+    "lead_changes",
+    "decided_at",
+)
+
+#: The packed params row (hirelings.params.pack): the knobs, the hirelings in play (``kind``:
+#: ``protectable + 2 * kind``), the die, each seat's round points, the metric families' starts
+#: and each seat's agent row (AGENT_ROW columns).
+PACKED = Layout(
+    "players",
+    "rounds",
+    "hireling_points",
+    "hirelings",
+    ("cost", MAX_HIRELINGS),
+    ("kind", MAX_HIRELINGS),
+    "faces",
+    ("amount", MAX_FACES),
+    ("face_behind", MAX_FACES),
+    ("gain", MAX_SEATS * GAIN_ROW),
+    ("first_metric", FAMILIES.size),
+    ("agents", MAX_SEATS * AGENT_ROW),
+)
+P_PLAYERS, P_ROUNDS, P_POINTS = (
+    PACKED.at("players"),
+    PACKED.at("rounds"),
+    PACKED.at("hireling_points"),
+)
+P_HIRELINGS, P_COST, P_KIND = PACKED.at("hirelings"), PACKED.at("cost"), PACKED.at("kind")
+P_FACES, P_AMOUNT, P_FACE_BEHIND = PACKED.at("faces"), PACKED.at("amount"), PACKED.at("face_behind")
+P_GAIN, P_FIRST_METRIC, P_AGENTS = PACKED.at("gain"), PACKED.at("first_metric"), PACKED.at("agents")
 
 
 @inline
@@ -159,11 +237,11 @@ def begin_turn(s, rng):
     seat = (s[H_FIRST] + s[H_TURN]) % s[H_PLAYERS]
     s[H_SEAT] = seat
     g = S_GAIN + seat * GAIN_ROW
-    u = uniform(rng, s[g + 1])
+    u = uniform(rng, s[g + GAIN_TOTAL])
     k = 0
-    while u >= s[g + 2 + MAX_GAINS + k]:
+    while u >= s[g + GAIN_CUMULATIVE + k]:
         k += 1
-    s[S_SCORE + seat] += s[g + 2 + k]
+    s[S_SCORE + seat] += s[g + GAIN_POINTS + k]
     leader = 0
     for o in range(s[H_PLAYERS]):
         leader = max(leader, s[S_SCORE + o])
@@ -287,22 +365,22 @@ def advance(s, rng):
 def start_game(s, row, rng):
     """Deal a game from the params row: everything before the first decision."""
     s[:] = 0
-    players = np.int64(row[0])
+    players = np.int64(row[P_PLAYERS])
     s[H_PLAYERS] = players
-    s[H_ROUNDS] = np.int64(row[1])
-    s[H_POINTS] = np.int64(row[2])
-    s[H_NHIRE] = np.int64(row[H0 - 1])
-    s[H_NFACES] = np.int64(row[F0 - 1])
+    s[H_ROUNDS] = np.int64(row[P_ROUNDS])
+    s[H_POINTS] = np.int64(row[P_POINTS])
+    s[H_NHIRE] = np.int64(row[P_HIRELINGS])
+    s[H_NFACES] = np.int64(row[P_FACES])
     for h in range(MAX_HIRELINGS):
-        s[S_COST + h] = np.int64(row[H0 + h])
-        s[S_KIND + h] = np.int64(row[H0 + MAX_HIRELINGS + h]) // 2
-        s[S_PROTECTABLE + h] = np.int64(row[H0 + MAX_HIRELINGS + h]) % 2
+        s[S_COST + h] = np.int64(row[P_COST + h])
+        s[S_KIND + h] = np.int64(row[P_KIND + h]) // 2
+        s[S_PROTECTABLE + h] = np.int64(row[P_KIND + h]) % 2
         s[S_HOLDER + h] = -1
     for f in range(MAX_FACES):
-        s[S_FACE + f] = np.int64(row[F0 + f])
-        s[S_BEHIND + f] = np.int64(row[F0 + MAX_FACES + f])
+        s[S_FACE + f] = np.int64(row[P_AMOUNT + f])
+        s[S_BEHIND + f] = np.int64(row[P_FACE_BEHIND + f])
     for k in range(MAX_SEATS * GAIN_ROW):
-        s[S_GAIN + k] = np.int64(row[G0 + k])
+        s[S_GAIN + k] = np.int64(row[P_GAIN + k])
     s[H_LEADER] = -1
     s[H_FIRST] = 0  # seat 1 holds the first-player card at the start
     begin_round(s)

@@ -5,8 +5,8 @@
 - ``heuristic``: each seat's score projected to the end (rounds left times the mean round gain
   plus ``hireling_points`` per hireling it holds now), turned into win chances by a softmax whose
   temperature grows with the square root of the rounds left (the luck still to come);
-- ``determinize``: a plain copy (every hireling, protection and score is public; the future
-  dice are chance events, drawn by ``apply_move``).
+- no ``determinize``: every hireling, protection and score is public (``info`` says so), so a
+  seat's view is a plain copy; the future dice are chance events, drawn by ``apply_move``.
 
 ``legacy_move`` is how the ``random`` and ``greedy`` rungs play this game (the kernel's own
 policies, kept bit for bit from before the game interface so the twin and baseline still hold):
@@ -23,11 +23,15 @@ import math
 
 import numpy as np
 
-from simulator.agents.game import GameFunctions
+from simulator.agents.game import GameFunctions, GameInfo, flat_deal
 from simulator.jit import inline, kernel
-from simulator.procedures.root._hirelings_state import (
+from simulator.procedures.root.hirelings.state import (
     DIPLOMAT,
+    GAIN_CUMULATIVE,
+    GAIN_N,
+    GAIN_POINTS,
     GAIN_ROW,
+    GAIN_TOTAL,
     H_INFLUENCE,
     H_NHIRE,
     H_OVER,
@@ -36,7 +40,6 @@ from simulator.procedures.root._hirelings_state import (
     H_ROUND,
     H_ROUNDS,
     H_SEAT,
-    MAX_GAINS,
     MAX_HIRELINGS,
     MAX_MOVES,
     MAX_SEATS,
@@ -46,6 +49,7 @@ from simulator.procedures.root._hirelings_state import (
     S_HOLDER,
     S_KIND,
     S_SCORE,
+    STATE_SIZE,
     TAKE,
     apply_move,
     copy_state,
@@ -54,6 +58,7 @@ from simulator.procedures.root._hirelings_state import (
     n_seats,
     purchase_kind,
     round_of,
+    start_game,
     to_move,
     uniform,
 )
@@ -86,11 +91,11 @@ def mean_gain(s, seat):
     g = S_GAIN + seat * GAIN_ROW
     prev = 0
     total = 0.0
-    for k in range(s[g]):
-        w = s[g + 2 + MAX_GAINS + k]
-        total += s[g + 2 + k] * (w - prev)
+    for k in range(s[g + GAIN_N]):
+        w = s[g + GAIN_CUMULATIVE + k]
+        total += s[g + GAIN_POINTS + k] * (w - prev)
         prev = w
-    return total / s[g + 1]
+    return total / s[g + GAIN_TOTAL]
 
 
 @kernel
@@ -117,12 +122,6 @@ def heuristic(s, out):
         out[o] /= total
 
 
-@kernel
-def determinize(s, seat, rng):
-    """A plain copy: the game has no hidden information."""
-    return copy_state(s)
-
-
 GAME = GameFunctions(
     copy_state=copy_state,
     to_move=to_move,
@@ -131,11 +130,15 @@ GAME = GameFunctions(
     is_over=is_over,
     returns=returns,
     heuristic=heuristic,
-    determinize=determinize,
     round_of=round_of,
     n_seats=n_seats,
     max_moves=MAX_MOVES,
+    info=GameInfo(seats=MAX_SEATS, max_moves=MAX_MOVES, hidden_information=False, chance=True),
 )
+
+
+#: A new game from the packed row, up to its first decision (for tests and tools).
+deal = flat_deal(STATE_SIZE, start_game)
 
 
 @inline

@@ -10,6 +10,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+from simulator.layout import Layout
 from simulator.procedures.base import Metric, Params
 
 Faction = Literal[
@@ -29,6 +30,7 @@ FACTIONS: tuple[str, ...] = (
 EYRIE, ALLIANCE, VAGABOND, LIZARDS, CORVIDS = (
     FACTIONS.index(f) for f in ("eyrie", "alliance", "vagabond", "lizards", "corvids")
 )
+MARQUISE, RIVERFOLK, DUCHY = (FACTIONS.index(f) for f in ("marquise", "riverfolk", "duchy"))
 
 MAX_WARRIORS = 30
 MAX_BUILDINGS = 3
@@ -73,8 +75,9 @@ class Side(Params):
     )
     removes_first: Literal["tokens", "buildings"] = Field(
         default="tokens",
-        description="assumption: after its warriors, the owner removes tokens before buildings "
-        "(tokens do not count for control)",
+        description="assumption: after its warriors, this side removes its tokens before its "
+        "buildings (tokens do not count for control); the attacker's order is the defender's "
+        "choice unless removal_chooser: owner",
     )
 
     @field_validator("vagabond_swords", "vagabond_items")
@@ -99,7 +102,8 @@ class Attacker(Side):
         default=0,
         ge=0,
         le=MAX_AMBUSH_CARDS,
-        description="ambush cards the attacker holds to cancel the defender's ambushes",
+        description="ambush cards the attacker holds to cancel the defender's ambushes (INVENTED "
+        "like the ambush's effect: the published game's card, not in the Root rules)",
     )
     hostile: bool = Field(
         default=False,
@@ -156,6 +160,19 @@ class Defender(Side):
         le=MAX_AMBUSH_CARDS,
         description="ambush cards the defender holds (it plays one in each battle while it can)",
     )
+    ambush_hits: int = Field(
+        default=2,
+        ge=0,
+        le=MAX_EXTRA_HITS,
+        description="INVENTED (from the published game; the FAQ names the ambush without its "
+        "effect): hits an uncancelled ambush deals the attacker before the roll",
+    )
+    removes_attackers_first: Literal["buildings", "tokens"] = Field(
+        default="buildings",
+        description="with removal_chooser: defender (the rulebook, Root rules §1.8), what the "
+        "defender removes first of the attacker's buildings and tokens after its warriors "
+        "(assumption: buildings, which count for control)",
+    )
     corvid_plot_face_down: bool = Field(
         default=False,
         description="Corvids defending with a face-down plot (their token in the clearing; one "
@@ -173,6 +190,13 @@ class BattleParams(Params):
     )
     battles: int = Field(
         default=1, ge=1, le=MAX_BATTLES, description="battles the attacker fights there in a row"
+    )
+    removal_chooser: Literal["defender", "owner"] = Field(
+        default="defender",
+        description="who chooses which pieces go when there is a choice: the defending side "
+        "(the rulebook, Root rules §1.8 '由防御方选择': its own pieces in its removes_first "
+        "order, the attacker's in removes_attackers_first) or each piece's owner (removes_first "
+        "on each side)",
     )
     stop_when_cleared: bool = Field(
         default=True,
@@ -238,11 +262,54 @@ def _one_plot_per_clearing(s: Side) -> None:
         )
 
 
-# Indices of the metric values the kernel writes, in the order of metrics().
-(A_LOST, D_LOST, BUILDINGS, TOKENS, A_VP, CLEARED, AMBUSH_HITS, CONTROL) = range(8)
-D_VP, FOUGHT, ACOLYTES, A_DAMAGED, D_DAMAGED = range(8, 13)
-MERCS_LOST, ALLIES_LOST, ALLY_HOSTILE = range(13, 16)
-N_METRICS = 16
+#: The metric row the kernel writes, by name (the house test checks it against metrics()).
+METRICS = Layout(
+    "attacker_warriors_lost",
+    "defender_warriors_lost",
+    "buildings_removed",
+    "tokens_removed",
+    "attacker_vp",
+    "defender_cleared",
+    "ambush_hits",
+    "control_after",
+    "defender_vp",
+    "battles_fought",
+    "acolytes",
+    "attacker_items_damaged",
+    "defender_items_damaged",
+    "mercenaries_lost",
+    "allied_warriors_lost",
+    "ally_turned_hostile",
+    "marquise_warriors_removed",
+    "alliance_bases_removed",
+    "sympathy_removed",
+    "trade_posts_removed",
+    "gardens_removed",
+    "duchy_buildings_removed",
+)
+A_LOST = METRICS.at("attacker_warriors_lost")
+D_LOST = METRICS.at("defender_warriors_lost")
+BUILDINGS = METRICS.at("buildings_removed")
+TOKENS = METRICS.at("tokens_removed")
+A_VP = METRICS.at("attacker_vp")
+CLEARED = METRICS.at("defender_cleared")
+AMBUSH_HITS = METRICS.at("ambush_hits")
+CONTROL = METRICS.at("control_after")
+D_VP = METRICS.at("defender_vp")
+FOUGHT = METRICS.at("battles_fought")
+ACOLYTES = METRICS.at("acolytes")
+A_DAMAGED = METRICS.at("attacker_items_damaged")
+D_DAMAGED = METRICS.at("defender_items_damaged")
+MERCS_LOST = METRICS.at("mercenaries_lost")
+ALLIES_LOST = METRICS.at("allied_warriors_lost")
+ALLY_HOSTILE = METRICS.at("ally_turned_hostile")
+HOSPITALS = METRICS.at("marquise_warriors_removed")
+BASES = METRICS.at("alliance_bases_removed")
+SYMPATHY = METRICS.at("sympathy_removed")
+TRADE_POSTS = METRICS.at("trade_posts_removed")
+GARDENS = METRICS.at("gardens_removed")
+DUCHY_BUILDINGS = METRICS.at("duchy_buildings_removed")
+N_METRICS = METRICS.size
 
 
 def metrics(p: BattleParams) -> list[Metric]:
@@ -321,56 +388,152 @@ def metrics(p: BattleParams) -> list[Metric]:
             "(it turns hostile to its ally, whose warriors stop battling with it)",
             headline=False,
         ),
+        *FACTION_EFFECTS,
     ]
 
 
-# A packed row: each side's SIDE_WIDTH columns (attacker, then defender), then the globals.
-(
-    C_WARRIORS,
-    C_BUILDINGS,
-    C_TOKENS,
-    C_FACTION,
-    C_EXTRA,
-    C_SWORDS,
-    C_ITEMS,
-    C_TOKENS_FIRST,
-    C_CARDS,
-    C_READY,
-    C_MERCS,
-    C_ALLIES,
-) = range(12)
-SIDE_WIDTH = 12
-GLOBALS = 2 * SIDE_WIDTH
+#: What a removal costs or gives a faction after the battle (Root rules §4.6, §6.7, §6.8, §9.6,
+#: §10.4, §11.3): counted on either side, not played (the cards, supporters, officers, funds and
+#: ministers are not in the battle's state).
+FACTION_EFFECTS = (
+    Metric(
+        "marquise_warriors_removed",
+        "mean",
+        "Marquise warriors removed (ambushes included): field hospitals may return them to the "
+        "Keep, one card per removal (§4.6; not played)",
+        headline=False,
+    ),
+    Metric(
+        "alliance_bases_removed",
+        "mean",
+        "Alliance bases (buildings) removed: each discards its supporters and half the "
+        "officers (§6.7; not played)",
+        headline=False,
+    ),
+    Metric(
+        "sympathy_removed",
+        "mean",
+        "Alliance sympathy tokens removed: each an outrage, a card to the Alliance's supporters "
+        "(§6.8; not played)",
+        headline=False,
+    ),
+    Metric(
+        "trade_posts_removed",
+        "mean",
+        "Riverfolk trade posts (tokens) removed: each goes to the box and halves the Riverfolk's "
+        "funds (§9.6; not played)",
+        headline=False,
+    ),
+    Metric(
+        "gardens_removed",
+        "mean",
+        "Lizard gardens (buildings) removed: the Lizards discard a random card for each (§10.4; "
+        "not played)",
+        headline=False,
+    ),
+    Metric(
+        "duchy_buildings_removed",
+        "mean",
+        "Duchy buildings removed: a removal of at least one returns the highest minister and "
+        "discards a random card (§11.3; not played)",
+        headline=False,
+    ),
+)
 
 
-def _pack_side(s: Side, cards: int, exhausted: int, mercs: int, allies: int) -> list[float]:
-    return [
-        s.warriors,
-        s.buildings,
-        s.tokens,
-        FACTIONS.index(s.faction),
-        s.extra_hits,
-        s.vagabond_swords,
-        s.vagabond_items,
-        1 if s.removes_first == "tokens" else 0,
-        cards,
-        s.vagabond_swords - exhausted,
-        mercs,
-        allies,
-    ]
+#: One side's columns of a packed row (``cards``: the defender's ambush cards, the attacker's
+#: counter-ambush cards; ``ready``: a Vagabond's swords not yet exhausted).
+SIDE = Layout(
+    "warriors",
+    "buildings",
+    "tokens",
+    "faction",
+    "extra_hits",
+    "swords",
+    "items",
+    "tokens_first",
+    "cards",
+    "ready",
+    "mercenaries",
+    "allies",
+)
+C_WARRIORS = SIDE.at("warriors")
+C_BUILDINGS = SIDE.at("buildings")
+C_TOKENS = SIDE.at("tokens")
+C_FACTION = SIDE.at("faction")
+C_EXTRA = SIDE.at("extra_hits")
+C_SWORDS = SIDE.at("swords")
+C_ITEMS = SIDE.at("items")
+C_TOKENS_FIRST = SIDE.at("tokens_first")
+C_CARDS = SIDE.at("cards")
+C_READY = SIDE.at("ready")
+C_MERCS = SIDE.at("mercenaries")
+C_ALLIES = SIDE.at("allies")
+
+#: A packed row: the attacker's side, the defender's, then what belongs to the battle.
+PACKED = Layout(
+    ("attacker", SIDE.size),
+    ("defender", SIDE.size),
+    "corvid_plot",
+    "lizard_garden",
+    "battles",
+    "stop_when_cleared",
+    "hostile",
+    "ambush_hits",
+)
+ATTACKER_SIDE = PACKED.at("attacker")
+DEFENDER_SIDE = PACKED.at("defender")
+P_CORVID_PLOT = PACKED.at("corvid_plot")
+P_GARDEN = PACKED.at("lizard_garden")
+P_BATTLES = PACKED.at("battles")
+P_STOP_WHEN_CLEARED = PACKED.at("stop_when_cleared")
+P_HOSTILE = PACKED.at("hostile")
+P_AMBUSH_HITS = PACKED.at("ambush_hits")
+
+
+def attacker_tokens_first(p: BattleParams) -> bool:
+    """Whether the attacker's tokens go before its buildings: the defender's choice under the
+    rulebook (Root rules §1.8), the attacker's own under ``removal_chooser: owner``."""
+    if p.removal_chooser == "defender":
+        return p.defender.removes_attackers_first == "tokens"
+    return p.attacker.removes_first == "tokens"
+
+
+def _pack_side(
+    s: Side, cards: int, exhausted: int, mercs: int, allies: int, tokens_first: bool
+) -> np.ndarray:
+    return SIDE.row(
+        warriors=s.warriors,
+        buildings=s.buildings,
+        tokens=s.tokens,
+        faction=FACTIONS.index(s.faction),
+        extra_hits=s.extra_hits,
+        swords=s.vagabond_swords,
+        items=s.vagabond_items,
+        tokens_first=int(tokens_first),
+        cards=cards,
+        ready=s.vagabond_swords - exhausted,
+        mercenaries=mercs,
+        allies=allies,
+    )
 
 
 def pack(p: BattleParams) -> np.ndarray:
-    a = p.attacker
-    row = _pack_side(
-        a, a.counter_ambush, a.vagabond_exhausted_swords, a.mercenaries, a.allied_warriors
+    a, d = p.attacker, p.defender
+    return PACKED.row(
+        attacker=_pack_side(
+            a,
+            a.counter_ambush,
+            a.vagabond_exhausted_swords,
+            a.mercenaries,
+            a.allied_warriors,
+            attacker_tokens_first(p),
+        ),
+        defender=_pack_side(d, d.ambush, 0, 0, 0, d.removes_first == "tokens"),
+        corvid_plot=int(d.corvid_plot_face_down),
+        lizard_garden=int(p.lizard_garden),
+        battles=p.battles,
+        stop_when_cleared=int(p.stop_when_cleared),
+        hostile=int(a.hostile),
+        ambush_hits=d.ambush_hits,
     )
-    row += _pack_side(p.defender, p.defender.ambush, 0, 0, 0)
-    row += [
-        int(p.defender.corvid_plot_face_down),
-        int(p.lizard_garden),
-        p.battles,
-        int(p.stop_when_cleared),
-        int(p.attacker.hostile),
-    ]
-    return np.array(row, dtype=np.float64)

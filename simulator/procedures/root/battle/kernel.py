@@ -9,9 +9,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.accumulate import BLOCK, accumulate_block, accumulate_weighted, new_stats
+from simulator.accumulate import (
+    BLOCK,
+    accumulate_block,
+    accumulate_weighted,
+    block_count,
+    new_stats,
+    trial_block,
+)
 from simulator.jit import inline, kernel
-from simulator.procedures.root._battle_params import (
+from simulator.layout import Layout
+from simulator.procedures.root.battle.params import (
     A_DAMAGED,
     A_LOST,
     A_VP,
@@ -20,6 +28,8 @@ from simulator.procedures.root._battle_params import (
     ALLIES_LOST,
     ALLY_HOSTILE,
     AMBUSH_HITS,
+    ATTACKER_SIDE,
+    BASES,
     BUILDINGS,
     C_ALLIES,
     C_BUILDINGS,
@@ -38,14 +48,27 @@ from simulator.procedures.root._battle_params import (
     D_DAMAGED,
     D_LOST,
     D_VP,
+    DEFENDER_SIDE,
+    DUCHY,
+    DUCHY_BUILDINGS,
     EYRIE,
     FOUGHT,
-    GLOBALS,
+    GARDENS,
+    HOSPITALS,
     LIZARDS,
+    MARQUISE,
     MERCS_LOST,
     N_METRICS,
-    SIDE_WIDTH,
+    P_AMBUSH_HITS,
+    P_BATTLES,
+    P_CORVID_PLOT,
+    P_GARDEN,
+    P_HOSTILE,
+    P_STOP_WHEN_CLEARED,
+    RIVERFOLK,
+    SYMPATHY,
     TOKENS,
+    TRADE_POSTS,
     VAGABOND,
 )
 from simulator.rng import block_word, die_of, high32, low32, word, word_base
@@ -77,36 +100,59 @@ def _removal(hits, warriors, buildings, tokens, items, swords, helpers, tokens_f
     return lw, lb, lt, li, ls, lh
 
 
-# Rows of a campaign's state (one column: campaigns are played one at a time). We previously
+# The rows of a campaign's state (one column: campaigns are played one at a time). We previously
 # kept 128 campaigns side by side and played them die-major, branch-free, hoping the loop over
 # trials would vectorise; with 19 state rows LLVM gives up on the alias checks, and the scalar
 # loop with an early exit per campaign is as fast.
-(
-    S_AW,
-    S_AB,
-    S_AT,
-    S_AI,
-    S_AS,
-    S_ACARDS,
-    S_DW,
-    S_DB,
-    S_DT,
-    S_DI,
-    S_DS,
-    S_DCARDS,
-    S_HOSTILE,
-    S_ACTIVE,
-    S_AVP,
-    S_DVP,
-    S_AMBUSH,
-    S_FOUGHT,
-    S_ACOLYTES,
-    S_AREADY,
-    S_MERCS,
-    S_ALLIES,
-    S_ALLIED,
-) = range(23)
-N_STATE = 23
+CAMPAIGN = Layout(
+    "attacker_warriors",
+    "attacker_buildings",
+    "attacker_tokens",
+    "attacker_items",
+    "attacker_swords",
+    "attacker_cards",
+    "defender_warriors",
+    "defender_buildings",
+    "defender_tokens",
+    "defender_items",
+    "defender_swords",
+    "defender_cards",
+    "hostile",
+    "active",
+    "attacker_vp",
+    "defender_vp",
+    "ambush_hits",
+    "fought",
+    "acolytes",
+    "attacker_ready",
+    "mercenaries",
+    "allies",
+    "allied",
+)
+S_AW = CAMPAIGN.at("attacker_warriors")
+S_AB = CAMPAIGN.at("attacker_buildings")
+S_AT = CAMPAIGN.at("attacker_tokens")
+S_AI = CAMPAIGN.at("attacker_items")
+S_AS = CAMPAIGN.at("attacker_swords")
+S_ACARDS = CAMPAIGN.at("attacker_cards")
+S_DW = CAMPAIGN.at("defender_warriors")
+S_DB = CAMPAIGN.at("defender_buildings")
+S_DT = CAMPAIGN.at("defender_tokens")
+S_DI = CAMPAIGN.at("defender_items")
+S_DS = CAMPAIGN.at("defender_swords")
+S_DCARDS = CAMPAIGN.at("defender_cards")
+S_HOSTILE = CAMPAIGN.at("hostile")
+S_ACTIVE = CAMPAIGN.at("active")
+S_AVP = CAMPAIGN.at("attacker_vp")
+S_DVP = CAMPAIGN.at("defender_vp")
+S_AMBUSH = CAMPAIGN.at("ambush_hits")
+S_FOUGHT = CAMPAIGN.at("fought")
+S_ACOLYTES = CAMPAIGN.at("acolytes")
+S_AREADY = CAMPAIGN.at("attacker_ready")
+S_MERCS = CAMPAIGN.at("mercenaries")
+S_ALLIES = CAMPAIGN.at("allies")
+S_ALLIED = CAMPAIGN.at("allied")
+N_STATE = CAMPAIGN.size
 
 #: A battle's roll matters only as (high die, low die): 10 outcomes, coded hi*(hi+1)/2 + lo.
 ROLLS = 10
@@ -121,24 +167,23 @@ TALLY_MAX_BATTLES = 4
 @inline
 def _start(st, i, row):
     """A trial's campaign state before the first battle."""
-    o = SIDE_WIDTH
-    st[S_AW, i] = np.int64(row[C_WARRIORS])
-    st[S_AB, i] = np.int64(row[C_BUILDINGS])
-    st[S_AT, i] = np.int64(row[C_TOKENS])
-    st[S_AS, i] = np.int64(row[C_SWORDS])
-    st[S_AI, i] = np.int64(row[C_ITEMS])
-    st[S_ACARDS, i] = np.int64(row[C_CARDS])
-    st[S_AREADY, i] = np.int64(row[C_READY])
-    st[S_MERCS, i] = np.int64(row[C_MERCS])
-    st[S_ALLIES, i] = np.int64(row[C_ALLIES])
+    st[S_AW, i] = np.int64(row[ATTACKER_SIDE + C_WARRIORS])
+    st[S_AB, i] = np.int64(row[ATTACKER_SIDE + C_BUILDINGS])
+    st[S_AT, i] = np.int64(row[ATTACKER_SIDE + C_TOKENS])
+    st[S_AS, i] = np.int64(row[ATTACKER_SIDE + C_SWORDS])
+    st[S_AI, i] = np.int64(row[ATTACKER_SIDE + C_ITEMS])
+    st[S_ACARDS, i] = np.int64(row[ATTACKER_SIDE + C_CARDS])
+    st[S_AREADY, i] = np.int64(row[ATTACKER_SIDE + C_READY])
+    st[S_MERCS, i] = np.int64(row[ATTACKER_SIDE + C_MERCS])
+    st[S_ALLIES, i] = np.int64(row[ATTACKER_SIDE + C_ALLIES])
     st[S_ALLIED, i] = 1
-    st[S_DW, i] = np.int64(row[o + C_WARRIORS])
-    st[S_DB, i] = np.int64(row[o + C_BUILDINGS])
-    st[S_DT, i] = np.int64(row[o + C_TOKENS])
-    st[S_DS, i] = np.int64(row[o + C_SWORDS])
-    st[S_DI, i] = np.int64(row[o + C_ITEMS])
-    st[S_DCARDS, i] = np.int64(row[o + C_CARDS])
-    st[S_HOSTILE, i] = np.int64(row[GLOBALS + 4] > 0.5)
+    st[S_DW, i] = np.int64(row[DEFENDER_SIDE + C_WARRIORS])
+    st[S_DB, i] = np.int64(row[DEFENDER_SIDE + C_BUILDINGS])
+    st[S_DT, i] = np.int64(row[DEFENDER_SIDE + C_TOKENS])
+    st[S_DS, i] = np.int64(row[DEFENDER_SIDE + C_SWORDS])
+    st[S_DI, i] = np.int64(row[DEFENDER_SIDE + C_ITEMS])
+    st[S_DCARDS, i] = np.int64(row[DEFENDER_SIDE + C_CARDS])
+    st[S_HOSTILE, i] = np.int64(row[P_HOSTILE] > 0.5)
     st[S_ACTIVE, i] = 1
     st[S_AVP, i] = 0
     st[S_DVP, i] = 0
@@ -163,6 +208,7 @@ def _battle(
     d_tokens_first,
     corvid_plot,
     stop_when_cleared,
+    ambush_hits,
 ):
     """One battle of trial ``i`` given its two dice; every rule of Root rules §1 and the faction
     chapters is here once.
@@ -192,14 +238,21 @@ def _battle(
     go = st[S_ACTIVE, i] & a_able & d_there
     # The Vagabond exhausts a sword to battle.
     a_ready -= a_vagabond * go
-    # 1. Ambush (2 hits before the roll), unless the attacker cancels it with its own ambush
-    # card; both cards are spent.
+    # 1. Ambush (``ambush_hits`` before the roll, 2 in the published game), unless the attacker
+    # cancels it with its own ambush card; both cards are spent.
     ambush = go & np.int64(d_cards > 0)
     cancelled = ambush & np.int64(a_cards > 0)
     d_cards -= ambush
     a_cards -= cancelled
     amb_w, amb_b, amb_t, amb_i, amb_s, amb_h = _removal(
-        2 * (ambush - cancelled), aw, ab, at, a_items, a_swords, mercs + allies, a_tokens_first
+        ambush_hits * (ambush - cancelled),
+        aw,
+        ab,
+        at,
+        a_items,
+        a_swords,
+        mercs + allies,
+        a_tokens_first,
     )
     amb_m = (1 - a_vagabond) * amb_h
     amb_a = amb_h - amb_m
@@ -284,10 +337,9 @@ def _battle(
 @inline
 def _outcome(st, i, row, dst, j):
     """The metric values of trial ``i``'s finished campaign, into ``dst[:, j]``."""
-    o = SIDE_WIDTH
-    a_faction = np.int64(row[C_FACTION])
-    d_faction = np.int64(row[o + C_FACTION])
-    garden = np.int64(row[GLOBALS + 1] > 0.5)
+    a_faction = np.int64(row[ATTACKER_SIDE + C_FACTION])
+    d_faction = np.int64(row[DEFENDER_SIDE + C_FACTION])
+    garden = np.int64(row[P_GARDEN] > 0.5)
     d_vagabond = np.int64(d_faction == VAGABOND)
     aw = st[S_AW, i]
     ab = st[S_AB, i]
@@ -312,10 +364,10 @@ def _outcome(st, i, row, dst, j):
     a_rules = a_gardened | (a_rules & (1 - d_gardened))
     d_rules = d_gardened | (d_rules & (1 - a_gardened))
     l_rules = l_top & (1 - a_gardened) & (1 - d_gardened)
-    dst[A_LOST, j] = np.int64(row[C_WARRIORS]) - aw
-    dst[D_LOST, j] = np.int64(row[o + C_WARRIORS]) - dw
-    dst[BUILDINGS, j] = np.int64(row[o + C_BUILDINGS]) - db
-    dst[TOKENS, j] = np.int64(row[o + C_TOKENS]) - dt
+    dst[A_LOST, j] = np.int64(row[ATTACKER_SIDE + C_WARRIORS]) - aw
+    dst[D_LOST, j] = np.int64(row[DEFENDER_SIDE + C_WARRIORS]) - dw
+    dst[BUILDINGS, j] = np.int64(row[DEFENDER_SIDE + C_BUILDINGS]) - db
+    dst[TOKENS, j] = np.int64(row[DEFENDER_SIDE + C_TOKENS]) - dt
     dst[A_VP, j] = st[S_AVP, i]
     dst[CLEARED, j] = (1 - d_vagabond) * np.int64(dw + db + dt == 0)
     dst[AMBUSH_HITS, j] = st[S_AMBUSH, i]
@@ -323,13 +375,48 @@ def _outcome(st, i, row, dst, j):
     dst[D_VP, j] = st[S_DVP, i]
     dst[FOUGHT, j] = st[S_FOUGHT, i]
     dst[ACOLYTES, j] = st[S_ACOLYTES, i]
-    dst[A_DAMAGED, j] = np.int64(row[C_SWORDS]) + np.int64(row[C_ITEMS]) - st[S_AI, i] - st[S_AS, i]
-    dst[D_DAMAGED, j] = (
-        np.int64(row[o + C_SWORDS]) + np.int64(row[o + C_ITEMS]) - st[S_DI, i] - st[S_DS, i]
+    dst[A_DAMAGED, j] = (
+        np.int64(row[ATTACKER_SIDE + C_SWORDS])
+        + np.int64(row[ATTACKER_SIDE + C_ITEMS])
+        - st[S_AI, i]
+        - st[S_AS, i]
     )
-    dst[MERCS_LOST, j] = np.int64(row[C_MERCS]) - st[S_MERCS, i]
-    dst[ALLIES_LOST, j] = np.int64(row[C_ALLIES]) - allies
-    dst[ALLY_HOSTILE, j] = np.int64(row[C_ALLIES] > 0.5) * (1 - st[S_ALLIED, i])
+    dst[D_DAMAGED, j] = (
+        np.int64(row[DEFENDER_SIDE + C_SWORDS])
+        + np.int64(row[DEFENDER_SIDE + C_ITEMS])
+        - st[S_DI, i]
+        - st[S_DS, i]
+    )
+    dst[MERCS_LOST, j] = np.int64(row[ATTACKER_SIDE + C_MERCS]) - st[S_MERCS, i]
+    dst[ALLIES_LOST, j] = np.int64(row[ATTACKER_SIDE + C_ALLIES]) - allies
+    dst[ALLY_HOSTILE, j] = np.int64(row[ATTACKER_SIDE + C_ALLIES] > 0.5) * (1 - st[S_ALLIED, i])
+    # What the removals cost each faction afterwards (counted, not played).
+    a_warriors_lost = np.int64(row[ATTACKER_SIDE + C_WARRIORS]) - aw
+    a_buildings_lost = np.int64(row[ATTACKER_SIDE + C_BUILDINGS]) - ab
+    a_tokens_lost = np.int64(row[ATTACKER_SIDE + C_TOKENS]) - st[S_AT, i]
+    d_warriors_lost = np.int64(row[DEFENDER_SIDE + C_WARRIORS]) - dw
+    d_buildings_lost = np.int64(row[DEFENDER_SIDE + C_BUILDINGS]) - db
+    d_tokens_lost = np.int64(row[DEFENDER_SIDE + C_TOKENS]) - dt
+    a_is = _faction_flags(a_faction)
+    d_is = _faction_flags(d_faction)
+    dst[HOSPITALS, j] = a_is[0] * a_warriors_lost + d_is[0] * d_warriors_lost
+    dst[BASES, j] = a_is[1] * a_buildings_lost + d_is[1] * d_buildings_lost
+    dst[SYMPATHY, j] = a_is[1] * a_tokens_lost + d_is[1] * d_tokens_lost
+    dst[TRADE_POSTS, j] = a_is[2] * a_tokens_lost + d_is[2] * d_tokens_lost
+    dst[GARDENS, j] = a_is[3] * a_buildings_lost + d_is[3] * d_buildings_lost
+    dst[DUCHY_BUILDINGS, j] = a_is[4] * a_buildings_lost + d_is[4] * d_buildings_lost
+
+
+@inline
+def _faction_flags(faction):
+    """Whether ``faction`` is the Marquise, the Alliance, the Riverfolk, the Lizards, the Duchy."""
+    return (
+        np.int64(faction == MARQUISE),
+        np.int64(faction == ALLIANCE),
+        np.int64(faction == RIVERFOLK),
+        np.int64(faction == LIZARDS),
+        np.int64(faction == DUCHY),
+    )
 
 
 @inline
@@ -343,8 +430,8 @@ def _roll(x):
 @inline
 def _play(st, row, high, low):
     """One battle of the campaign in ``st[:, 0]`` under the packed ``row``."""
-    a_faction = np.int64(row[C_FACTION])
-    d_faction = np.int64(row[SIDE_WIDTH + C_FACTION])
+    a_faction = np.int64(row[ATTACKER_SIDE + C_FACTION])
+    d_faction = np.int64(row[DEFENDER_SIDE + C_FACTION])
     _battle(
         st,
         0,
@@ -354,12 +441,13 @@ def _play(st, row, high, low):
         np.int64(d_faction == VAGABOND),
         np.int64(d_faction == LIZARDS),
         np.int64(d_faction == ALLIANCE),
-        np.int64(row[C_EXTRA]),
-        np.int64(row[SIDE_WIDTH + C_EXTRA]),
-        np.int64(row[C_TOKENS_FIRST]),
-        np.int64(row[SIDE_WIDTH + C_TOKENS_FIRST]),
-        np.int64(row[GLOBALS] > 0.5),
-        np.int64(row[GLOBALS + 3] > 0.5),
+        np.int64(row[ATTACKER_SIDE + C_EXTRA]),
+        np.int64(row[DEFENDER_SIDE + C_EXTRA]),
+        np.int64(row[ATTACKER_SIDE + C_TOKENS_FIRST]),
+        np.int64(row[DEFENDER_SIDE + C_TOKENS_FIRST]),
+        np.int64(row[P_CORVID_PLOT] > 0.5),
+        np.int64(row[P_STOP_WHEN_CLEARED] > 0.5),
+        np.int64(row[P_AMBUSH_HITS]),
     )
 
 
@@ -368,17 +456,16 @@ def battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
     n_variants = packed.shape[0]
     stats = new_stats(n_variants, n_slots)
     st = np.zeros((N_STATE, 1), dtype=np.int64)
-    end = first_trial + n_trials
     max_battles = np.int64(0)
     for v in range(n_variants):
-        max_battles = max(max_battles, np.int64(packed[v, GLOBALS + 2]))
+        max_battles = max(max_battles, np.int64(packed[v, P_BATTLES]))
     tally_rolls = max_battles <= TALLY_MAX_BATTLES
     n_seq = ROLLS**max_battles if tally_rolls else 1
     tally = np.zeros(n_seq, dtype=np.int64)
     seq = np.zeros(BLOCK, dtype=np.int64)
     values = np.zeros((n_variants, N_METRICS, BLOCK), dtype=np.int64)
-    for start in range(first_trial, end, BLOCK):
-        m = min(BLOCK, end - start)
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
         if tally_rolls:
             # Count each sequence of rolls; the campaigns are played once each, below.
             for i in range(m):
@@ -393,7 +480,7 @@ def battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
             continue
         for v in range(n_variants):
             row = packed[v]
-            battles = np.int64(row[GLOBALS + 2])
+            battles = np.int64(row[P_BATTLES])
             # Trial by trial, stopping at the end of each campaign (the state stays in L1).
             dst = values[v]
             for i in range(m):
@@ -422,7 +509,7 @@ def battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
                     code = rest // scale
                     rest -= code * scale
                     scale //= ROLLS
-                    if b >= np.int64(row[GLOBALS + 2]):
+                    if b >= np.int64(row[P_BATTLES]):
                         continue
                     _play(st, row, HIGH_OF[code], LOW_OF[code])
                 _outcome(st, 0, row, rows, v)

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from simulator.procedures.root._battle_params import (
+from simulator.procedures.root.battle.params import (
     ALLY,
     ATTACKER,
     DEFENDER,
     NOBODY,
     BattleParams,
+    attacker_tokens_first,
 )
 
 
@@ -62,6 +63,25 @@ def _finish(p: BattleParams, s: dict[str, int]) -> dict[str, int]:
         "mercenaries_lost": a.mercenaries - s["mercs"],
         "allied_warriors_lost": a.allied_warriors - s["allies"],
         "ally_turned_hostile": int(a.allied_warriors > 0 and not s["allied"]),
+        **_faction_effects(p, s),
+    }
+
+
+def _faction_effects(p: BattleParams, s: dict[str, int]) -> dict[str, int]:
+    """The pieces whose removal costs their faction something afterwards (counted, not played)."""
+    a, d = p.attacker, p.defender
+    lost = {
+        a.faction: (a.warriors - s["aw"], a.buildings - s["ab"], a.tokens - s["at"]),
+        d.faction: (d.warriors - s["dw"], d.buildings - s["db"], d.tokens - s["dt"]),
+    }
+    nothing = (0, 0, 0)
+    return {
+        "marquise_warriors_removed": lost.get("marquise", nothing)[0],
+        "alliance_bases_removed": lost.get("alliance", nothing)[1],
+        "sympathy_removed": lost.get("alliance", nothing)[2],
+        "trade_posts_removed": lost.get("riverfolk", nothing)[2],
+        "gardens_removed": lost.get("lizards", nothing)[1],
+        "duchy_buildings_removed": lost.get("duchy", nothing)[1],
     }
 
 
@@ -128,8 +148,8 @@ def _battle_outcomes(p: BattleParams, s: dict[str, int]) -> list[tuple[Fraction,
         if s["a_cards"] > 0:
             s["a_cards"] -= 1
         else:
-            dealt = 2
-    ambush = _hits_taken(dealt, s, "a", a.removes_first == "tokens")
+            dealt = d.ambush_hits
+    ambush = _hits_taken(dealt, s, "a", attacker_tokens_first(p))
     allied_before = s["allied"]
     _apply_losses(s, "a", ambush)
     s["ambush_hits"] += sum(v for k, v in ambush.items() if k != "ready")
@@ -151,7 +171,7 @@ def _battle_outcomes(p: BattleParams, s: dict[str, int]) -> list[tuple[Fraction,
             d_hits += int(d.corvid_plot_face_down and s["dt"] > 0)
             n = dict(s)
             dl = _hits_taken(a_hits, s, "d", d.removes_first == "tokens")
-            al = _hits_taken(d_hits, s, "a", a.removes_first == "tokens")
+            al = _hits_taken(d_hits, s, "a", attacker_tokens_first(p))
             _apply_losses(n, "d", dl)
             _apply_losses(n, "a", al)
             n["a_vp"] += dl["b"] + dl["t"] + (dl["w"] + dl["b"] + dl["t"]) * (a_vb and s["hostile"])

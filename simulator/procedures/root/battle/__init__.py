@@ -1,15 +1,16 @@
-"""Root battle with the factions' rules in battle (Root rules §1.5); the effects a removal triggers
-afterwards (field hospitals, an Alliance base's supporters and officers, a trade post, a garden's
-card, a Duchy minister) are not modelled (an assumption declared below).
+"""Root battle with the factions' modifiers in battle (Root rules §1.5); the effects a removal
+triggers afterwards (field hospitals, an Alliance base's supporters and officers, outrage, a trade
+post, a garden's card, a Duchy minister) are counted as metrics, not played (declared below).
 
 The attacker fights ``battles`` battles in a row against one defender in one clearing. Each battle:
 
 0. **To battle**, a Vagabond exhausts one of its ready (undamaged, unexhausted) swords: a
    campaign lasts at most as many battles as it has ready swords.
-1. **Ambush**: a defender holding an ambush card plays it; the attacker cancels it with its own
-   ambush card if it holds one (both cards are spent). An uncancelled ambush deals 2 hits to the
-   attacker before the roll; if that leaves a warrior-fighting attacker with no warriors, the battle
-   ends.
+1. **Ambush** (the published game's card; the rules this project follows name it without its
+   effect): a defender holding an ambush card plays it; the attacker cancels it with its own
+   ambush card if it holds one (both cards are spent). An uncancelled ambush deals
+   ``ambush_hits`` (2) hits to the attacker before the roll; if that leaves a warrior-fighting
+   attacker with no warriors, the battle ends.
 2. **Roll** two Root dice (uniform 0-3): the attacker takes the higher, the defender the lower; a
    defending Woodland Alliance takes the higher instead (guerrilla war).
 3. **Hit caps**: each side's rolled hits are capped by its warriors in the clearing, Riverfolk
@@ -21,8 +22,9 @@ The attacker fights ``battles`` battles in a row against one defender in one cle
    plot stands.
 5. **Removal**: warriors first — hits on a buyer's warriors and its mercenaries are split evenly,
    the buyer taking the odd one (a Vagabond and its allied warriors likewise; giving its allies
-   more hits than it takes turns it hostile to them) — then buildings and tokens in the owner's
-   chosen order (a Vagabond damages its other items before its swords, exhausted ones first).
+   more hits than it takes turns it hostile to them) — then buildings and tokens in the order
+   the defending side chooses (Root rules §1.8; ``removal_chooser: owner``: each owner's); a
+   Vagabond damages its other items before its swords, exhausted ones first.
    Removing an enemy building or token scores 1 VP; an attacking Vagabond battling a hostile
    faction scores 1 VP more per piece removed.
 
@@ -31,23 +33,29 @@ not count; mercenaries count for their buyer; a Vagabond's allied warriors for t
 a tie goes to nobody, except that the Eyrie wins ties it is in; a Lizard garden (the Lizards' last
 building to go) gives the Lizards control outright.
 
-The code is split by concern: parameters, metrics and packing in ``_battle_params``, the kernel in
-``_battle_kernel``, the exact enumeration in ``_battle_exact``.
+The code is split by concern: parameters, metrics and packing in ``params``, the kernel in
+``kernel``, the exact enumeration in ``exact``.
 """
 
 from __future__ import annotations
 
 from simulator.procedures.base import Alternative, Assumption, Procedure
-from simulator.procedures.root._battle_exact import exact, outcomes
-from simulator.procedures.root._battle_kernel import battle_kernel
-from simulator.procedures.root._battle_params import (
+from simulator.procedures.root._rules import cite
+from simulator.procedures.root.battle.exact import exact, outcomes
+from simulator.procedures.root.battle.kernel import battle_kernel
+from simulator.procedures.root.battle.params import (
     ALLIANCE,
     CORVIDS,
+    DUCHY,
     EYRIE,
+    FACTION_EFFECTS,
     FACTIONS,
-    GLOBALS,
     LIZARDS,
-    SIDE_WIDTH,
+    MARQUISE,
+    METRICS,
+    PACKED,
+    RIVERFOLK,
+    SIDE,
     VAGABOND,
     Attacker,
     BattleParams,
@@ -56,17 +64,20 @@ from simulator.procedures.root._battle_params import (
     metrics,
     pack,
 )
-from simulator.procedures.root._rules import cite
 
 __all__ = [
     "ALLIANCE",
     "CORVIDS",
+    "DUCHY",
     "EYRIE",
     "FACTIONS",
-    "GLOBALS",
     "LIZARDS",
+    "MARQUISE",
+    "METRICS",
+    "PACKED",
     "PROCEDURE",
-    "SIDE_WIDTH",
+    "RIVERFOLK",
+    "SIDE",
     "VAGABOND",
     "Attacker",
     "BattleParams",
@@ -82,21 +93,37 @@ __all__ = [
 ASSUMPTIONS = (
     Assumption(
         name="ambush",
-        knob="defender.ambush",
+        knob="defender.ambush_hits",
         tag="invented",
         rule=cite("1.5"),
-        text="from the published game, not the FAQ: the FAQ names the ambush but not its "
-        "effect; sim plays the published card: 2 hits before the roll, cancelled by the "
-        "attacker's own ambush (counter_ambush); off unless the defender holds ambush cards; the "
-        "2 hits are not yet a knob",
+        text="not in the Root rules this project follows: they name the ambush (突袭) without "
+        "its effect; sim plays the published game's card: 2 hits before the roll, cancelled by "
+        "the attacker's own ambush card (counter_ambush, also the published game's); off unless "
+        "the defender holds ambush cards",
+        alternatives=(
+            Alternative("an ambush deals 1 hit", {"defender.ambush_hits": 1}, "invented"),
+        ),
+        fires=("ambush_hits",),
+    ),
+    Assumption(
+        name="who_chooses_removals",
+        knob="removal_chooser",
+        tag="rulebook",
+        rule=cite("1.8"),
+        text="when there is a choice of pieces to remove, the defending side chooses "
+        "('由防御方选择'): its own in its removes_first order, the attacker's buildings and "
+        "tokens in removes_attackers_first (default buildings first: they count for control); "
+        "warriors, mercenaries and a Vagabond's items keep their fixed order (the assumptions "
+        "vagabond_damage and mercenaries)",
+        alternatives=(Alternative("each owner chooses its own", {"removal_chooser": "owner"}),),
     ),
     Assumption(
         name="removal_order",
         knob="defender.removes_first",
         tag="reading",
         rule=cite("1.8"),
-        text="after its warriors, the side losing pieces removes tokens before buildings (tokens "
-        "do not count for control)",
+        text="after its warriors, the defender removes its tokens before its buildings (tokens "
+        "do not count for control); so does the attacker under removal_chooser: owner",
         alternatives=(
             Alternative(
                 "buildings first",
@@ -105,12 +132,13 @@ ASSUMPTIONS = (
         ),
     ),
     Assumption(
-        name="who_chooses_removals",
-        knob="",
+        name="attackers_removal_order",
+        knob="defender.removes_attackers_first",
         tag="reading",
         rule=cite("1.8"),
-        text="the owner chooses which of its pieces go; the FAQ gives the choice to the defending "
-        "side ('由防御方选择'); not yet a knob",
+        text="the defender, choosing, removes the attacker's buildings before its tokens "
+        "(buildings count for control; both score it 1 VP)",
+        alternatives=(Alternative("tokens first", {"defender.removes_attackers_first": "tokens"}),),
     ),
     Assumption(
         name="vagabond_damage",
@@ -141,16 +169,19 @@ ASSUMPTIONS = (
         knob="",
         tag="reading",
         rule=cite("4.6"),
-        text="left out: field hospitals (Marquise §4.6), an Alliance base's supporters and "
-        "officers (§6.7) and outrage, a removed trade post (§9.6), the Lizards' card per garden "
-        "(§10.4), the Duchy's minister (§11.3); not yet counted",
+        text="counted, not played: the Marquise warriors field hospitals may return (§4.6), the "
+        "Alliance's bases (supporters and half the officers, §6.7) and sympathy (outrage, "
+        "§6.8), Riverfolk trade posts (§9.6), Lizard gardens (§10.4) and Duchy buildings "
+        "(§11.3) removed are metrics; their effects are not played (not yet a knob)",
+        fires=tuple(m.name for m in FACTION_EFFECTS),
     ),
 )
 
 
 PROCEDURE = Procedure(
     name="root.battle",
-    title="Root battle with the factions' rules in battle",
+    title="Root battle: dice, hits, removal and control, with the factions' modifiers in battle "
+    "(what a removal costs a faction afterwards is counted, not played)",
     rules="Root rules §1.3–§1.8 and the faction chapters §4–§12 (docs/rules/root.md#s1-5)",
     assumptions=ASSUMPTIONS,
     params_model=BattleParams,
@@ -158,6 +189,8 @@ PROCEDURE = Procedure(
     pack=pack,
     kernel=battle_kernel,
     exact=exact,
+    packed_layout=PACKED,
+    metric_layout=METRICS,
     example={
         "attacker": {"warriors": 6, "faction": "marquise"},
         "defender": {"warriors": 3, "buildings": 1, "faction": "eyrie"},

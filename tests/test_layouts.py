@@ -1,0 +1,144 @@
+"""Packed rows and metric rows by name (issue 28 item 2): every procedure declares the layout its
+``pack`` writes and the layout of its metric row, and no procedure file reads or writes such a row
+by a literal index.
+
+Procedures not converted yet are listed below; the lists only shrink. A procedure leaves them by
+declaring ``packed_layout`` / ``metric_layout`` (or the module constants ``PACKED`` / ``METRICS``,
+which the registry wires) and by reading its rows through offsets taken with ``Layout.at``.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from simulator.layout import Layout
+from simulator.procedures import get, names
+from simulator.procedures.base import metric_slot
+
+ROOT = Path(__file__).resolve().parents[1]
+PROCEDURES = ROOT / "simulator" / "procedures"
+
+#: Procedures whose packed row has no declared layout yet.
+PACKED_NOT_YET = {
+    "council.game",
+    "his.assault",
+    "his.chateaux",
+    "his.debate",
+    "his.diet_of_worms",
+    "his.field_battle",
+    "his.interception",
+    "his.naval",
+    "his.new_world",
+    "his.piracy",
+    "his.pregnancy",
+    "his.reformation",
+    "recruitment.loyalty",
+}
+#: Procedures whose metric row has no declared layout yet.
+METRICS_NOT_YET = set(PACKED_NOT_YET)
+#: Procedure files (under simulator/procedures/) still indexing a packed or metric row by a
+#: literal (``packed[v, 7]``, ``out[2 * players + 1]``), with how many such places they have.
+LITERAL_NOT_YET = {
+    "council/game/kernel.py": 7,
+    "council/game/params.py": 2,
+    "council/game/setup.py": 7,
+    "his/assault.py": 11,
+    "his/chateaux.py": 5,
+    "his/debate.py": 8,
+    "his/diet_of_worms.py": 9,
+    "his/field_battle.py": 26,
+    "his/interception.py": 4,
+    "his/naval.py": 13,
+    "his/new_world/kernel.py": 22,
+    "his/new_world/params.py": 18,
+    "his/new_world/search.py": 2,
+    "his/new_world/state.py": 20,
+    "his/piracy.py": 18,
+    "his/pregnancy.py": 6,
+    "his/reformation.py": 17,
+    "recruitment/loyalty/kernel.py": 5,
+    "recruitment/loyalty/params.py": 2,
+    "recruitment/loyalty/phases.py": 2,
+}
+
+
+def _default_params(name: str):
+    proc = get(name)
+    return proc.params_model.model_validate(proc.example or {})
+
+
+@pytest.mark.parametrize("name", names())
+def test_the_packed_row_is_the_declared_layout(name):
+    layout = get(name).packed_layout
+    if name in PACKED_NOT_YET:
+        assert layout is None, f"{name} declares its packed layout: take it off PACKED_NOT_YET"
+        pytest.skip("no packed layout declared yet")
+    assert isinstance(layout, Layout)
+    row = get(name).pack(_default_params(name))
+    assert row.ndim == 1 and row.size == layout.size, (
+        f"{name}: pack writes {row.size} values, its layout has {layout.size}"
+    )
+
+
+@pytest.mark.parametrize("name", names())
+def test_the_metric_row_names_the_metrics_in_order(name):
+    proc = get(name)
+    params = _default_params(name)
+    layout = proc.metric_layout_of(params)
+    if name in METRICS_NOT_YET:
+        assert layout is None, f"{name} declares its metric layout: take it off METRICS_NOT_YET"
+        pytest.skip("no metric layout declared yet")
+    assert isinstance(layout, Layout)
+    expected = tuple(metric_slot(m.name) for m in proc.metrics(params))
+    assert layout.names == expected
+    assert layout.size == len(expected), "a metric row has one slot per metric"
+
+
+def test_a_metric_layout_that_disagrees_is_seen():
+    """The check above can fail: a swapped pair of names differs."""
+    metrics = [m.name for m in get("root.influence").metrics(_default_params("root.influence"))]
+    swapped = Layout(*(metric_slot(n) for n in reversed(metrics)))
+    assert swapped.names != tuple(metric_slot(n) for n in metrics)
+
+
+#: Names of packed and metric rows in kernels and ``pack``, and which index is the field's.
+ROWS = {"packed": 1, "row": 0, "values": 1, "dst": 0, "out": 0}
+
+
+def _literal_indices(source: str) -> list[str]:
+    """Subscripts of a packed or metric row whose field index holds an integer literal."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
+            continue
+        axis = ROWS.get(node.value.id)
+        index = node.slice
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        if axis is None or axis >= len(parts) or isinstance(parts[axis], ast.Slice):
+            continue
+        if isinstance(parts[axis], ast.JoinedStr):
+            continue  # a dict of metric values by name
+        if any(isinstance(n, ast.Constant) and type(n.value) is int for n in ast.walk(parts[axis])):
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_the_scan_sees_a_literal_index():
+    assert _literal_indices("x = packed[v, 7]\ny = packed[v, UNITS]\nout[2 * players + 1] = 0")
+    assert len(_literal_indices("x = packed[v, 7]\ny = packed[v, UNITS]")) == 1
+
+
+def test_no_procedure_file_indexes_a_row_by_a_literal():
+    seen = {}
+    for path in sorted(PROCEDURES.rglob("*.py")):
+        found = _literal_indices(path.read_text(encoding="utf-8"))
+        if found:
+            seen[path.relative_to(PROCEDURES).as_posix()] = found
+    for rel, found in seen.items():
+        allowed = LITERAL_NOT_YET.get(rel, 0)
+        assert len(found) <= allowed, f"{rel}: rows indexed by a literal: {found}"
+    cleared = sorted(rel for rel in LITERAL_NOT_YET if rel not in seen)
+    assert not cleared, f"no literal index left in {cleared}: take them off LITERAL_NOT_YET"
