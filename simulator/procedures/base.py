@@ -37,6 +37,12 @@ class Params(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    def rule_cases(self) -> dict[str, Any]:
+        """The rule cases in force, by knob path, where a knob is a preset of cases (recruitment's
+        ``revision``: ``{"multi_tie": "removed", ...}``); empty for a procedure without presets.
+        What a run's verdict compares to say whether a changed case arose (report/grounds.py)."""
+        return {}
+
 
 @dataclass(frozen=True)
 class Metric:

@@ -28,6 +28,7 @@ from simulator.jit import borrowed, inline, kernel
 from simulator.procedures.recruitment.loyalty.ownership import (
     effective_loyalty,
     lose_loyalty,
+    note_placement,
     ownership_check,
 )
 from simulator.procedures.recruitment.loyalty.params import (
@@ -40,14 +41,16 @@ from simulator.procedures.recruitment.loyalty.params import (
     P_DEBUG,
     P_DECK,
     P_DIE,
+    P_EQUIPMENT,
     P_GEN,
     P_GENERATED,
     P_GOLD,
     P_INCOME,
+    P_MULTI_TIE,
     P_PASS_FINAL,
     P_PER_ROUND,
     P_PLAYERS,
-    P_REVISION,
+    P_REMOVED_TO_BANK,
     P_ROTATE,
     P_ROUNDS,
     P_SEAT_GOLD,
@@ -55,6 +58,7 @@ from simulator.procedures.recruitment.loyalty.params import (
     P_TO_BANK,
     P_TOKENS,
     P_WIN,
+    P_ZERO_TOKENS,
 )
 from simulator.procedures.recruitment.loyalty.projection import reproject, retally
 from simulator.procedures.recruitment.loyalty.state import (
@@ -62,6 +66,7 @@ from simulator.procedures.recruitment.loyalty.state import (
     H_DEBUG,
     H_DECK_LEN,
     H_DIE,
+    H_EQUIPMENT,
     H_FIRST,
     H_GOLD_ISSUED,
     H_GOLD_PAID,
@@ -69,13 +74,14 @@ from simulator.procedures.recruitment.loyalty.state import (
     H_LEAD_CHANGES,
     H_LEADER,
     H_LEADER_NOW,
+    H_MULTI_TIE,
     H_N_CARDS,
     H_PASS_FINAL,
     H_PASSES,
     H_PER_ROUND,
     H_PHASE,
     H_PLAYERS,
-    H_REVISION,
+    H_REMOVED_TO_BANK,
     H_ROTATE,
     H_ROUND,
     H_ROUNDS,
@@ -86,6 +92,7 @@ from simulator.procedures.recruitment.loyalty.state import (
     H_TURN,
     H_VIOLATIONS,
     H_WIN,
+    H_ZERO_TOKENS,
     H_ZONE_LEN,
     IN_DECK,
     IN_ZONE,
@@ -178,7 +185,10 @@ def start_game(s, row, rng):
     players = np.int64(row[P_PLAYERS])
     s[H_PLAYERS] = players
     s[H_ROUNDS] = np.int64(row[P_ROUNDS])
-    s[H_REVISION] = np.int64(row[P_REVISION])
+    s[H_MULTI_TIE] = np.int64(row[P_MULTI_TIE])
+    s[H_ZERO_TOKENS] = np.int64(row[P_ZERO_TOKENS])
+    s[H_EQUIPMENT] = np.int64(row[P_EQUIPMENT])
+    s[H_REMOVED_TO_BANK] = np.int64(row[P_REMOVED_TO_BANK])
     s[H_N_CARDS] = np.int64(row[P_CARDS])
     s[H_PER_ROUND] = np.int64(row[P_PER_ROUND])
     s[H_INCOME] = np.int64(row[P_INCOME])
@@ -303,6 +313,7 @@ def play_move(s, move, rng):
         s[S_OUT + e] = 1
     else:
         s[S_TOKENS + move * MAX_PLAYERS + e] += 1
+        note_placement(s, move, e)
         s[S_SUPPLY + e] -= 1
         s[S_PLACED + e] += 1
         if s[H_TRACK] != 0:
