@@ -37,9 +37,8 @@ from simulator.scenario import (
     Scenario,
     ScenarioError,
     _deep_merge,
-    _path_problem,
-    _range_values,
 )
+from simulator.sweep_axes import _path_problem, _range_values
 
 #: Metrics a tune may aim at besides the procedure's own: computed from them after reduction.
 DERIVED = {"seat_spread": "largest minus smallest seat win share (wins.seatN)"}
