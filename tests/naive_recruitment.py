@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -118,6 +119,8 @@ class Game:
         self.p = p
         self.players: int = p["players"]
         self.cases = cases_of(p)
+        #: A designer's ownership check (loyalty, tokens, owner) -> holder or -1, or None.
+        self.step: Callable[..., int] | None = None
         self.die: int = p["loyalty_die"]
         self.words = words
         self.cards = cards
@@ -281,15 +284,51 @@ class Game:
                 else:
                     self.lose_loyalty(card, empire)
 
-    def remove(self, card: Card, cause: str) -> None:
+    def strip(self, card: Card) -> None:
+        """Every token leaves ``card``, where ``removed_tokens`` says."""
+        for f in range(self.players):
+            if card.tokens[f]:
+                self.give_back(f, card.tokens[f], self.cases["removed_tokens"])
+                card.tokens[f] = 0
+
+    def remove(self, card: Card, cause: str | None) -> None:
         owner = card.owner
         assert owner is not None
-        self.count[cause][owner] += 1
+        if cause is not None:
+            self.count[cause][owner] += 1
         if self.cases["equipment"] == "discarded":
             self.count["equipment_discarded"][owner] += card.equipped
         elif card.equipped:
             self.count["gap_equipped"][owner] += 1
         card.place, card.owner = "removed", None
+
+    def user_check(self, card: Card, owner: int) -> None:
+        """Maintenance ③ by a designer's step (``self.step``), counted by the situation."""
+        import numpy as np
+
+        loyalty = [self.loyalty(card, f) for f in range(self.players)]
+        zero = sum(card.tokens) == 0
+        best = max(v for f, v in enumerate(loyalty) if f != owner)
+        above = [f for f, v in enumerate(loyalty) if f != owner and v == best]
+        several = not zero and loyalty[owner] < best and len(above) > 1
+        if zero:
+            self.count["gap_zero_tie"][owner] += 1
+        assert self.step is not None
+        holder = int(self.step(np.array(loyalty), np.array(card.tokens), owner))
+        if holder < -1 or holder >= self.players:
+            self.violations += 1
+        elif holder == owner:
+            if several:
+                self.count["gap_multi_tie"][owner] += 1
+        elif holder >= 0:
+            card.owner = holder
+            self.count["defections"][owner] += 1
+            if several:
+                self.count["given_multi_tie"][owner] += 1
+        else:
+            self.strip(card)
+            cause = "removed_no_tokens" if zero else "removed_multi_tie" if several else None
+            self.remove(card, cause)
 
     def ownership_check(self) -> None:
         for card in self.cards:
@@ -297,6 +336,9 @@ class Game:
                 continue
             owner = card.owner
             assert owner is not None
+            if self.step is not None:
+                self.user_check(card, owner)
+                continue
             if sum(card.tokens) == 0:
                 self.count["gap_zero_tie"][owner] += 1
                 if self.cases["zero_tokens"] == "removed":
@@ -318,10 +360,7 @@ class Game:
                 self.count["defections"][owner] += 1
                 self.count["given_multi_tie"][owner] += 1
             else:
-                for f in range(self.players):
-                    if card.tokens[f]:
-                        self.give_back(f, card.tokens[f], self.cases["removed_tokens"])
-                        card.tokens[f] = 0
+                self.strip(card)
                 self.remove(card, "removed_multi_tie")
 
     def check_conservation(self) -> None:
@@ -580,21 +619,25 @@ def deal_deck(p: dict, words: Words) -> tuple[list[Card], list[int]]:
     return cards, order
 
 
-def new_game(p: dict, key: int, trial: int) -> tuple[Game, int]:
-    """A game of trial ``trial`` set up to its first decision, and the trial's key."""
+def new_game(
+    p: dict, key: int, trial: int, step: Callable[..., int] | None = None
+) -> tuple[Game, int]:
+    """A game of trial ``trial`` set up to its first decision, and the trial's key (``step``: a
+    designer's ownership check, see :meth:`Game.user_check`)."""
     words = Stream(key, trial)
     trial_key = words.state
     cards, order = deal_deck(p, words)
     game = Game(p, words, cards)
+    game.step = step
     game.deck = order
     game.start_round()
     game.advance()
     return game, trial_key
 
 
-def play(p: dict, key: int, trial: int) -> list[int]:
+def play(p: dict, key: int, trial: int, step: Callable[..., int] | None = None) -> list[int]:
     """One whole game of trial ``trial``: the metric values in ``metrics()`` order."""
-    game, trial_key = new_game(p, key, trial)
+    game, trial_key = new_game(p, key, trial, step)
     agents = seat_agents(p)
     k = 0
     while not game.over:

@@ -18,7 +18,7 @@ integer sufficient statistics only, so a chunk's result never depends on how tri
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -142,6 +142,11 @@ class Procedure:
     #: metrics where it differs from the knob's first value; two values then differ on the
     #: metrics one of them lists and the other does not.
     fires: dict[str, tuple[str, ...] | dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    #: For a procedure whose kernel depends on parameters beyond the packed row (a designer's
+    #: own rule step, named by a file in the parameters): ``specialize(procedure, params)`` is the
+    #: procedure to run these parameter sets with (the scenario's and ``sim compare``'s), or the
+    #: procedure itself. It may compile the designer's code, raising its located errors.
+    specialize: Callable[[Procedure, Sequence[Any]], Procedure] | None = None
 
     def metric_names(self, params: Any) -> list[str]:
         return [m.name for m in self.metrics(params)]

@@ -24,6 +24,7 @@ from simulator.procedures.recruitment.loyalty.cases import CASES, preset_lines, 
 from simulator.procedures.recruitment.loyalty.kernel import loyalty_kernel
 from simulator.procedures.recruitment.loyalty.metrics import metrics
 from simulator.procedures.recruitment.loyalty.params import LoyaltyParams, pack
+from simulator.procedures.recruitment.loyalty.userstep import specialize
 
 NOTES = (
     *preset_lines(),
@@ -210,4 +211,5 @@ PROCEDURE = Procedure(
     notes=NOTES,
     assumptions=ASSUMPTIONS,
     fires=FIRES,
+    specialize=specialize,
 )

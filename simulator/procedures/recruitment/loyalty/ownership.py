@@ -26,6 +26,8 @@ character that leaves the game follow ``removed_tokens`` (bank in every revision
 
 from __future__ import annotations
 
+import numpy as np
+
 from simulator.jit import inline
 from simulator.procedures.recruitment.loyalty.cases import code
 from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS
@@ -41,7 +43,9 @@ from simulator.procedures.recruitment.loyalty.state import (
     H_N_CARDS,
     H_PLAYERS,
     H_REMOVED_TO_BANK,
+    H_STEP_ADDRESS,
     H_TO_BANK,
+    H_VIOLATIONS,
     H_ZERO_TOKENS,
     REMOVED,
     REMOVED_MULTI_TIE,
@@ -57,6 +61,7 @@ from simulator.procedures.recruitment.loyalty.state import (
     S_TOKENS,
     TOKENS_LOST,
 )
+from simulator.procedures.recruitment.loyalty.steps import call_step
 
 #: The cases' packed codes (cases.py; module constants Numba folds).
 MULTI_TIE_STAYS = code("multi_tie", "stays")
@@ -143,11 +148,25 @@ def first_placed_among(s, c, loyalty, owner):
 
 
 @inline
+def remove_tokens(s, c):
+    """Every token leaves card ``c``, to where ``removed_tokens`` says (counted as lost)."""
+    base_index = S_TOKENS + c * MAX_PLAYERS
+    to_bank = s[H_REMOVED_TO_BANK]
+    for f in range(s[H_PLAYERS]):
+        n = s[base_index + f]
+        if n > 0:
+            s[base_index + f] = 0
+            return_tokens(s, f, n, to_bank)
+
+
+@inline
 def remove_character(s, c, owner, cause):
     """Card ``c`` leaves the game with its exclusive cards, counted under ``cause`` for
     ``owner``; its equipped cards are discarded (``equipment: discarded``) or stay with the
-    empire (``kept``, a counted gap)."""
-    s[S_COUNTS + cause * MAX_PLAYERS + owner] += 1
+    empire (``kept``, a counted gap). A ``cause`` below 0 counts nothing (a user step's removal
+    in a case of its own)."""
+    if cause >= 0:
+        s[S_COUNTS + cause * MAX_PLAYERS + owner] += 1
     equipped = s[S_EQUIPPED + c]
     if s[H_EQUIPMENT] == EQUIPMENT_DISCARDED_CODE:
         s[S_COUNTS + EQUIPMENT_DISCARDED * MAX_PLAYERS + owner] += equipped
@@ -157,8 +176,72 @@ def remove_character(s, c, owner, cause):
 
 
 @inline
+def user_ownership(s):
+    """Maintenance ③ by a designer's step (userstep.py), called on every owned character by
+    card index with each seat's loyalty and tokens: it returns the seat that holds it, or -1 to
+    remove it. Counted by the situation, as the built-in cases count: ``gap_zero_tie`` when no
+    tokens are left; when several others tie above the owner, ``gap_multi_tie`` if it stays,
+    ``given_multi_tie`` if a rival gains it, ``removed_multi_tie`` if removed; ``defections``
+    for every change of owner; ``removed_no_tokens`` for a removal with no tokens left (another
+    removal shows in ``characters_in_play``). Removed tokens follow ``removed_tokens``, equipped
+    cards ``equipment``. A seat out of range counts as an invariant violation and changes
+    nothing."""
+    players = s[H_PLAYERS]
+    address = s[H_STEP_ADDRESS]
+    loyalty = np.zeros(players, dtype=np.int64)
+    tokens = np.zeros(players, dtype=np.int64)
+    for c in range(s[H_N_CARDS]):
+        e = s[S_STATUS + c]
+        if e < 0:
+            continue
+        base_index = S_TOKENS + c * MAX_PLAYERS
+        home = s[S_HOME + c]
+        base = s[S_BASE + c]
+        total = 0
+        best = -1
+        n_best = 0
+        for f in range(players):
+            t = s[base_index + f]
+            tokens[f] = t
+            total += t
+            loyalty[f] = loyalty_of(t, home, base, f)
+            if f != e:
+                if loyalty[f] > best:
+                    best = loyalty[f]
+                    n_best = 1
+                elif loyalty[f] == best:
+                    n_best += 1
+        several = total > 0 and loyalty[e] < best and n_best > 1
+        if total == 0:
+            s[S_COUNTS + GAP_ZERO_TIE * MAX_PLAYERS + e] += 1
+        holder = call_step(address, loyalty, tokens, e)
+        if holder < -1 or holder >= players:
+            s[H_VIOLATIONS] += 1
+        elif holder == e:
+            if several:
+                s[S_COUNTS + GAP_MULTI_TIE * MAX_PLAYERS + e] += 1
+        elif holder >= 0:
+            s[S_STATUS + c] = holder
+            s[S_COUNTS + DEFECTIONS * MAX_PLAYERS + e] += 1
+            if several:
+                s[S_COUNTS + GIVEN_MULTI_TIE * MAX_PLAYERS + e] += 1
+        else:
+            remove_tokens(s, c)
+            cause = -1
+            if total == 0:
+                cause = REMOVED_NO_TOKENS
+            elif several:
+                cause = REMOVED_MULTI_TIE
+            remove_character(s, c, e, cause)
+
+
+@inline
 def ownership_check(s):
-    """Maintenance ③ on every owned character, by card index."""
+    """Maintenance ③ on every owned character, by card index (a designer's step instead when
+    the game has one: :func:`user_ownership`)."""
+    if s[H_STEP_ADDRESS] != 0:
+        user_ownership(s)
+        return
     players = s[H_PLAYERS]
     multi_tie = s[H_MULTI_TIE]
     for c in range(s[H_N_CARDS]):
@@ -203,10 +286,5 @@ def ownership_check(s):
             s[S_COUNTS + DEFECTIONS * MAX_PLAYERS + e] += 1
             s[S_COUNTS + GIVEN_MULTI_TIE * MAX_PLAYERS + e] += 1
         else:
-            to_bank = s[H_REMOVED_TO_BANK]
-            for f in range(players):
-                n = s[base_index + f]
-                if n > 0:
-                    s[base_index + f] = 0
-                    return_tokens(s, f, n, to_bank)
+            remove_tokens(s, c)
             remove_character(s, c, e, REMOVED_MULTI_TIE)

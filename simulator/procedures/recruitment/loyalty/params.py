@@ -13,6 +13,7 @@ win condition).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -189,6 +190,15 @@ class LoyaltyParams(Params):
     zero_tokens: ZeroTokens | None = _case_field("zero_tokens")
     equipment: Equipment | None = _case_field("equipment")
     removed_tokens: RemovedTokens | None = _case_field("removed_tokens")
+    ownership: str | None = Field(
+        default=None,
+        max_length=1000,
+        description="your own ownership check, `path/to/file.py:NAME` (relative to the scenario "
+        "file): a function `NAME(loyalty, tokens, owner) -> int` giving the seat that holds each "
+        "owned character after maintenance ③, or -1 to remove it (docs/recruitment.md, 'Your own "
+        "ownership check'); it replaces the multi_tie and zero_tokens cases, equipment and "
+        "removed_tokens still apply to a character it removes",
+    )
     deck: Deck = Field(
         default=DeckGenerator(count=30, wage=Span(low=0, high=2), equipped=Span(low=0, high=2)),
         description="the character deck: a list of characters, or a generator {count, ...}",
@@ -295,6 +305,26 @@ class LoyaltyParams(Params):
                 "a number)"
             )
         return v
+
+    @field_validator("ownership")
+    @classmethod
+    def _ownership_file(cls, v: str | None, info: ValidationInfo) -> str | None:
+        if v is None:
+            return v
+        from simulator.userfiles import is_ref
+
+        if not is_ref(v):
+            raise ValueError(f"{v!r} is not path/to/file.py:NAME (a function in your Python file)")
+        path, _, name = v.rpartition(":")
+        folder = (info.context or {}).get("base_dir")
+        where = Path(path).expanduser()
+        resolved = where if where.is_absolute() else Path(folder or ".") / where
+        if not resolved.is_file():
+            said = "" if where.is_absolute() else " (relative to the scenario file's folder)"
+            raise ValueError(f"file {path} not found{said}")
+        # Stored resolved, so that a run, a comparison of files from several folders and a
+        # re-validated copy of the parameters all name the same file.
+        return f"{resolved.resolve()}:{name}"
 
     @field_validator("revisions")
     @classmethod
@@ -453,8 +483,10 @@ class LoyaltyParams(Params):
     P_ZERO_TOKENS,
     P_EQUIPMENT,
     P_REMOVED_TO_BANK,
-) = range(20)
-P_AGENTS = 20  # MAX_PLAYERS rows of AGENT_ROW columns (simulator.agents.spec.pack_agents)
+    P_USER_STEP,
+    P_STEP_ADDRESS,
+) = range(22)
+P_AGENTS = 24  # MAX_PLAYERS rows of AGENT_ROW columns (simulator.agents.spec.pack_agents)
 P_GEN = P_AGENTS + MAX_PLAYERS * AGENT_ROW  # (low, high) of wage, base_loyalty, home, equipped
 P_DECK = P_GEN + 8  # MAX_CARDS rows of (wage, base_loyalty, home, equipped)
 CARD_FIELDS = 4

@@ -55,8 +55,10 @@ from simulator.procedures.recruitment.loyalty.params import (
     P_ROUNDS,
     P_SEAT_GOLD,
     P_SHUFFLE,
+    P_STEP_ADDRESS,
     P_TO_BANK,
     P_TOKENS,
+    P_USER_STEP,
     P_WIN,
     P_ZERO_TOKENS,
 )
@@ -85,11 +87,13 @@ from simulator.procedures.recruitment.loyalty.state import (
     H_ROTATE,
     H_ROUND,
     H_ROUNDS,
+    H_STEP_ADDRESS,
     H_STREAK_START,
     H_TO_BANK,
     H_TOKENS_PER_EMPIRE,
     H_TRACK,
     H_TURN,
+    H_USER_STEP,
     H_VIOLATIONS,
     H_WIN,
     H_ZERO_TOKENS,
@@ -189,6 +193,8 @@ def start_game(s, row, rng):
     s[H_ZERO_TOKENS] = np.int64(row[P_ZERO_TOKENS])
     s[H_EQUIPMENT] = np.int64(row[P_EQUIPMENT])
     s[H_REMOVED_TO_BANK] = np.int64(row[P_REMOVED_TO_BANK])
+    s[H_USER_STEP] = np.int64(row[P_USER_STEP])
+    s[H_STEP_ADDRESS] = np.int64(row[P_STEP_ADDRESS])
     s[H_N_CARDS] = np.int64(row[P_CARDS])
     s[H_PER_ROUND] = np.int64(row[P_PER_ROUND])
     s[H_INCOME] = np.int64(row[P_INCOME])

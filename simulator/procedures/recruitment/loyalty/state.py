@@ -79,8 +79,10 @@ STATE_DTYPE = np.int64
     H_ZERO_TOKENS,
     H_EQUIPMENT,
     H_REMOVED_TO_BANK,
-) = range(32)
-HEADER = 32
+    H_USER_STEP,
+    H_STEP_ADDRESS,
+) = range(34)
+HEADER = 40
 
 #: Phases: placing tokens in the recruitment phase, or the game is over.
 PLACE = 0
