@@ -102,3 +102,30 @@ def test_a_step_that_cannot_run_is_refused_at_the_designers_line(tmp_path, sourc
     assert result.exit_code == 2, result.output
     assert said in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_plan_with_a_step_travels_by_the_files_path_and_runs_the_same():
+    # What a Dask worker receives: the plan pickled, its procedure's pack and kernel by the
+    # step's path, compiled again where it runs.
+    import pickle
+
+    scenario = load(EXAMPLE)
+    plan = make_plan(scenario.procedure, scenario.variants, seed=9)
+    again = pickle.loads(pickle.dumps(plan))
+    assert again.procedure.kernel == plan.procedure.kernel
+    np.testing.assert_array_equal(run_range(again, -1, 0, 20), run_range(plan, -1, 0, 20))
+
+
+def test_sim_compare_runs_a_file_with_a_step_beside_one_without(tmp_path):
+    from simulator.compare import combine
+
+    plain = tmp_path / "plain.yaml"
+    text = EXAMPLE.read_text(encoding="utf-8").split("variants:")[0]
+    plain.write_text(text.replace("name: own-ownership", "name: plain"), encoding="utf-8")
+    combined, _ = combine([load(plain), load(EXAMPLE)])
+    assert combined.procedure is not PROC
+    plan = make_plan(combined.procedure, combined.variants, seed=3)
+    got = run_range(plan, -1, 0, 40)
+    names = list(plan.variant_names)
+    assert names[:3] == ["plain", "own-ownership", "own-ownership:by-hand-1.1"]
+    np.testing.assert_array_equal(got[0], got[2])  # 1.1 by hand, from the other file's folder
