@@ -176,3 +176,24 @@ def test_the_equipment_case_overrides_the_revisions(equipment, discarded, gap):
         _, s = run_ownership(revision, [owned(0, [1, 2, 2], equipped=3)], equipment=equipment)
         assert counter(s, "equipment_discarded", 0) == discarded
         assert counter(s, "gap_equipped", 0) == gap
+
+
+def test_a_comparison_with_a_revision_of_ones_own_says_how_often_its_changed_cases_arose():
+    # rules-1.1 against the designer's 1.3 (1.2 with multi_tie: first_placed): the verdict reads
+    # the revisions through their cases, equipment (1.2's) and multi_tie (1.3's own); greedy
+    # never ties two rivals above an owner, so the multi-tie case arose 0 times.
+    from pathlib import Path
+
+    from simulator.compare import run_compare
+    from simulator.report.grounds import cases
+
+    root = Path(__file__).resolve().parents[1]
+    files = [
+        root / "scenarios" / "recruitment" / "rules-1.1.yaml",
+        root / "docs" / "examples" / "revision-1.3.yaml",
+    ]
+    result, _ = run_compare(files, trials=300)
+    found = {c.knob: c for c in cases(result)}
+    assert set(found) == {"equipment", "multi_tie"}
+    assert found["multi_tie"].metrics == ["given_multi_tie", "removed_multi_tie"]
+    assert found["multi_tie"].never and not found["equipment"].never
