@@ -87,8 +87,14 @@ def combine(scenarios: list[Scenario]) -> tuple[Scenario, list[str]]:
     name = "-vs-".join(s.name for s in scenarios)
     if len(name) > MAX_NAME:
         name = f"{first.name}-vs-{len(scenarios) - 1}-more"[:MAX_NAME]
+    procedure = first.procedure
+    if procedure.specialize is not None:
+        # A file's own rule step (a designer's Python file) runs only with a procedure that
+        # knows it: the first file's may not.
+        procedure = procedure.specialize(procedure, list(variants.values()))
     combined = dataclasses.replace(
         first,
+        procedure=procedure,
         path=" ".join(s.path for s in scenarios),
         name=name,
         description="; ".join(f"{s.name}: {s.description}" for s in scenarios if s.description),

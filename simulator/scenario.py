@@ -316,6 +316,13 @@ def _choice_message(value: Any, expected: str) -> str:
     return message
 
 
+def _folder(file: str) -> Path:
+    """The folder a scenario's own files are named relative to: its file's (the working folder
+    for a scenario given as text)."""
+    path = Path(file)
+    return path.parent if path.is_file() else Path(".")
+
+
 def _deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
     merged = dict(base)
     for k, v in override.items():
@@ -402,7 +409,9 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
                 return pos.nearest(("params", *loc), prefer_key=is_key)
 
             try:
-                variants[name] = proc.params_model.model_validate(merged, strict=True)
+                variants[name] = proc.params_model.model_validate(
+                    merged, strict=True, context={"base_dir": _folder(file)}
+                )
             except ValidationError as e:
                 base_ok = BASE_VARIANT in variants
                 for p in _problems_from(e, proc.params_model, file, (), where):
@@ -460,6 +469,16 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
         )
     if check_problems:
         raise ScenarioError(check_problems)
+    every = [p for pt in points for p in pt.variants.values()]
+    if proc.specialize is not None:
+        # A designer's rule step named in the parameters: compiled now, errors at their line.
+        proc = proc.specialize(proc, every)
+    elif top.tournament is not None:
+        game = procedures.get(top.procedure)
+        if game.specialize is not None and game.specialize(game, every) is not game:
+            line, col = pos.nearest(("tournament",))
+            message = "a tournament does not play a rule step of your own file yet: remove it"
+            raise ScenarioError([Problem(file, line, col, "tournament", message)])
     scenario = Scenario(
         file,
         top.name,

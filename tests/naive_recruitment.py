@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -21,6 +22,16 @@ from tests.naive import GAMMA, MASK, Stream, mix64
 from tests.naive_agents import decision_seed
 
 REVISIONS = ("1.0", "1.1", "1.2")
+#: What each revision sets of the ownership check's rule cases (docs/recruitment.md, "Rule cases
+#: and revisions"): several rivals tied above the owner, no tokens left, the equipped cards of a
+#: character that leaves, where tokens removed from it go.
+PRESETS = {
+    "1.0": {"multi_tie": "stays", "zero_tokens": "removed", "equipment": "kept"},
+    "1.1": {"multi_tie": "removed", "zero_tokens": "removed", "equipment": "kept"},
+    "1.2": {"multi_tie": "removed", "zero_tokens": "removed", "equipment": "discarded"},
+}
+for _cases in PRESETS.values():
+    _cases["removed_tokens"] = "bank"
 COUNTERS = (
     "characters_owned",
     "defections",
@@ -31,6 +42,7 @@ COUNTERS = (
     "gap_equipped",
     "tokens_lost",
     "equipment_discarded",
+    "given_multi_tie",
 )
 WIN_SCALE = 60
 UNDEFINED = -(2**62)
@@ -97,6 +109,7 @@ class Card:
     tokens: list[int] = field(default_factory=list)
     owner: int | None = None
     place: str = "deck"  # deck | zone | owned | removed
+    first: list[int] = field(default_factory=list)  # seats by their first token on it
 
 
 class Game:
@@ -105,7 +118,9 @@ class Game:
     def __init__(self, p: dict, words: Words, cards: list[Card]) -> None:
         self.p = p
         self.players: int = p["players"]
-        self.revision: str = p["revision"]
+        self.cases = cases_of(p)
+        #: A designer's ownership check (loyalty, tokens, owner) -> holder or -1, or None.
+        self.step: Callable[..., int] | None = None
         self.die: int = p["loyalty_die"]
         self.words = words
         self.cards = cards
@@ -145,9 +160,10 @@ class Game:
     def owned_by(self, empire: int) -> list[int]:
         return [i for i, c in enumerate(self.cards) if c.place == "owned" and c.owner == empire]
 
-    def give_back(self, empire: int, n: int) -> None:
-        """Tokens leaving a card: to the bank (rulebook) or the supply (knob)."""
-        if self.p["returned_tokens"] == "bank":
+    def give_back(self, empire: int, n: int, where: str | None = None) -> None:
+        """Tokens leaving a card: lost ones where ``returned_tokens`` says, removed ones
+        where ``removed_tokens`` does (``where``)."""
+        if (where or self.p["returned_tokens"]) == "bank":
             self.bank[empire] += n
         else:
             self.supply[empire] += n
@@ -198,7 +214,10 @@ class Game:
             self.out[e] = True
         else:
             assert move in self.legal_moves()
-            self.cards[move].tokens[e] += 1  # type: ignore[index]
+            card = self.cards[move]  # type: ignore[index]
+            card.tokens[e] += 1
+            if self.cases["multi_tie"] == "first_placed" and e not in card.first:
+                card.first.append(e)
             self.supply[e] -= 1
             self.placed[e] += 1
             if self.p["passing"] == "until_all_pass":
@@ -265,15 +284,51 @@ class Game:
                 else:
                     self.lose_loyalty(card, empire)
 
-    def remove(self, card: Card, cause: str) -> None:
+    def strip(self, card: Card) -> None:
+        """Every token leaves ``card``, where ``removed_tokens`` says."""
+        for f in range(self.players):
+            if card.tokens[f]:
+                self.give_back(f, card.tokens[f], self.cases["removed_tokens"])
+                card.tokens[f] = 0
+
+    def remove(self, card: Card, cause: str | None) -> None:
         owner = card.owner
         assert owner is not None
-        self.count[cause][owner] += 1
-        if self.revision == "1.2":
+        if cause is not None:
+            self.count[cause][owner] += 1
+        if self.cases["equipment"] == "discarded":
             self.count["equipment_discarded"][owner] += card.equipped
         elif card.equipped:
             self.count["gap_equipped"][owner] += 1
         card.place, card.owner = "removed", None
+
+    def user_check(self, card: Card, owner: int) -> None:
+        """Maintenance ③ by a designer's step (``self.step``), counted by the situation."""
+        import numpy as np
+
+        loyalty = [self.loyalty(card, f) for f in range(self.players)]
+        zero = sum(card.tokens) == 0
+        best = max(v for f, v in enumerate(loyalty) if f != owner)
+        above = [f for f, v in enumerate(loyalty) if f != owner and v == best]
+        several = not zero and loyalty[owner] < best and len(above) > 1
+        if zero:
+            self.count["gap_zero_tie"][owner] += 1
+        assert self.step is not None
+        holder = int(self.step(np.array(loyalty), np.array(card.tokens), owner))
+        if holder < -1 or holder >= self.players:
+            self.violations += 1
+        elif holder == owner:
+            if several:
+                self.count["gap_multi_tie"][owner] += 1
+        elif holder >= 0:
+            card.owner = holder
+            self.count["defections"][owner] += 1
+            if several:
+                self.count["given_multi_tie"][owner] += 1
+        else:
+            self.strip(card)
+            cause = "removed_no_tokens" if zero else "removed_multi_tie" if several else None
+            self.remove(card, cause)
 
     def ownership_check(self) -> None:
         for card in self.cards:
@@ -281,9 +336,13 @@ class Game:
                 continue
             owner = card.owner
             assert owner is not None
+            if self.step is not None:
+                self.user_check(card, owner)
+                continue
             if sum(card.tokens) == 0:
                 self.count["gap_zero_tie"][owner] += 1
-                self.remove(card, "removed_no_tokens")
+                if self.cases["zero_tokens"] == "removed":
+                    self.remove(card, "removed_no_tokens")
                 continue
             own = self.loyalty(card, owner)
             others = {f: self.loyalty(card, f) for f in range(self.players) if f != owner}
@@ -294,13 +353,14 @@ class Game:
             if len(top) == 1:
                 card.owner = top[0]
                 self.count["defections"][owner] += 1
-            elif self.revision == "1.0":
+            elif self.cases["multi_tie"] == "stays":
                 self.count["gap_multi_tie"][owner] += 1
+            elif self.cases["multi_tie"] == "first_placed":
+                card.owner = first_placed(card, top)
+                self.count["defections"][owner] += 1
+                self.count["given_multi_tie"][owner] += 1
             else:
-                for f in range(self.players):
-                    if card.tokens[f]:
-                        self.give_back(f, card.tokens[f])
-                        card.tokens[f] = 0
+                self.strip(card)
                 self.remove(card, "removed_multi_tie")
 
     def check_conservation(self) -> None:
@@ -399,16 +459,18 @@ class Game:
             return -1, 0
         assert h is not None
         if sum(card.tokens) == 0:
+            if card.place == "owned" and self.cases["zero_tokens"] == "stays":
+                return h, WEIGHT_ONE  # it stays for good
             return -1, 0
         best = max(self.loyalty(card, f) for f in range(self.players) if f != h)
         if self.loyalty(card, h) < best:
             top = [f for f in range(self.players) if f != h and self.loyalty(card, f) == best]
-            if len(top) > 1:
-                if self.revision != "1.0":
-                    return -1, 0
+            if len(top) > 1 and self.cases["multi_tie"] == "stays":
                 best = 0  # 1.0's gap: it stays while several tie above, while it has a token
+            elif len(top) > 1 and self.cases["multi_tie"] == "removed":
+                return -1, 0
             else:
-                h = top[0]
+                h = first_placed(card, top)
                 best = max(self.loyalty(card, f) for f in range(self.players) if f != h)
         return h, int(self.keep_chance(h, card, best) * WEIGHT_ONE + 0.5)
 
@@ -503,6 +565,27 @@ class Game:
         return out
 
 
+def cases_of(p: dict) -> dict[str, str]:
+    """The rule cases in force: each set in ``p``, else by its revision (a scenario's own
+    revision, under ``revisions``, changes the one it is based on)."""
+    chain = []
+    name = p["revision"]
+    while name not in PRESETS:
+        chain.append(p["revisions"][name])
+        name = p["revisions"][name]["based_on"]
+    cases = dict(PRESETS[name])
+    for preset in reversed(chain):
+        cases.update({k: v for k, v in preset.items() if k in cases and v is not None})
+    cases.update({k: p[k] for k in cases if p.get(k) is not None})
+    return cases
+
+
+def first_placed(card: Card, tied: list[int]) -> int:
+    """Of the ``tied`` seats, the one whose first token on ``card`` came first (a seat with no
+    recorded token, in a hand-built position, after those, lowest first)."""
+    return min(tied, key=lambda f: (card.first.index(f) if f in card.first else len(card.first), f))
+
+
 def seat_agents(p: dict) -> list[str]:
     pol = p["policies"]
     pol = pol if isinstance(pol, list) else [pol] * p["players"]
@@ -536,21 +619,25 @@ def deal_deck(p: dict, words: Words) -> tuple[list[Card], list[int]]:
     return cards, order
 
 
-def new_game(p: dict, key: int, trial: int) -> tuple[Game, int]:
-    """A game of trial ``trial`` set up to its first decision, and the trial's key."""
+def new_game(
+    p: dict, key: int, trial: int, step: Callable[..., int] | None = None
+) -> tuple[Game, int]:
+    """A game of trial ``trial`` set up to its first decision, and the trial's key (``step``: a
+    designer's ownership check, see :meth:`Game.user_check`)."""
     words = Stream(key, trial)
     trial_key = words.state
     cards, order = deal_deck(p, words)
     game = Game(p, words, cards)
+    game.step = step
     game.deck = order
     game.start_round()
     game.advance()
     return game, trial_key
 
 
-def play(p: dict, key: int, trial: int) -> list[int]:
+def play(p: dict, key: int, trial: int, step: Callable[..., int] | None = None) -> list[int]:
     """One whole game of trial ``trial``: the metric values in ``metrics()`` order."""
-    game, trial_key = new_game(p, key, trial)
+    game, trial_key = new_game(p, key, trial, step)
     agents = seat_agents(p)
     k = 0
     while not game.over:

@@ -12,10 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.procedures.recruitment.loyalty import state as S
+from simulator.procedures.recruitment.loyalty.cases import code
+from simulator.procedures.recruitment.loyalty.ownership import ORDER_BITS
 from simulator.procedures.recruitment.loyalty.params import (
     MAX_PLAYERS,
     NO_CAP,
-    REVISIONS,
     WIN_RULES,
 )
 from simulator.procedures.recruitment.loyalty.projection import retally
@@ -68,7 +69,11 @@ def kernel_state(game: nr.Game) -> np.ndarray:
     s = S.new_state()
     s[S.H_PLAYERS] = game.players
     s[S.H_ROUNDS] = p["rounds"]
-    s[S.H_REVISION] = REVISIONS.index(p["revision"])
+    cases = game.cases
+    s[S.H_MULTI_TIE] = code("multi_tie", cases["multi_tie"])
+    s[S.H_ZERO_TOKENS] = code("zero_tokens", cases["zero_tokens"])
+    s[S.H_EQUIPMENT] = code("equipment", cases["equipment"])
+    s[S.H_REMOVED_TO_BANK] = cases["removed_tokens"] == "bank"
     s[S.H_N_CARDS] = len(game.cards)
     per = p["tokens_per_round"]
     s[S.H_PER_ROUND] = NO_CAP if per is None else per
@@ -110,6 +115,7 @@ def kernel_state(game: nr.Game) -> np.ndarray:
         s[S.S_STATUS + c] = owner if card.place == "owned" else PLACES[card.place]
         for e in range(game.players):
             s[S.S_TOKENS + c * MAX_PLAYERS + e] = card.tokens[e]
+        s[S.S_FIRST_PLACED + c] = sum((f + 1) << (ORDER_BITS * k) for k, f in enumerate(card.first))
     for k, c in enumerate(game.deck):
         s[S.S_DECK + k] = c
     for k, c in enumerate(game.zone):

@@ -288,12 +288,6 @@ def test_several_empires_tied_above_the_owner_removes_the_character_and_its_toke
     assert counter(s, "gap_equipped", 0) == gap
 
 
-def test_with_returned_tokens_supply_removed_tokens_go_back_to_their_empires_supply():
-    _, s = run_ownership("1.1", [owned(0, [1, 2, 2])], returned_tokens="supply")
-    assert [int(s[S.S_SUPPLY + e]) for e in range(3)] == [20, 20, 20]
-    assert [int(s[S.S_BANK + e]) for e in range(3)] == [0, 0, 0]
-
-
 @pytest.mark.parametrize(
     ("revision", "discarded", "gap_equipped"), [("1.0", 0, 1), ("1.1", 0, 1), ("1.2", 2, 0)]
 )
@@ -714,6 +708,14 @@ def test_a_deck_smaller_than_the_recruitment_zone_is_rejected():
 
 def test_unknown_revision_and_knob_values_are_rejected():
     assert error_of(revision="2.0")["loc"] == ("revision",)
+    assert "under `revisions`" in error_of(revision="1.3")["msg"]
+    assert error_of(multi_tie="coin_flip")["loc"] == ("multi_tie",)
+    own = {"1.3": {"based_on": "1.4"}, "1.4": {"based_on": "1.3"}}
+    assert "circle" in error_of(revisions=own, revision="1.3")["msg"]
+    err = error_of(revisions={"1.2": {"based_on": "1.1"}}, revision="1.2")
+    assert err["loc"] == ("revisions", "1.2") and "another name" in err["msg"]
+    err = error_of(revisions={"x": {"based_on": "1.9"}}, revision="x")
+    assert err["loc"] == ("revisions", "x", "based_on")
     assert error_of(returned_tokens="void")["loc"] == ("returned_tokens",)
     assert error_of(first_player="last")["loc"] == ("first_player",)
 

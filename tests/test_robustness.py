@@ -71,6 +71,7 @@ def _result(changes: dict[str, tuple[float, bool]], fires: dict | None = None) -
         sweep={},
         procedure=procedure,
         variant_dicts=lambda: {"1.0": {"revision": "1.0"}, "1.1": {"revision": "1.1"}},
+        variants={},
     )
     plan = SimpleNamespace(
         variant_names=names, metrics=tuple(metrics), independent=False, n_variants=2

@@ -28,7 +28,7 @@ game declares its interface in ``game`` (or the module constant ``WHOLE_GAME``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -49,6 +49,12 @@ class Params(BaseModel):
     """Base of every procedure's parameter model: frozen, unknown keys rejected."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    def rule_cases(self) -> dict[str, Any]:
+        """The rule cases in force, by knob path, where a knob is a preset of cases (recruitment's
+        ``revision``: ``{"multi_tie": "removed", ...}``); empty for a procedure without presets.
+        What a run's verdict compares to say whether a changed case arose (report/grounds.py)."""
+        return {}
 
 
 @dataclass(frozen=True)
@@ -158,6 +164,11 @@ class Procedure:
     #: For a procedure that is a whole game: its game interface and how to deal a position
     #: (:class:`simulator.agents.game.WholeGame`); the interface tests play every such game.
     game: WholeGame | None = None
+    #: For a procedure whose kernel depends on parameters beyond the packed row (a designer's
+    #: own rule step, named by a file in the parameters): ``specialize(procedure, params)`` is the
+    #: procedure to run these parameter sets with (the scenario's and ``sim compare``'s), or the
+    #: procedure itself. It may compile the designer's code, raising its located errors.
+    specialize: Callable[[Procedure, Sequence[Any]], Procedure] | None = None
 
     def metric_names(self, params: Any) -> list[str]:
         return [m.name for m in self.metrics(params)]

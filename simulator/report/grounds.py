@@ -66,25 +66,41 @@ def _total(result: RunResult, variant: str, metric: str) -> float | None:
 
 
 def cases(result: RunResult) -> list[Case]:
-    """For each variant after the first, each changed knob with declared case metrics."""
+    """For each variant after the first, each changed knob with declared case metrics.
+
+    A knob that is a preset of rule cases (``Params.rule_cases``) is looked at through its
+    cases too: the knobs a variant sets come first, then the cases they changed, each metric
+    counted once per variant; a value a per-value declaration does not list (a scenario's own
+    preset) is seen through its cases only."""
     fires = result.scenario.procedure.fires
     if not fires or result.is_sweep:
         return []
-    dumps = {k: flatten(v) for k, v in result.scenario.variant_dicts().items()}
+    dicts = result.scenario.variant_dicts()
+    dumps = {k: flatten(v) for k, v in dicts.items()}
+    resolved = {k: p.rule_cases() for k, p in result.scenario.variants.items()}
     names = list(result.plan.variant_names)
     base = names[0]
     out = []
     for v in names[1:]:
-        for knob in sorted(_changed(dumps[base], dumps[v])):
+        given = sorted(_changed(dumps[base], dumps[v]))
+        seen = {**dumps[base], **resolved.get(base, {})}, {**dumps[v], **resolved.get(v, {})}
+        derived = sorted(_changed(*seen) - set(given))
+        counted: set[str] = set()
+        for knob in given + derived:
             declared = fires.get(knob, ())
             if isinstance(declared, dict):
                 # Per value: the cases where each value differs from the knob's first.
-                mine = declared.get(str(dumps[v].get(knob)), ())
-                theirs = declared.get(str(dumps[base].get(knob)), ())
+                values = str(seen[1].get(knob)), str(seen[0].get(knob))
+                if not all(x in declared for x in values):
+                    continue
+                mine, theirs = declared[values[0]], declared[values[1]]
                 declared = tuple(
                     m for m in dict.fromkeys([*mine, *theirs]) if (m in mine) != (m in theirs)
                 )
-            metrics = [m for m in declared if _total(result, base, m) is not None]
+            metrics = [
+                m for m in declared if m not in counted and _total(result, base, m) is not None
+            ]
+            counted.update(metrics)
             if not metrics:
                 continue
             out.append(

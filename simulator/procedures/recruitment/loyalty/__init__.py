@@ -1,8 +1,12 @@
 """Recruitment and loyalty, revisions 1.0 / 1.1 / 1.2: a whole multi-round game (Recruitment rules).
 
-A package split by concern: ``params`` (scenario parameters, packing), ``state`` (the one-array
+The revisions are presets of the ownership check's rule cases (``cases``), which a scenario may set
+one by one or gather into a revision of its own.
+
+A package split by concern: ``cases`` (the rule cases and the revisions' presets), ``params``
+(scenario parameters, packing), ``state`` (the one-array
 game state), ``phases`` (setup, placement turns, zone resolution, maintenance: ``legal_moves`` and
-``apply_move``), ``ownership`` (the ownership check per revision), ``projection`` and
+``apply_move``), ``ownership`` (the ownership check, case by case), ``projection`` and
 ``heuristic`` (``returns`` and ``heuristic``), ``greedy`` (the random and greedy agents), ``game``
 (``GAME``, the interface the agents take), ``policy`` (the decision hook), ``metrics`` and
 ``kernel``. Documentation: docs/recruitment.md.
@@ -16,13 +20,20 @@ drop_stale(__file__)  # before the modules load their cached kernels (agents' ed
 
 # ruff: noqa: E402
 from simulator.procedures.base import Alternative, Assumption, Procedure
+from simulator.procedures.recruitment.loyalty.cases import CASES, preset_lines, revision_fires
 from simulator.procedures.recruitment.loyalty.kernel import loyalty_kernel
 from simulator.procedures.recruitment.loyalty.metrics import metrics
 from simulator.procedures.recruitment.loyalty.params import LoyaltyParams, pack
+from simulator.procedures.recruitment.loyalty.userstep import specialize
 
 NOTES = (
+    *preset_lines(),
+    "a scenario picks a revision and may set any case on top of it (revision: '1.1', multi_tie: "
+    "first_placed), or name its own revision under revisions ({'1.3': {based_on: '1.2', "
+    "multi_tie: first_placed}}); docs/recruitment.md, 'Writing revision 1.3'",
     "rule (rulebook): lost and removed tokens go to the bank, 'to be obtained by players later in "
-    "the game' (knob returned_tokens: bank | supply)",
+    "the game' (knobs returned_tokens: bank | supply for lost tokens, the case removed_tokens "
+    "for removed ones)",
     "assumption: how tokens come back from the bank is not in the fragment; default none come "
     "back within the game (knob bank_refill: tokens per empire per round)",
     "rule (rulebook): placement goes round, one token a turn (an assumption), until every empire "
@@ -31,11 +42,11 @@ NOTES = (
     "assumption: the rulebook has no win condition; default most characters after `rounds`, ties "
     "share the win (knob win: most_characters | most_characters_then_loyalty)",
     "gap (every revision): no tokens left also reads as 'owner tied for highest' at zero -> "
-    "removed; counted as gap_zero_tie",
-    "gap (1.0): several other empires tie above the owner -> the character stays; counted as "
-    "gap_multi_tie",
+    "removed (case zero_tokens); counted as gap_zero_tie",
+    "gap (1.0): several other empires tie above the owner -> the character stays (case "
+    "multi_tie); counted as gap_multi_tie",
     "gap (1.0, 1.1): equipped cards of a character that leaves the game are not mentioned -> "
-    "they stay; counted as gap_equipped (1.2 discards them)",
+    "they stay (case equipment); counted as gap_equipped (1.2 discards them)",
     "assumption: loyalty die d6 (loyalty_die); wages paid by descending loyalty, then ascending "
     "wage; income each round (income); no cap on the tokens a round (tokens_per_round: none, "
     "the rulebook's reading; a cap is an invention)",
@@ -87,8 +98,24 @@ ASSUMPTIONS = (
         tag="rulebook",
         rule=f"{MAINTAIN}, last note (lost and removed tokens go to the bank); {PAGE}",
         text="lost and removed tokens go to the bank, not to their empire's supply",
-        alternatives=(Alternative("straight back to the supply", {"returned_tokens": "supply"}),),
+        alternatives=(
+            Alternative(
+                "straight back to the supply",
+                {"returned_tokens": "supply", "removed_tokens": "supply"},
+            ),
+        ),
         fires=("tokens_lost",),
+    ),
+    Assumption(
+        name="zero_tokens",
+        knob="zero_tokens",
+        tag="rulebook",
+        rule=f"{MAINTAIN} ③, 1.0 ⑶ and 1.1/1.2 ⑷ (no tokens left: removed), which overlap ⑴ "
+        f"(the owner still tied for the highest, at zero); {PAGE}",
+        text="a character with no tokens left leaves the game in every revision (the case the "
+        "text names); the overlap is counted as gap_zero_tie",
+        alternatives=(Alternative("it stays with its owner (⑴)", {"zero_tokens": "stays"}),),
+        fires=("gap_zero_tie",),
     ),
     Assumption(
         name="bank_refill",
@@ -160,17 +187,15 @@ ASSUMPTIONS = (
     ),
 )
 
-#: The metrics that count where the revisions' ownership checks differ (issue 26 item 3): 1.0
-#: keeps a character several rivals tie above its owner (gap_multi_tie), 1.1 and 1.2 remove it
-#: (removed_multi_tie); 1.2 discards its equipment (equipment_discarded), 1.0 and 1.1 keep it
-#: (gap_equipped).
-MULTI_TIE = ("gap_multi_tie", "removed_multi_tie", "games_with_gap_multi_tie")
-EQUIPMENT = ("equipment_discarded", "gap_equipped", "games_with_gap_equipped")
+#: The metrics that count where the rule cases differ (cases.py), per option of each case knob,
+#: and per revision the same for the cases it sets unlike 1.0: 1.0 keeps a character several
+#: rivals tie above its owner (gap_multi_tie), 1.1 and 1.2 remove it (removed_multi_tie); 1.2
+#: discards its equipment (equipment_discarded), 1.0 and 1.1 keep it (gap_equipped). A revision
+#: of a scenario's own is compared through its cases (LoyaltyParams.rule_cases).
 FIRES: dict[str, tuple[str, ...] | dict[str, tuple[str, ...]]] = {
-    # Per revision, the cases where it differs from 1.0: 1.1 in the multi-tie case, 1.2 there
-    # and in the equipment of a removed character (so 1.1 and 1.2 differ in the equipment only).
-    "revision": {"1.0": (), "1.1": MULTI_TIE, "1.2": MULTI_TIE + EQUIPMENT},
     **{a.knob: a.fires for a in ASSUMPTIONS if a.fires},
+    "revision": revision_fires(),
+    **{c.name: c.fires for c in CASES},
 }
 
 PROCEDURE = Procedure(
@@ -186,4 +211,5 @@ PROCEDURE = Procedure(
     notes=NOTES,
     assumptions=ASSUMPTIONS,
     fires=FIRES,
+    specialize=specialize,
 )

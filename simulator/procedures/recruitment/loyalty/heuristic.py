@@ -9,13 +9,15 @@ characters it will still hold when the game ends, and the tokens it has left to 
 Its parts (projection.py):
 
 - a *projection* of the position: every card goes to the seat that would hold it if the zone were
-  resolved and the ownership check run now, under the game's revision — a zone card to its sole
-  token leader (none on a tie or with no tokens), who then faces the ownership check as a
+  resolved and the ownership check run now, under the game's rule cases — a zone card to its
+  sole token leader (none on a tie or with no tokens), who then faces the ownership check as a
   recruited card does in the same round; an owned card stays with its owner while the owner's
-  loyalty is highest or tied for it, goes to one other empire strictly highest, and under 1.1/1.2
-  goes to nobody when several others tie above the owner (1.0: it stays, the gap's default) —
+  loyalty is highest or tied for it, goes to one other empire strictly highest, and when several
+  others tie above the owner goes to nobody (``multi_tie: removed``, 1.1/1.2), stays
+  (``stays``, 1.0's gap) or goes to the tied rival who placed on it first (``first_placed``) —
   so a seat that ties a rival on purpose above a third empire's character sees it leave the third
-  empire's projection under 1.1 and 1.2, not under 1.0;
+  empire's projection under 1.1 and 1.2, not under 1.0; an owned card with no tokens left is
+  worth nothing (``zero_tokens: removed``) or a sure 1 (``stays``: nothing can take it);
 - each projected holding weighed by the chance its holder keeps it through the next loyalty
   checks (``HORIZON`` 3, fewer near the end) if nobody places more: a check costs a token with
   chance ``(die - loyalty) / die``, and the card is lost when its last token goes or its loyalty

@@ -27,21 +27,34 @@ COUNTER_METRICS = (
     ("removed_no_tokens", "characters that left the game with no tokens on them"),
     (
         "removed_multi_tie",
-        "characters removed because several other empires tied above the owner (1.1, 1.2)",
+        "characters removed because several other empires tied above the owner (multi_tie: "
+        "removed, as in 1.1 and 1.2)",
     ),
-    ("gap_multi_tie", "1.0 gap: several other empires tied above the owner; the character stayed"),
+    (
+        "gap_multi_tie",
+        "several other empires tied above the owner and the character stayed (multi_tie: "
+        "stays; 1.0 does not cover the case, a gap)",
+    ),
     (
         "gap_zero_tie",
-        "gap (every revision): no tokens left also reads as 'owner tied for highest' at zero; "
-        "the character was removed",
+        "gap (every revision): no tokens left also reads as 'owner tied for highest' at zero "
+        "(counted under either zero_tokens option, each round it arises)",
     ),
     (
         "gap_equipped",
-        "gap (1.0, 1.1): a character with equipped cards left the game and the text does not "
-        "say what happens to them (they stay with the empire)",
+        "a character with equipped cards left the game and they stayed with the empire "
+        "(equipment: kept; 1.0 and 1.1 do not say, a gap)",
     ),
     ("tokens_lost", "influence tokens lost or removed from characters (to the bank by default)"),
-    ("equipment_discarded", "equipped cards discarded with removed characters (1.2)"),
+    (
+        "equipment_discarded",
+        "equipped cards discarded with removed characters (equipment: discarded, as in 1.2)",
+    ),
+    (
+        "given_multi_tie",
+        "characters given to the tied rival who placed on them first when several other "
+        "empires tied above the owner (multi_tie: first_placed; also counted as defections)",
+    ),
 )
 assert len(COUNTER_METRICS) == N_COUNTERS
 
@@ -125,7 +138,7 @@ def metrics(p: LoyaltyParams) -> list[Metric]:
         Metric(
             "games_with_gap_multi_tie",
             "proportion",
-            "games where 1.0's multi-tie gap was reached at least once",
+            "games where the multi-tie gap was reached at least once (multi_tie: stays, 1.0)",
             headline=False,
         ),
         Metric(
@@ -137,7 +150,8 @@ def metrics(p: LoyaltyParams) -> list[Metric]:
         Metric(
             "games_with_gap_equipped",
             "proportion",
-            "games where the equipped-cards gap (1.0, 1.1) was reached at least once",
+            "games where the equipped-cards gap was reached at least once (equipment: kept, "
+            "1.0 and 1.1)",
             headline=False,
         ),
         Metric(

@@ -1,5 +1,8 @@
 """Parameters of ``recruitment.loyalty`` and their packing into the kernel's float64 row.
 
+The ownership check's rule cases are knobs (``multi_tie``, ``zero_tokens``, ``equipment``,
+``removed_tokens``: cases.py), each unset by default, meaning "as the revision sets it"; a
+``revision`` is a named preset of them, the rulebook's three or a scenario's own (``revisions``).
 Every reading of the rulebook that is not certain is a knob here with the rulebook's reading as its
 default (Recruitment rules; the procedure's ``assumptions`` declare them): where lost tokens go
 (``returned_tokens``), how they come back (``bank_refill``, invented), who places first
@@ -10,6 +13,7 @@ win condition).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -26,12 +30,24 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from simulator.agents.spec import AGENT_ROW, Policies, pack_agents, seat_agents
 from simulator.procedures.base import Params
+from simulator.procedures.recruitment.loyalty.cases import (
+    BY_NAME,
+    CASE_NAMES,
+    REVISIONS,
+    Equipment,
+    MultiTie,
+    RemovedTokens,
+    ZeroTokens,
+    code,
+)
 
 MAX_PLAYERS = 6
 MAX_CARDS = 64
 MAX_ROUNDS = 100
 
-REVISIONS = ("1.0", "1.1", "1.2")
+#: Most presets a scenario may name under ``revisions``; longest name of one.
+MAX_PRESETS = 16
+MAX_PRESET_NAME = 40
 #: ``tokens_per_round`` packed for "no cap": more than any supply can hold.
 NO_CAP = 1_000_000
 
@@ -126,11 +142,62 @@ def _entry_error(loc: tuple[str | int, ...], message: str, value: Any) -> Valida
     )
 
 
+def _case_field(name: str) -> Any:
+    return Field(default=None, description=BY_NAME[name].describe())
+
+
+class Preset(Params):
+    """A revision of the scenario's own: the revision it starts from and the cases it changes."""
+
+    based_on: str = Field(
+        max_length=MAX_PRESET_NAME,
+        description="the revision it changes: 1.0, 1.1, 1.2 or another of `revisions`",
+    )
+    description: str = Field(default="", max_length=300, description="what it changes (reports)")
+    multi_tie: MultiTie | None = _case_field("multi_tie")
+    zero_tokens: ZeroTokens | None = _case_field("zero_tokens")
+    equipment: Equipment | None = _case_field("equipment")
+    removed_tokens: RemovedTokens | None = _case_field("removed_tokens")
+
+
+def _name_problem(name: str) -> str | None:
+    if not name or len(name) > MAX_PRESET_NAME:
+        return f"must be 1 to {MAX_PRESET_NAME} characters"
+    if not all(ch.isalnum() or ch in "._-" for ch in name):
+        return "must be letters, digits, '.', '_', '-'"
+    if name in REVISIONS:
+        return f"is a revision of the rulebook ({', '.join(REVISIONS)}); give yours another name"
+    return None
+
+
 class LoyaltyParams(Params):
     players: int = Field(default=4, ge=2, le=MAX_PLAYERS, description="empires in the game")
     rounds: int = Field(default=10, ge=1, le=MAX_ROUNDS, description="rounds played")
-    revision: Literal["1.0", "1.1", "1.2"] = Field(
-        default="1.0", description="rule revision of the maintenance ownership check"
+    revision: str = Field(
+        default="1.0",
+        max_length=MAX_PRESET_NAME,
+        description="rule revision: a preset of the rule cases multi_tie, zero_tokens, equipment "
+        "and removed_tokens — '1.0', '1.1', '1.2' (the rulebook's) or a name of `revisions`; a "
+        "case set here overrides the revision's",
+    )
+    revisions: dict[str, Preset] = Field(
+        default_factory=dict,
+        max_length=MAX_PRESETS,
+        description="revisions of your own: name -> {based_on: a revision, and the cases it "
+        "changes}, e.g. {'1.3': {based_on: '1.2', multi_tie: first_placed}}",
+    )
+    multi_tie: MultiTie | None = _case_field("multi_tie")
+    zero_tokens: ZeroTokens | None = _case_field("zero_tokens")
+    equipment: Equipment | None = _case_field("equipment")
+    removed_tokens: RemovedTokens | None = _case_field("removed_tokens")
+    ownership: str | None = Field(
+        default=None,
+        max_length=1000,
+        description="your own ownership check, `path/to/file.py:NAME` (relative to the scenario "
+        "file): a function `NAME(loyalty, tokens, owner) -> int` giving the seat that holds each "
+        "owned character after maintenance ③, or -1 to remove it (docs/recruitment.md, 'Your own "
+        "ownership check'); it replaces the multi_tie and zero_tokens cases, equipment and "
+        "removed_tokens still apply to a character it removes",
     )
     deck: Deck = Field(
         default=DeckGenerator(count=30, wage=Span(low=0, high=2), equipped=Span(low=0, high=2)),
@@ -171,8 +238,9 @@ class LoyaltyParams(Params):
     )
     returned_tokens: Literal["bank", "supply"] = Field(
         default="bank",
-        description="where lost and removed tokens go: the bank (rulebook), or straight back to "
-        "their empire's supply (the old reading)",
+        description="where lost tokens go (a failed loyalty check, an unpaid wage): the bank "
+        "(rulebook), or straight back to their empire's supply (the old reading); removed tokens "
+        "are the `removed_tokens` case",
     )
     bank_refill: int = Field(
         default=0,
@@ -227,6 +295,98 @@ class LoyaltyParams(Params):
                     )
                 )
             raise ValidationError.from_exception_data(e.title, errors) from None
+
+    @field_validator("revision", mode="before")
+    @classmethod
+    def _revision_is_a_word(cls, v: Any) -> Any:
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            raise ValueError(
+                f"must be a revision's name: write '{v}' in quotes (unquoted, YAML reads {v} as "
+                "a number)"
+            )
+        return v
+
+    @field_validator("ownership")
+    @classmethod
+    def _ownership_file(cls, v: str | None, info: ValidationInfo) -> str | None:
+        if v is None:
+            return v
+        from simulator.userfiles import is_ref
+
+        if not is_ref(v):
+            raise ValueError(f"{v!r} is not path/to/file.py:NAME (a function in your Python file)")
+        path, _, name = v.rpartition(":")
+        folder = (info.context or {}).get("base_dir")
+        where = Path(path).expanduser()
+        resolved = where if where.is_absolute() else Path(folder or ".") / where
+        if not resolved.is_file():
+            said = "" if where.is_absolute() else " (relative to the scenario file's folder)"
+            raise ValueError(f"file {path} not found{said}")
+        # Stored resolved, so that a run, a comparison of files from several folders and a
+        # re-validated copy of the parameters all name the same file.
+        return f"{resolved.resolve()}:{name}"
+
+    @field_validator("revisions")
+    @classmethod
+    def _presets_resolve(cls, v: dict[str, Preset]) -> dict[str, Preset]:
+        for name, preset in v.items():
+            if why := _name_problem(name):
+                raise _entry_error((name,), f"revision name {name!r} {why}", name)
+            seen = [name]
+            base = preset.based_on
+            while base not in REVISIONS:
+                if base not in v:
+                    known = ", ".join([*REVISIONS, *v])
+                    raise _entry_error(
+                        (name, "based_on"),
+                        f"revision {base!r} is neither the rulebook's nor one of `revisions` "
+                        f"({known})",
+                        preset.based_on,
+                    )
+                if base in seen:
+                    raise _entry_error(
+                        (name, "based_on"),
+                        f"revisions based on one another in a circle: {' -> '.join(seen)} -> "
+                        f"{base}; base one of them on 1.0, 1.1 or 1.2",
+                        preset.based_on,
+                    )
+                seen.append(base)
+                base = v[base].based_on
+        return v
+
+    @model_validator(mode="after")
+    def _revision_is_known(self) -> LoyaltyParams:
+        if self.revision not in REVISIONS and self.revision not in self.revisions:
+            own = (
+                f", or one of `revisions` ({', '.join(self.revisions)})"
+                if self.revisions
+                else (", or a name you give under `revisions`")
+            )
+            raise _entry_error(
+                ("revision",),
+                f"unknown revision {self.revision!r}: the rulebook's are "
+                f"{', '.join(repr(r) for r in REVISIONS)}{own}",
+                self.revision,
+            )
+        return self
+
+    def rule_cases(self) -> dict[str, str]:
+        """Every case's option in force: set here, else by the revision (its own presets
+        followed down to the rulebook's)."""
+        out: dict[str, str] = {}
+        name = self.revision
+        while name not in REVISIONS:
+            preset = self.revisions[name]
+            for case in CASE_NAMES:
+                if case not in out and getattr(preset, case) is not None:
+                    out[case] = getattr(preset, case)
+            name = preset.based_on
+        for case in CASE_NAMES:
+            out.setdefault(case, REVISIONS[name][case])
+        for case in CASE_NAMES:
+            if getattr(self, case) is not None:
+                out[case] = getattr(self, case)
+        return {case: out[case] for case in CASE_NAMES}
 
     @field_validator("deck")
     @classmethod
@@ -305,7 +465,7 @@ class LoyaltyParams(Params):
 (
     P_PLAYERS,
     P_ROUNDS,
-    P_REVISION,
+    P_MULTI_TIE,
     P_TOKENS,
     P_PER_ROUND,
     P_GOLD,
@@ -320,8 +480,13 @@ class LoyaltyParams(Params):
     P_ROTATE,
     P_PASS_FINAL,
     P_WIN,
-) = range(17)
-P_AGENTS = 20  # MAX_PLAYERS rows of AGENT_ROW columns (simulator.agents.spec.pack_agents)
+    P_ZERO_TOKENS,
+    P_EQUIPMENT,
+    P_REMOVED_TO_BANK,
+    P_USER_STEP,
+    P_STEP_ADDRESS,
+) = range(22)
+P_AGENTS = 24  # MAX_PLAYERS rows of AGENT_ROW columns (simulator.agents.spec.pack_agents)
 P_GEN = P_AGENTS + MAX_PLAYERS * AGENT_ROW  # (low, high) of wage, base_loyalty, home, equipped
 P_DECK = P_GEN + 8  # MAX_CARDS rows of (wage, base_loyalty, home, equipped)
 CARD_FIELDS = 4
@@ -334,7 +499,11 @@ def pack(p: LoyaltyParams) -> np.ndarray:
     row = np.zeros(PACKED_WIDTH, dtype=np.float64)
     row[P_PLAYERS] = p.players
     row[P_ROUNDS] = p.rounds
-    row[P_REVISION] = REVISIONS.index(p.revision)
+    cases = p.rule_cases()
+    row[P_MULTI_TIE] = code("multi_tie", cases["multi_tie"])
+    row[P_ZERO_TOKENS] = code("zero_tokens", cases["zero_tokens"])
+    row[P_EQUIPMENT] = code("equipment", cases["equipment"])
+    row[P_REMOVED_TO_BANK] = 1.0 if cases["removed_tokens"] == "bank" else 0.0
     row[P_TOKENS] = p.tokens_per_empire
     row[P_PER_ROUND] = NO_CAP if p.tokens_per_round is None else p.tokens_per_round
     row[P_GOLD] = p.starting_gold

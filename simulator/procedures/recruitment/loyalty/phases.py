@@ -28,6 +28,7 @@ from simulator.jit import borrowed, inline, kernel
 from simulator.procedures.recruitment.loyalty.ownership import (
     effective_loyalty,
     lose_loyalty,
+    note_placement,
     ownership_check,
 )
 from simulator.procedures.recruitment.loyalty.params import (
@@ -40,21 +41,26 @@ from simulator.procedures.recruitment.loyalty.params import (
     P_DEBUG,
     P_DECK,
     P_DIE,
+    P_EQUIPMENT,
     P_GEN,
     P_GENERATED,
     P_GOLD,
     P_INCOME,
+    P_MULTI_TIE,
     P_PASS_FINAL,
     P_PER_ROUND,
     P_PLAYERS,
-    P_REVISION,
+    P_REMOVED_TO_BANK,
     P_ROTATE,
     P_ROUNDS,
     P_SEAT_GOLD,
     P_SHUFFLE,
+    P_STEP_ADDRESS,
     P_TO_BANK,
     P_TOKENS,
+    P_USER_STEP,
     P_WIN,
+    P_ZERO_TOKENS,
 )
 from simulator.procedures.recruitment.loyalty.projection import reproject, retally
 from simulator.procedures.recruitment.loyalty.state import (
@@ -62,6 +68,7 @@ from simulator.procedures.recruitment.loyalty.state import (
     H_DEBUG,
     H_DECK_LEN,
     H_DIE,
+    H_EQUIPMENT,
     H_FIRST,
     H_GOLD_ISSUED,
     H_GOLD_PAID,
@@ -69,23 +76,27 @@ from simulator.procedures.recruitment.loyalty.state import (
     H_LEAD_CHANGES,
     H_LEADER,
     H_LEADER_NOW,
+    H_MULTI_TIE,
     H_N_CARDS,
     H_PASS_FINAL,
     H_PASSES,
     H_PER_ROUND,
     H_PHASE,
     H_PLAYERS,
-    H_REVISION,
+    H_REMOVED_TO_BANK,
     H_ROTATE,
     H_ROUND,
     H_ROUNDS,
+    H_STEP_ADDRESS,
     H_STREAK_START,
     H_TO_BANK,
     H_TOKENS_PER_EMPIRE,
     H_TRACK,
     H_TURN,
+    H_USER_STEP,
     H_VIOLATIONS,
     H_WIN,
+    H_ZERO_TOKENS,
     H_ZONE_LEN,
     IN_DECK,
     IN_ZONE,
@@ -178,7 +189,12 @@ def start_game(s, row, rng):
     players = np.int64(row[P_PLAYERS])
     s[H_PLAYERS] = players
     s[H_ROUNDS] = np.int64(row[P_ROUNDS])
-    s[H_REVISION] = np.int64(row[P_REVISION])
+    s[H_MULTI_TIE] = np.int64(row[P_MULTI_TIE])
+    s[H_ZERO_TOKENS] = np.int64(row[P_ZERO_TOKENS])
+    s[H_EQUIPMENT] = np.int64(row[P_EQUIPMENT])
+    s[H_REMOVED_TO_BANK] = np.int64(row[P_REMOVED_TO_BANK])
+    s[H_USER_STEP] = np.int64(row[P_USER_STEP])
+    s[H_STEP_ADDRESS] = np.int64(row[P_STEP_ADDRESS])
     s[H_N_CARDS] = np.int64(row[P_CARDS])
     s[H_PER_ROUND] = np.int64(row[P_PER_ROUND])
     s[H_INCOME] = np.int64(row[P_INCOME])
@@ -303,6 +319,7 @@ def play_move(s, move, rng):
         s[S_OUT + e] = 1
     else:
         s[S_TOKENS + move * MAX_PLAYERS + e] += 1
+        note_placement(s, move, e)
         s[S_SUPPLY + e] -= 1
         s[S_PLACED + e] += 1
         if s[H_TRACK] != 0:

@@ -15,16 +15,23 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.jit import inline
-from simulator.procedures.recruitment.loyalty.ownership import REVISION_1_0, loyalty_of
+from simulator.procedures.recruitment.loyalty.ownership import (
+    MULTI_TIE_FIRST_PLACED,
+    MULTI_TIE_STAYS,
+    ZERO_TOKENS_STAYS,
+    first_placed_among,
+    loyalty_of,
+)
 from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS
 from simulator.procedures.recruitment.loyalty.state import (
     H_DIE,
+    H_MULTI_TIE,
     H_N_CARDS,
     H_PER_ROUND,
     H_PLAYERS,
-    H_REVISION,
     H_ROUND,
     H_ROUNDS,
+    H_ZERO_TOKENS,
     IN_ZONE,
     S_BASE,
     S_HOME,
@@ -134,15 +141,20 @@ def project_card(s, c):
         elif loyalty == best:
             n_best += 1
     if total == 0:
+        if status >= 0 and s[H_ZERO_TOKENS] == ZERO_TOKENS_STAYS:
+            return h, WEIGHT_ONE  # nothing can take it any more
         return -1, 0
     own = loyalty_of(s[first + h], home, base, h)
     if own < best:
-        if n_best > 1:
-            if s[H_REVISION] != REVISION_1_0:
-                return -1, 0
+        multi_tie = s[H_MULTI_TIE]
+        if n_best > 1 and multi_tie == MULTI_TIE_STAYS:
             # 1.0's gap: it stays while several tie above, for as long as it keeps a token.
             best = 0
+        elif n_best > 1 and multi_tie != MULTI_TIE_FIRST_PLACED:
+            return -1, 0  # removed (1.1, 1.2)
         else:
+            if n_best > 1:
+                who = first_placed_among(s, c, best, h)
             # The ownership check hands it to the one empire above: the best loyalty of the
             # others (the old holder's among them) is the one it must stay above.
             h = who

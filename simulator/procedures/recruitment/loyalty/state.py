@@ -8,8 +8,9 @@ module constants, which Numba folds into the code.
 
 Layout (``S_*`` offsets; ``MAX_PLAYERS`` slots per seat, ``MAX_CARDS`` per card):
 
-- header: the knobs (players, rounds, revision, ...) and the position (round, phase, seat to move,
-  first player, consecutive passes, zone and deck lengths), gold issued and paid, lead tracking;
+- header: the knobs (players, rounds, the rule cases, ...) and the position (round, phase, seat
+  to move, first player, consecutive passes, zone and deck lengths), gold issued and paid, lead
+  tracking;
 - per seat: token supply, tokens in the bank, gold, tokens placed this round, out of this round's
   placement;
 - per-seat counters reported as metrics (``COUNTER_*`` rows);
@@ -18,7 +19,8 @@ Layout (``S_*`` offsets; ``MAX_PLAYERS`` slots per seat, ``MAX_CARDS`` per card)
 - tokens[card, seat]; the deck (top card last); the zone (in the order cards were dealt);
   scratch space for the wage order; the heuristic's projection per card and per seat, and each
   seat's term of its soft win share, which the rules keep current so that the greedy agent
-  does not recompute them for every decision.
+  does not recompute them for every decision; per card, the order of the seats' first tokens on
+  it (read by the ``multi_tie: first_placed`` case only).
 
 Lead tracking (for ``lead_changes`` and ``decided_at``): ``H_LEADER`` is the last seat that led
 alone at the end of a round, ``H_LEADER_NOW`` the seat leading alone at the end of the last round
@@ -47,7 +49,7 @@ STATE_DTYPE = np.int64
 (
     H_PLAYERS,
     H_ROUNDS,
-    H_REVISION,
+    H_MULTI_TIE,
     H_N_CARDS,
     H_PER_ROUND,
     H_INCOME,
@@ -74,8 +76,13 @@ STATE_DTYPE = np.int64
     H_STREAK_START,
     H_LEAD_CHANGES,
     H_TRACK,
-) = range(29)
-HEADER = 32
+    H_ZERO_TOKENS,
+    H_EQUIPMENT,
+    H_REMOVED_TO_BANK,
+    H_USER_STEP,
+    H_STEP_ADDRESS,
+) = range(34)
+HEADER = 40
 
 #: Phases: placing tokens in the recruitment phase, or the game is over.
 PLACE = 0
@@ -99,8 +106,9 @@ S_OUT = S_PLACED + MAX_PLAYERS
     GAP_EQUIPPED,
     TOKENS_LOST,
     EQUIPMENT_DISCARDED,
-) = range(9)
-N_COUNTERS = 9
+    GIVEN_MULTI_TIE,
+) = range(10)
+N_COUNTERS = 10
 S_COUNTS = S_OUT + MAX_PLAYERS
 
 # Per card.
@@ -121,7 +129,10 @@ S_TALLY = S_PROJ_WEIGHT + MAX_CARDS  # summed card weight of seat e at S_TALLY +
 #: Each seat's term of the heuristic's soft win share, kept with the projection: the bits of a
 #: float64 (read and written through ``s.view(np.float64)``, projection.terms_of).
 S_TERMS = S_TALLY + MAX_PLAYERS
-STATE_SIZE = S_TERMS + MAX_PLAYERS
+#: Per card, the order in which seats placed their first token on it, kept only under the
+#: ``multi_tie: first_placed`` case (cases.py): 3 bits a seat (seat + 1), the first lowest.
+S_FIRST_PLACED = S_TERMS + MAX_PLAYERS
+STATE_SIZE = S_FIRST_PLACED + MAX_CARDS
 
 #: Card status other than an owner seat.
 IN_ZONE = -1
