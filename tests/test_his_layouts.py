@@ -18,6 +18,10 @@ from simulator.procedures import get
 
 #: The procedures converted so far, with extra parameter sets whose metrics differ.
 CASES: dict[str, list[dict]] = {
+    "his.field_battle": [
+        {"attacker": {"units": 40}, "defender": {"units": 40, "leader": 6}, "formation_cap": False},
+        {"attacker": {"units": 1}, "defender": {"units": 1}, "fortress_withdraw": 4},
+    ],
     "his.pregnancy": [{"turns": 1}, {"turns": 20, "wife_steps": [1, 2, 3]}],
 }
 
