@@ -150,7 +150,8 @@ def his_naval(p: dict, key: int, trial: int) -> list[int]:
 
 
 def his_interception(p: dict, key: int, trial: int) -> list[int]:
-    """One interception or avoid-battle roll: 2d6 + leader + cavalry modifiers >= target."""
+    """One interception or avoid-battle roll: 2d6 + leader + cavalry modifiers >= target; at sea
+    none into or from a port, and a beaten fleet still rolls (§6.3)."""
     lo, hi = halves(word(key, trial, 0))
     roll = d6(lo) + d6(hi)
     modifier = p.get("leader", 0)
@@ -158,6 +159,10 @@ def his_interception(p: dict, key: int, trial: int) -> list[int]:
         modifier += 1
     if p.get("against_cavalry", False):
         modifier -= 1
-    if p.get("kind", "intercept") == "avoid" and p.get("lost_battle_this_impulse", False):
-        return [1]  # a formation that lost a field battle this impulse avoids at once
+    naval = p.get("forces", "land") == "naval"
+    if naval and p.get("port", False):
+        return [0]  # §6.3: no interception into a port, no avoiding from a port
+    avoid = p.get("kind", "intercept") == "avoid"
+    if avoid and p.get("lost_battle_this_impulse", False) and not naval:
+        return [1]  # a formation that lost a field battle this impulse avoids at once (land only)
     return [int(roll + modifier >= p.get("target", 9))]

@@ -18,6 +18,7 @@ from simulator.procedures import get
 
 #: The procedures converted so far, with extra parameter sets whose metrics differ.
 CASES: dict[str, list[dict]] = {
+    "his.interception": [{"kind": "avoid", "forces": "naval", "port": True}],
     "his.field_battle": [
         {"attacker": {"units": 40}, "defender": {"units": 40, "leader": 6}, "formation_cap": False},
         {"attacker": {"units": 1}, "defender": {"units": 1}, "fortress_withdraw": 4},
