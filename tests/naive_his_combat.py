@@ -28,9 +28,17 @@ def his_assault(p: dict, key: int, trial: int) -> list[int]:
     defenders, d_leader = dfd["units"], _rating(dfd.get("leader", "none"))
     falls = broken = False
     assaults = a_total = d_total = 0
+    port = p.get("port")
+    protected = port is not None and (
+        port.get("squadrons_adjacent", 0) > 0
+        or (
+            port.get("squadrons_in_port", 0) > 0
+            and port.get("enemy_squadrons_adjacent", 0) <= port.get("squadrons_in_port", 0)
+        )
+    )  # §6.7: squadrons protect the port fortress, no assault
     if units <= defenders:
         broken = True  # the siege breaks at once: no assault
-    while not (falls or broken) and assaults < p.get("max_assaults", 1):
+    while not (falls or broken or protected) and assaults < p.get("max_assaults", 1):
         k = assaults
         assaults += 1
         infantry = units - cavalry  # cavalry roll no dice in any assault
@@ -67,6 +75,8 @@ def his_assault(p: dict, key: int, trial: int) -> list[int]:
         d_total,
         fell_at,
         int(captured),
+        int(units == 0 and att.get("leader", "none") != "none"),  # wiped out: leader lost
+        int(protected),
     ]
 
 

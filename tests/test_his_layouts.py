@@ -18,6 +18,9 @@ from simulator.procedures import get
 
 #: The procedures converted so far, with extra parameter sets whose metrics differ.
 CASES: dict[str, list[dict]] = {
+    "his.assault": [
+        {"attacker": {"units": 2}, "defender": {"units": 0}, "port": {"squadrons_in_port": 1}}
+    ],
     "his.interception": [{"kind": "avoid", "forces": "naval", "port": True}],
     "his.field_battle": [
         {"attacker": {"units": 40}, "defender": {"units": 40, "leader": 6}, "formation_cap": False},
