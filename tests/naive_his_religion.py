@@ -191,7 +191,11 @@ def his_diet_of_worms(p: dict, key: int, trial: int) -> list[int]:
     papal_hits = _hits(key, trial, 2, habsburg + papal)
     protestant_hits = _hits(key, trial, 12, protestant + p.get("protestant_bonus_dice", 4))
     diff = protestant_hits - papal_hits
-    return [int(diff > 0), int(diff < 0), int(diff == 0), max(diff, 0), max(-diff, 0)]
+    if p.get("spaces_flipped", "hit_difference") == "winner_hits":
+        flips = (protestant_hits if diff > 0 else 0, papal_hits if diff < 0 else 0)
+    else:
+        flips = (max(diff, 0), max(-diff, 0))
+    return [int(diff > 0), int(diff < 0), int(diff == 0), *flips]
 
 
 __all__ = ["d6", "his_debate", "his_diet_of_worms", "his_reformation"]

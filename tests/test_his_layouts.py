@@ -18,6 +18,9 @@ from simulator.procedures import get
 
 #: The procedures converted so far, with extra parameter sets whose metrics differ.
 CASES: dict[str, list[dict]] = {
+    "his.diet_of_worms": [
+        {"habsburg_cp": 1, "papal_cp": 2, "protestant_cp": 3, "spaces_flipped": "winner_hits"}
+    ],
     "his.assault": [
         {"attacker": {"units": 2}, "defender": {"units": 0}, "port": {"squadrons_in_port": 1}}
     ],
