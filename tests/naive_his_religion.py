@@ -53,7 +53,10 @@ def his_reformation(p: dict, key: int, trial: int) -> list[int]:
     won_each = []
     for k, t in enumerate(p["targets"]):
         counts = {"protestant": _protestant_dice(t), "papacy": _papal_dice(t)}
+        # chain: the space just converted is next to this target and was the defender's.
+        defending = "papacy" if protestant_acts else "protestant"
         counts[acting] += chain_bonus
+        counts[defending] = max(counts[defending] - chain_bonus, 0)
         halves_k = dict(zip(("protestant", "papacy"), halves(word(key, trial, k)), strict=True))
         highest = {}
         for side in ("protestant", "papacy"):

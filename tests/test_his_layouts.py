@@ -3,8 +3,10 @@
 Each procedure module declares ``PACKED`` (the parameter row ``pack`` writes) and ``METRICS`` (the
 metric row its kernel writes), both :class:`simulator.layout.Layout`. ``pack`` writes exactly
 ``PACKED``; ``METRICS`` names the metrics of ``metrics()`` in order. A metric family whose size
-depends on the parameters (``edward_by_turn.1`` .. ``edward_by_turn.<turns>``) fills the first
-slots of the sized piece of its family's name, in order; the metric row ends with the last metric.
+depends on the parameters (``edward_by_turn.1`` .. ``edward_by_turn.<turns>``) is a sized piece of
+the family's name, declared at its largest; the metric row of given parameters holds as many of
+the family as they make, and closes up after it (``zero_dice_rolls`` follows
+``success.target<n>`` at ``SUCCESS + n``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from simulator.procedures import get
 
 #: The procedures converted so far, with extra parameter sets whose metrics differ.
 CASES: dict[str, list[dict]] = {
+    "his.reformation": [{"targets": [{}] * 12, "chain": True}, {"targets": [{}]}],
     "his.diet_of_worms": [
         {"habsburg_cp": 1, "papal_cp": 2, "protestant_cp": 3, "spaces_flipped": "winner_hits"}
     ],
@@ -33,22 +36,25 @@ CASES: dict[str, list[dict]] = {
 }
 
 
-def metric_slots(layout: Layout, names: list[str]) -> list[int]:
-    """The slot of each metric name in ``layout``: a one-slot piece by its name, a family
-    ``piece.x`` by its order in the piece's slots."""
-    used: dict[str, int] = {}
-    out = []
-    for name in names:
-        if name in layout.names and layout.piece(name).size == 1:
-            out.append(layout.at(name))
+def metric_names_by_layout(layout: Layout, names: list[str]) -> list[str]:
+    """``names`` read through ``layout``: a one-slot piece takes the next name if it is the
+    piece's; a sized piece takes the run of ``piece.*`` names that follows (at most its size,
+    possibly none: the row closes up after a family the parameters make shorter). Returns the
+    names taken, in order, to compare with ``names``."""
+    taken: list[str] = []
+    rest = list(names)
+    for piece in layout.pieces:
+        if piece.size == 1 and rest and rest[0] == piece.name:
+            taken.append(rest.pop(0))
             continue
-        family = name.split(".", 1)[0]
-        piece = layout.piece(family)
-        k = used.get(family, 0)
-        assert k < piece.size, f"{name}: piece {family} holds {piece.size} metrics"
-        used[family] = k + 1
-        out.append(piece.offset + k)
-    return out
+        if piece.size == 1:
+            continue
+        run = 0
+        while rest and rest[0].split(".", 1)[0] == piece.name:
+            taken.append(rest.pop(0))
+            run += 1
+        assert run <= piece.size, f"piece {piece.name} holds {piece.size} metrics, got {run}"
+    return taken
 
 
 def _module(name: str):
@@ -70,4 +76,6 @@ def test_metric_layout_names_the_metrics_in_order(name):
     assert isinstance(module.METRICS, Layout)
     for raw in [proc.example or {}, *CASES[name]]:
         names = proc.metric_names(proc.params_model.model_validate(raw))
-        assert metric_slots(module.METRICS, names) == list(range(len(names))), raw
+        assert metric_names_by_layout(module.METRICS, names) == names, raw
+        singles = [p.name for p in module.METRICS.pieces if p.size == 1]
+        assert [n for n in names if n in singles] == singles, raw
