@@ -20,6 +20,14 @@ from simulator.procedures import get
 
 #: The procedures converted so far, with extra parameter sets whose metrics differ.
 CASES: dict[str, list[dict]] = {
+    "his.naval": [
+        {
+            "attacker": {"squadrons": 30, "corsairs": 30, "leader": 6},
+            "defender": {"squadrons": 30, "corsairs": 30, "leader": 6},
+            "in_port": True,
+            "port_extra_dice": 5,
+        }
+    ],
     "his.reformation": [{"targets": [{}] * 12, "chain": True}, {"targets": [{}]}],
     "his.diet_of_worms": [
         {"habsburg_cp": 1, "papal_cp": 2, "protestant_cp": 3, "spaces_flipped": "winner_hits"}

@@ -273,10 +273,10 @@ def hit_thresholds(dice: int, hit_on: int) -> list[int]:
     return out
 
 
-def _halves(thresholds: list[int]) -> list[int]:
-    """Each threshold as (high 32 bits, low 32 bits), padded to MAX_HITS + 1 pairs (a float64
-    holds each 32-bit half exactly)."""
-    out = [0] * (2 * (MAX_HITS + 1))
+def threshold_halves(thresholds: list[int], pairs: int = MAX_HITS + 1) -> list[int]:
+    """Each threshold as (high 32 bits, low 32 bits), padded with zeros to ``pairs`` pairs (a
+    float64 holds each 32-bit half exactly)."""
+    out = [0] * (2 * pairs)
     for k, t in enumerate(thresholds):
         out[2 * k], out[2 * k + 1] = t >> 32, t & 0xFFFFFFFF
     return out
@@ -298,8 +298,8 @@ def pack(p: FieldBattleParams) -> np.ndarray:
         attacker_retreat_destroys=1 if p.attacker_retreat == "uncontrolled" else 0,
         defender_retreat_destroys=1 if p.defender_retreat == "uncontrolled" else 0,
         fortress_withdraw=p.fortress_withdraw,
-        attacker_thresholds=_halves(hit_thresholds(p.attacker_dice, p.hit_on)),
-        defender_thresholds=_halves(hit_thresholds(p.defender_dice, p.hit_on)),
+        attacker_thresholds=threshold_halves(hit_thresholds(p.attacker_dice, p.hit_on)),
+        defender_thresholds=threshold_halves(hit_thresholds(p.defender_dice, p.hit_on)),
     )
 
 
