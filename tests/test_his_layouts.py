@@ -20,6 +20,16 @@ from simulator.procedures import get
 
 #: The procedures converted so far, with extra parameter sets whose metrics differ.
 CASES: dict[str, list[dict]] = {
+    "his.piracy": [
+        {
+            "raids": [
+                {"corsairs": 2, "target": {"squadrons_in_sea": 1}},
+                {"corsairs": 1, "target": {}},
+                {"corsairs": 3, "target": {}},
+                {"corsairs": 4, "target": {}},
+            ]
+        }
+    ],
     "his.naval": [
         {
             "attacker": {"squadrons": 30, "corsairs": 30, "leader": 6},
@@ -58,11 +68,20 @@ def metric_names_by_layout(layout: Layout, names: list[str]) -> list[str]:
         if piece.size == 1:
             continue
         run = 0
-        while rest and rest[0].split(".", 1)[0] == piece.name:
+        while rest and _family(rest[0]) == piece.name:
             taken.append(rest.pop(0))
             run += 1
         assert run <= piece.size, f"piece {piece.name} holds {piece.size} metrics, got {run}"
     return taken
+
+
+def _family(name: str) -> str:
+    """The family of a metric name: ``edward_by_turn.3`` -> ``edward_by_turn``; a per-raid name
+    ``ottoman_vp.raid2`` -> ``raid`` (the raids' piece, whose slots run raid by raid)."""
+    head, _, tail = name.partition(".")
+    if tail.startswith("raid") and tail[4:].isdigit():
+        return "raid"
+    return head
 
 
 def _module(name: str):
@@ -87,3 +106,18 @@ def test_metric_layout_names_the_metrics_in_order(name):
         assert metric_names_by_layout(module.METRICS, names) == names, raw
         singles = [p.name for p in module.METRICS.pieces if p.size == 1]
         assert [n for n in names if n in singles] == singles, raw
+
+
+def test_piracy_raid_metrics_run_raid_by_raid_in_the_raid_piece():
+    from simulator.procedures.his import piracy
+
+    proc = get("his.piracy")
+    p = proc.params_model.model_validate(proc.example)
+    names = proc.metric_names(p)
+    raids = len(p.raids)
+    for r in range(raids):
+        for name in piracy.RAID.names:
+            slot = piracy.RAIDS + piracy.RAID.size * r + piracy.RAID.at(name)
+            assert names[slot] == f"{name}.raid{r + 1}"
+    turn = piracy.RAIDS + piracy.RAID.size * raids
+    assert names[turn : turn + 2] == ["turn_gains_nothing", "turn_any_vp"]
