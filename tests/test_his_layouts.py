@@ -20,6 +20,7 @@ from simulator.procedures import get
 
 #: The procedures converted so far, with extra parameter sets whose metrics differ.
 CASES: dict[str, list[dict]] = {
+    "his.debate": [],
     "his.chateaux": [{"turns": 1}, {"turns": 20}],
     "his.piracy": [
         {
