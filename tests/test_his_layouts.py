@@ -15,10 +15,12 @@ import importlib
 
 import pytest
 
+from simulator import procedures
 from simulator.layout import Layout
 from simulator.procedures import get
 
-#: The procedures converted so far, with extra parameter sets whose metrics differ.
+#: Every Here I Stand procedure, with parameter sets beyond its example (other metric counts, the
+#: largest rows).
 CASES: dict[str, list[dict]] = {
     "his.new_world": [{"policies": "greedy"}],
     "his.debate": [],
@@ -92,24 +94,27 @@ def _module(name: str):
     return importlib.import_module(f"simulator.procedures.{name}")
 
 
+def _cases(name: str):
+    """(parameters, PACKED, METRICS) of each parameter set checked for procedure ``name``."""
+    proc, module = get(name), _module(name)
+    assert isinstance(module.PACKED, Layout) and isinstance(module.METRICS, Layout)
+    for raw in [proc.example or {}, *CASES[name]]:
+        yield proc.params_model.model_validate(raw), module.PACKED, module.METRICS
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_pack_writes_the_declared_packed_layout(name):
-    proc, module = get(name), _module(name)
-    assert isinstance(module.PACKED, Layout)
-    for raw in [proc.example or {}, *CASES[name]]:
-        row = proc.pack(proc.params_model.model_validate(raw))
-        assert row.shape == (module.PACKED.size,), raw
+    for p, packed, _ in _cases(name):
+        assert get(name).pack(p).shape == (packed.size,), p
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_metric_layout_names_the_metrics_in_order(name):
-    proc, module = get(name), _module(name)
-    assert isinstance(module.METRICS, Layout)
-    for raw in [proc.example or {}, *CASES[name]]:
-        names = proc.metric_names(proc.params_model.model_validate(raw))
-        assert metric_names_by_layout(module.METRICS, names) == names, raw
-        singles = [p.name for p in module.METRICS.pieces if p.size == 1]
-        assert [n for n in names if n in singles] == singles, raw
+    for p, _, layout in _cases(name):
+        names = get(name).metric_names(p)
+        assert metric_names_by_layout(layout, names) == names, p
+        singles = [piece.name for piece in layout.pieces if piece.size == 1]
+        assert [n for n in names if n in singles] == singles, p
 
 
 def test_piracy_raid_metrics_run_raid_by_raid_in_the_raid_piece():
@@ -125,3 +130,7 @@ def test_piracy_raid_metrics_run_raid_by_raid_in_the_raid_piece():
             assert names[slot] == f"{name}.raid{r + 1}"
     turn = piracy.RAIDS + piracy.RAID.size * raids
     assert names[turn : turn + 2] == ["turn_gains_nothing", "turn_any_vp"]
+
+
+def test_every_here_i_stand_procedure_is_checked():
+    assert sorted(CASES) == sorted(n for n in procedures.names() if n.startswith("his."))
