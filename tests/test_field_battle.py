@@ -33,6 +33,11 @@ def params(**kw):
         params(attacker_retreat="uncontrolled", defender={"units": 3, "leader": 1}),
         params(defender_retreat="uncontrolled", fortress_withdraw=2),
         params(fortress_withdraw=4, defender={"units": 6, "leader": 0}),
+        params(
+            attacker_retreat="uncontrolled",
+            defender_retreat="uncontrolled",
+            leaders_destroyed_in_retreat="escape",
+        ),
     ],
 )
 def test_kernel_equals_plain_python_twin(raw):
@@ -399,3 +404,24 @@ def test_a_beaten_defender_withdraws_up_to_four_into_the_fortress_and_retreats_t
     assert_within_standard_errors(plan, out.stats, ours)
     if withdraw == 0 and retreat == "uncontrolled":
         assert ours["defender_destroyed_in_retreat"] > 0.3  # the case the knob is about arises
+
+
+def test_leaders_of_an_army_destroyed_in_its_retreat_are_captured_unless_they_escape():
+    # §5.4 ⑥ read after ⑤ (the default): a side whose retreat destroyed its last units has lost
+    # all its units and its leader. One unit each with leaders rated 0, no extra die: the attacker
+    # loses its unit to a defender hit (1/3), or loses the battle with its unit and is destroyed
+    # retreating (a tie of misses, 4/9): 1/3 + 4/9 = 7/9. If leaders escape a retreat: 1/3.
+    one = {
+        "attacker": {"units": 1, "leader": 0},
+        "defender": {"units": 1, "leader": 0},
+        "defender_extra_dice": 0,
+        "attacker_retreat": "uncontrolled",
+    }
+    captured = PROC.params_model.model_validate(one)
+    escape = PROC.params_model.model_validate({**one, "leaders_destroyed_in_retreat": "escape"})
+    assert PROC.exact(captured)["attacker_leader_captured"] == pytest.approx(7 / 9, abs=1e-12)
+    assert PROC.exact(escape)["attacker_leader_captured"] == pytest.approx(1 / 3, abs=1e-12)
+    for p in (captured, escape):
+        plan = make_plan(PROC, {"base": p}, seed=1521)
+        out = simulate(plan, 40_000, threads=1)
+        assert_within_standard_errors(plan, out.stats, PROC.exact(p))

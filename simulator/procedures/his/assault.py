@@ -617,7 +617,8 @@ ASSUMPTIONS = (
         tag="reading",
         rule=cite("5.7 ③④"),
         text="an assault's hits and losses are those of a field battle (§5.7 ③④), so an "
-        "attacker with no units left loses its leaders as in §5.4 ⑥ (attacker_leader_captured)",
+        "attacker with no units left loses its leaders as in §5.4 ⑥ (attacker_leader_captured; "
+        "a metric no other result rests on, not yet a knob)",
     ),
 )
 

@@ -33,7 +33,7 @@ from pydantic import Field
 from simulator.accumulate import BLOCK, accumulate_block, accumulate_weighted, new_stats
 from simulator.jit import inline, kernel
 from simulator.layout import Layout
-from simulator.procedures.base import Assumption, Metric, Params, Procedure
+from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
 from simulator.procedures.his._leaders import (
     Leader,
     command_field,
@@ -78,6 +78,7 @@ PACKED = Layout(
     "attacker_retreat_destroys",
     "defender_retreat_destroys",
     "fortress_withdraw",
+    "retreat_captures_leaders",
     ("attacker_thresholds", 2 * (MAX_HITS + 1)),
     ("defender_thresholds", 2 * (MAX_HITS + 1)),
 )
@@ -89,6 +90,7 @@ DEFENDER_HAS_LEADER = PACKED.at("defender_has_leader")
 ATTACKER_RETREAT_DESTROYS = PACKED.at("attacker_retreat_destroys")
 DEFENDER_RETREAT_DESTROYS = PACKED.at("defender_retreat_destroys")
 FORTRESS_WITHDRAW = PACKED.at("fortress_withdraw")
+RETREAT_CAPTURES_LEADERS = PACKED.at("retreat_captures_leaders")
 ATTACKER_THRESHOLDS = PACKED.at("attacker_thresholds")
 DEFENDER_THRESHOLDS = PACKED.at("defender_thresholds")
 
@@ -161,6 +163,11 @@ class FieldBattleParams(Params):
         description="units a beaten defender withdraws into a fortress of the battle space "
         "before retreating the rest (Here I Stand rules §5.6: at most 4): 0 when the space is "
         "not fortified or the defender keeps every unit in the field",
+    )
+    leaders_destroyed_in_retreat: Literal["captured", "escape"] = Field(
+        default="captured",
+        description="the leaders of an army destroyed in its retreat: captured (§5.4 ⑥ read "
+        "after ⑤: the side has lost all its units; a reading), or they escape",
     )
 
     @property
@@ -298,6 +305,7 @@ def pack(p: FieldBattleParams) -> np.ndarray:
         attacker_retreat_destroys=1 if p.attacker_retreat == "uncontrolled" else 0,
         defender_retreat_destroys=1 if p.defender_retreat == "uncontrolled" else 0,
         fortress_withdraw=p.fortress_withdraw,
+        retreat_captures_leaders=p.leaders_destroyed_in_retreat == "captured",
         attacker_thresholds=threshold_halves(hit_thresholds(p.attacker_dice, p.hit_on)),
         defender_thresholds=threshold_halves(hit_thresholds(p.defender_dice, p.hit_on)),
     )
@@ -332,10 +340,12 @@ def _result(ah, dh, sides, out):
 
     ``sides``: attacker units, defender units, ties to the attacker, attacker has a leader,
     defender has a leader, attacker's retreat destroys, defender's retreat destroys, units the
-    defender withdraws into a fortress (read from the packed row by :func:`_sides`)."""
+    defender withdraws into a fortress, leaders of an army destroyed in its retreat captured (read
+    from the packed row by :func:`_sides`)."""
     a_units, d_units, ties_to_attacker = sides[0], sides[1], sides[2]
     a_has_leader, d_has_leader = sides[3], sides[4]
     a_retreat_destroys, d_retreat_destroys, withdraw = sides[5], sides[6], sides[7]
+    retreat_captures = sides[8] > 0
     a_left = max(a_units - dh, 0)
     d_left = max(d_units - ah, 0)
     wins = ah > dh or (ah == dh and ties_to_attacker > 0)
@@ -362,8 +372,11 @@ def _result(ah, dh, sides, out):
     out[DEFENDER_HITS] = dh
     out[ATTACKER_UNITS_LEFT] = a_left
     out[DEFENDER_UNITS_LEFT] = d_left
-    out[ATTACKER_LEADER_CAPTURED] = a_after == 0 and a_has_leader > 0
-    out[DEFENDER_LEADER_CAPTURED] = d_after == 0 and d_has_leader > 0
+    # ⑥: no units left after the dice, or (a reading) after a retreat that destroyed the rest.
+    a_gone = a_left == 0 or (a_destroyed and retreat_captures)
+    d_gone = d_left == 0 or (d_destroyed and inside == 0 and retreat_captures)
+    out[ATTACKER_LEADER_CAPTURED] = a_gone and a_has_leader > 0
+    out[DEFENDER_LEADER_CAPTURED] = d_gone and d_has_leader > 0
     out[BOTH_WIPED_OUT] = both
     out[ATTACKER_UNITS_AFTER_RETREAT] = a_after
     out[DEFENDER_UNITS_AFTER_RETREAT] = d_after
@@ -383,6 +396,7 @@ def _sides(packed, v, sides):
     sides[5] = np.int64(packed[v, ATTACKER_RETREAT_DESTROYS])
     sides[6] = np.int64(packed[v, DEFENDER_RETREAT_DESTROYS])
     sides[7] = np.int64(packed[v, FORTRESS_WITHDRAW])
+    sides[8] = np.int64(packed[v, RETREAT_CAPTURES_LEADERS] > 0.5)
 
 
 @kernel
@@ -397,7 +411,7 @@ def field_battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_ma
     a_hits = np.zeros((n_variants, BLOCK), dtype=np.int64)
     d_hits = np.zeros((n_variants, BLOCK), dtype=np.int64)
     row = np.zeros(N_METRICS, dtype=np.int64)
-    sides = np.zeros(8, dtype=np.int64)
+    sides = np.zeros(9, dtype=np.int64)
     # One variant: tally (attacker hits, defender hits) and fold each pair once at the end.
     # Several: per-trial values, so that cross terms with variant 0 pair up trial by trial.
     single = n_variants == 1
@@ -477,8 +491,12 @@ def exact(p: FieldBattleParams) -> dict[str, float]:
             out["defender_units_after_retreat"] += w * d_after
             out["defender_units_in_fortress"] += w * inside
             a_has, d_has = p.attacker.leader != "none", p.defender.leader != "none"
-            out["attacker_leader_captured"] += w * (a_after == 0 and a_has)
-            out["defender_leader_captured"] += w * (d_after == 0 and d_has)
+            # ⑥: no units left; after a retreat that destroyed the rest too, unless they escape.
+            escape = p.leaders_destroyed_in_retreat == "escape"
+            a_gone = a_left == 0 or (a_after == 0 and not escape)
+            d_gone = d_left == 0 or (d_after == 0 and not escape)
+            out["attacker_leader_captured"] += w * (a_gone and a_has)
+            out["defender_leader_captured"] += w * (d_gone and d_has)
     out["attacker_hits"] = na * prob
     out["defender_hits"] = nd * prob
     return out
@@ -487,12 +505,16 @@ def exact(p: FieldBattleParams) -> dict[str, float]:
 ASSUMPTIONS = (
     Assumption(
         name="captured_after_retreat",
-        knob="",
         tag="reading",
         rule=cite("5.4 ⑤ ⑥"),
+        knob="leaders_destroyed_in_retreat",
         text="an army destroyed in its retreat (⑤) has lost all its units, so its leaders are "
         "captured (⑥ read after ⑤); units_left counts the units right after the dice, "
         "units_after_retreat after the retreat and the withdrawal into a fortress (§5.6)",
+        alternatives=(
+            Alternative("leaders escape a retreat", {"leaders_destroyed_in_retreat": "escape"}),
+        ),
+        fires=("attacker_destroyed_in_retreat", "defender_destroyed_in_retreat"),
     ),
 )
 
