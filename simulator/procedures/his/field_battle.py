@@ -228,25 +228,22 @@ def metrics(p: FieldBattleParams) -> list[Metric]:
         ),
         Metric(
             "attacker_units_after_retreat",
-            "distribution",
+            "mean",
             "attacker units after the loser's retreat (0 if beaten and retreating into a space "
             "it does not control)",
-            max_value=p.attacker.units,
             headline=False,
         ),
         Metric(
             "defender_units_after_retreat",
-            "distribution",
+            "mean",
             "defender units after the loser's retreat: in the field, retreated to a space it "
             "controls, or withdrawn into the fortress",
-            max_value=p.defender.units,
             headline=False,
         ),
         Metric(
             "defender_units_in_fortress",
-            "distribution",
+            "mean",
             "units of a beaten defender withdrawn into the fortress (besieged)",
-            max_value=min(p.fortress_withdraw, p.defender.units),
             headline=False,
         ),
         Metric(
