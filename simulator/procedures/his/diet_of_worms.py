@@ -182,10 +182,11 @@ def _card(spec: CPDistribution) -> np.ndarray:
 
 
 def pack(p: DietParams) -> np.ndarray:
+    cards: dict[str, Any] = {name: _card(getattr(p, name)) for name in CARDS}
     return PACKED.row(
         protestant_bonus_dice=p.protestant_bonus_dice,
         winner_hits=1 if p.spaces_flipped == "winner_hits" else 0,
-        **{name: _card(getattr(p, name)) for name in CARDS},
+        **cards,
     )
 
 

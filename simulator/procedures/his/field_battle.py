@@ -516,7 +516,7 @@ ASSUMPTIONS = (
 )
 
 #: Where a retreat knob's values differ: the trials in which a beaten side retreats with units.
-FIRES: dict[str, tuple[str, ...]] = {
+FIRES: dict[str, tuple[str, ...] | dict[str, tuple[str, ...]]] = {
     "attacker_retreat": ("attacker_destroyed_in_retreat",),
     "defender_retreat": ("defender_destroyed_in_retreat",),
 }

@@ -49,7 +49,7 @@ class InterceptionParams(Params):
     lost_battle_this_impulse: bool = Field(
         default=False,
         description="avoid only: the formation lost a battle this impulse; on land it avoids "
-        "automatically (§5.3 (2)), at sea it still rolls (§6.3)",
+        "automatically (Here I Stand rules §5.3 (2)), at sea it still rolls (§6.3)",
     )
     target: int = Field(
         default=9, ge=2, le=20, description="lowest modified 2d6 total that succeeds"

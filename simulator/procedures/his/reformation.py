@@ -205,7 +205,7 @@ def pack(p: ReformationParams) -> np.ndarray:
         roll_one=p.zero_dice == "roll_one",
         protestant_dice=[t.protestant.dice() for t in p.targets] + pad,
         papal_dice=[t.papal.dice() for t in p.targets] + pad,
-        in_named_zone=[t.in_named_zone for t in p.targets] + pad,
+        in_named_zone=[int(t.in_named_zone) for t in p.targets] + pad,
     )
 
 

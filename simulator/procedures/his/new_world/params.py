@@ -379,6 +379,7 @@ def pack(p: NewWorldParams) -> np.ndarray:
     for r in p.riches:
         for total in range(r.low, r.high + 1):
             riches[total - 2] = RICHES.index(r.outcome)
+    powers: dict[str, Any] = {w: _power_piece(p, w) for w in POWERS}
     agent_rows = np.zeros(3 * AGENT_ROW)
     if p.policies is not None:
         agents = pack_agents(seat_agents(p.policies, len(POWERS))).reshape(-1)
@@ -399,5 +400,5 @@ def pack(p: NewWorldParams) -> np.ndarray:
         agent_codes=p.power_agents(),
         objective=OBJECTIVES.index(p.objective),
         agent_rows=agent_rows,
-        **{w: _power_piece(p, w) for w in POWERS},
+        **powers,
     )
