@@ -98,9 +98,9 @@ def his_field_battle(p: dict, key: int, trial: int) -> list[int]:
     attacker_destroyed = defender_destroyed = False
     if attacker_wins:
         inside = min(d_left, p.get("fortress_withdraw", 0))
-        if p.get("defender_retreat", "controlled") == "uncontrolled" and d_left > inside:
+        if p.get("defender_retreats_to", "controlled") == "uncontrolled" and d_left > inside:
             defender_destroyed, d_after = True, inside
-    elif p.get("attacker_retreat", "controlled") == "uncontrolled" and a_left > 0:
+    elif p.get("attacker_retreats_to", "controlled") == "uncontrolled" and a_left > 0:
         attacker_destroyed, a_after = True, 0
     # §5.4 ⑥: a side with no units left loses its leaders; after a retreat that destroyed the
     # rest too, unless leaders_destroyed_in_retreat is "escape".

@@ -30,12 +30,12 @@ def params(**kw):
         params(attacker={"units": 1, "leader": 0}, defender={"units": 1, "leader": 1}),
         params(defender_extra_dice=0, attacker={"units": 7, "leader": 3}),
         params(attacker={"units": 2, "leader": "none"}, defender={"units": 2, "leader": 0}),
-        params(attacker_retreat="uncontrolled", defender={"units": 3, "leader": 1}),
-        params(defender_retreat="uncontrolled", fortress_withdraw=2),
+        params(attacker_retreats_to="uncontrolled", defender={"units": 3, "leader": 1}),
+        params(defender_retreats_to="uncontrolled", fortress_withdraw=2),
         params(fortress_withdraw=4, defender={"units": 6, "leader": 0}),
         params(
-            attacker_retreat="uncontrolled",
-            defender_retreat="uncontrolled",
+            attacker_retreats_to="uncontrolled",
+            defender_retreats_to="uncontrolled",
             leaders_destroyed_in_retreat="escape",
         ),
     ],
@@ -55,7 +55,9 @@ def test_kernel_equals_plain_python_twin(raw):
         params(ties_to="attacker", hit_on=4),
         params(attacker={"units": 1, "leader": 0}, defender={"units": 1, "leader": 1}),
         params(
-            defender_retreat="uncontrolled", fortress_withdraw=1, attacker_retreat="uncontrolled"
+            defender_retreats_to="uncontrolled",
+            fortress_withdraw=1,
+            attacker_retreats_to="uncontrolled",
         ),
     ],
 )
@@ -333,7 +335,7 @@ def test_a_beaten_attacker_retreating_into_a_space_it_does_not_control_is_destro
     # misses: a tie of misses (4/9); that unit is then destroyed.
     one = {"attacker": {"units": 1}, "defender": {"units": 1}, "defender_extra_dice": 0}
     home = PROC.params_model.model_validate(one)
-    away = PROC.params_model.model_validate({**one, "attacker_retreat": "uncontrolled"})
+    away = PROC.params_model.model_validate({**one, "attacker_retreats_to": "uncontrolled"})
     by_hand = {
         home: {"attacker_destroyed_in_retreat": 0, "attacker_units_after_retreat": 2 / 3},
         away: {"attacker_destroyed_in_retreat": 4 / 9, "attacker_units_after_retreat": 2 / 9},
@@ -391,7 +393,7 @@ def test_a_beaten_defender_withdraws_up_to_four_into_the_fortress_and_retreats_t
         "attacker": {"units": 7},
         "defender": {"units": 6, "leader": 1},
         "fortress_withdraw": withdraw,
-        "defender_retreat": retreat,
+        "defender_retreats_to": retreat,
         "formation_cap": False,
     }
     p = PROC.params_model.model_validate(raw)
@@ -415,7 +417,7 @@ def test_leaders_of_an_army_destroyed_in_its_retreat_are_captured_unless_they_es
         "attacker": {"units": 1, "leader": 0},
         "defender": {"units": 1, "leader": 0},
         "defender_extra_dice": 0,
-        "attacker_retreat": "uncontrolled",
+        "attacker_retreats_to": "uncontrolled",
     }
     captured = PROC.params_model.model_validate(one)
     escape = PROC.params_model.model_validate({**one, "leaders_destroyed_in_retreat": "escape"})

@@ -4,8 +4,8 @@ Each side rolls ``units + leader`` dice, the defender ``defender_extra_dice`` mo
 above ``hit_on`` is a hit. Each side loses units equal to the other's hits. Fewer hits loses; a tie
 goes to ``ties_to`` (the defender by the rules). If both sides are wiped out the winner keeps one
 unit. The loser then retreats (Here I Stand rules §5.4 ⑤): into a space it does not control, it is
-destroyed (``attacker_retreat``, ``defender_retreat`` say where each side would go); a beaten
-defender in a fortified space may first withdraw up to 4 units inside (§5.6,
+destroyed (``attacker_retreats_to``, ``defender_retreats_to`` say where each side would go); a
+beaten defender in a fortified space may first withdraw up to 4 units inside (§5.6,
 ``fortress_withdraw``). A side with no units left after the battle and its retreat has its leader
 captured: a leader rated 0 is a leader too (``"none"`` means no leader). The attacker fights
 with one formation (Here I Stand rules §5.2, §5.4): at most 4 units without a leader, at most its
@@ -145,12 +145,12 @@ class FieldBattleParams(Params):
         default="defender", description="who wins when both sides score the same hits"
     )
     formation_cap: bool = formation_cap_field()
-    attacker_retreat: Retreat = Field(
+    attacker_retreats_to: Retreat = Field(
         default="controlled",
         description="the space a beaten attacker retreats to, the one it came from (Here I Stand "
         "rules §5.4 ⑤): controlled by the attacker, or not (its units left are destroyed)",
     )
-    defender_retreat: Retreat = Field(
+    defender_retreats_to: Retreat = Field(
         default="controlled",
         description="the space a beaten defender retreats to (adjacent, not the attacker's "
         "origin, no enemy units; Here I Stand rules §5.4 ⑤): controlled by the defender, or "
@@ -299,8 +299,8 @@ def pack(p: FieldBattleParams) -> np.ndarray:
         defender_dice=p.defender_dice,
         attacker_has_leader=1 if present(p.attacker.leader) else 0,
         defender_has_leader=1 if present(p.defender.leader) else 0,
-        attacker_retreat_destroys=1 if p.attacker_retreat == "uncontrolled" else 0,
-        defender_retreat_destroys=1 if p.defender_retreat == "uncontrolled" else 0,
+        attacker_retreat_destroys=1 if p.attacker_retreats_to == "uncontrolled" else 0,
+        defender_retreat_destroys=1 if p.defender_retreats_to == "uncontrolled" else 0,
         fortress_withdraw=p.fortress_withdraw,
         retreat_captures_leaders=p.leaders_destroyed_in_retreat == "captured",
         attacker_thresholds=threshold_halves(hit_thresholds(p.attacker_dice, p.hit_on)),
@@ -478,10 +478,10 @@ def exact(p: FieldBattleParams) -> dict[str, float]:
             a_after, d_after, inside = a_left, d_left, 0
             if wins:
                 inside = min(d_left, p.fortress_withdraw)
-                if p.defender_retreat == "uncontrolled" and d_left > inside:
+                if p.defender_retreats_to == "uncontrolled" and d_left > inside:
                     out["defender_destroyed_in_retreat"] += w
                     d_after = inside
-            elif p.attacker_retreat == "uncontrolled" and a_left > 0:
+            elif p.attacker_retreats_to == "uncontrolled" and a_left > 0:
                 out["attacker_destroyed_in_retreat"] += w
                 a_after = 0
             out["attacker_units_after_retreat"] += w * a_after
@@ -517,8 +517,8 @@ ASSUMPTIONS = (
 
 #: Where a retreat knob's values differ: the trials in which a beaten side retreats with units.
 FIRES: dict[str, tuple[str, ...] | dict[str, tuple[str, ...]]] = {
-    "attacker_retreat": ("attacker_destroyed_in_retreat",),
-    "defender_retreat": ("defender_destroyed_in_retreat",),
+    "attacker_retreats_to": ("attacker_destroyed_in_retreat",),
+    "defender_retreats_to": ("defender_destroyed_in_retreat",),
 }
 
 
@@ -541,8 +541,9 @@ PROCEDURE = Procedure(
         "checked when no command rating is given); knob formation_cap (default true, the "
         "rulebook; false: house rule); the defender fights with every unit",
         "knob ties_to (default defender: a tie is lost by the attacker, Here I Stand rules §5.4 ⑤)",
-        "after the dice (Here I Stand rules §5.4 ⑤, §5.6): attacker_retreat and defender_retreat "
-        "say whether the loser's retreat space is one it controls (default) or not (destroyed); "
+        "after the dice (Here I Stand rules §5.4 ⑤, §5.6): attacker_retreats_to and "
+        "defender_retreats_to say whether the loser's retreat space is one it controls "
+        "(default) or not (destroyed); "
         "fortress_withdraw puts up to 4 of a beaten defender's units inside a fortress; "
         "units_left is counted after the dice, units_after_retreat after all of it",
     ),
