@@ -92,13 +92,33 @@ def his_field_battle(p: dict, key: int, trial: int) -> list[int]:
             a_left = 1
         else:
             d_left = 1
+    # §5.4 ⑤: the loser retreats, destroyed if into a space it does not control; §5.6: a beaten
+    # defender may first put up to fortress_withdraw units inside the fortress.
+    a_after, d_after, inside = a_left, d_left, 0
+    attacker_destroyed = defender_destroyed = False
+    if attacker_wins:
+        inside = min(d_left, p.get("fortress_withdraw", 0))
+        if p.get("defender_retreats_to", "controlled") == "uncontrolled" and d_left > inside:
+            defender_destroyed, d_after = True, inside
+    elif p.get("attacker_retreats_to", "controlled") == "uncontrolled" and a_left > 0:
+        attacker_destroyed, a_after = True, 0
+    # §5.4 ⑥: a side with no units left loses its leaders; after a retreat that destroyed the
+    # rest too, unless leaders_destroyed_in_retreat is "escape".
+    escape = p.get("leaders_destroyed_in_retreat", "captured") == "escape"
+    a_captured = a_left == 0 or (a_after == 0 and not escape)
+    d_captured = d_left == 0 or (d_after == 0 and not escape)
     return [
         int(attacker_wins),
         a_hits,
         d_hits,
         a_left,
         d_left,
-        int(a_left == 0 and a_lead != "none"),  # a leader rated 0 is captured too
-        int(d_left == 0 and d_lead != "none"),
+        int(a_captured and a_lead != "none"),  # a leader rated 0 is captured too
+        int(d_captured and d_lead != "none"),
         int(both_wiped_out),
+        a_after,
+        d_after,
+        inside,
+        int(attacker_destroyed),
+        int(defender_destroyed),
     ]

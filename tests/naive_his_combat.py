@@ -28,9 +28,17 @@ def his_assault(p: dict, key: int, trial: int) -> list[int]:
     defenders, d_leader = dfd["units"], _rating(dfd.get("leader", "none"))
     falls = broken = False
     assaults = a_total = d_total = 0
+    port = p.get("port")
+    protected = port is not None and (
+        port.get("squadrons_adjacent", 0) > 0
+        or (
+            port.get("squadrons_in_port", 0) > 0
+            and port.get("enemy_squadrons_adjacent", 0) <= port.get("squadrons_in_port", 0)
+        )
+    )  # §6.7: squadrons protect the port fortress, no assault
     if units <= defenders:
         broken = True  # the siege breaks at once: no assault
-    while not (falls or broken) and assaults < p.get("max_assaults", 1):
+    while not (falls or broken or protected) and assaults < p.get("max_assaults", 1):
         k = assaults
         assaults += 1
         infantry = units - cavalry  # cavalry roll no dice in any assault
@@ -67,6 +75,8 @@ def his_assault(p: dict, key: int, trial: int) -> list[int]:
         d_total,
         fell_at,
         int(captured),
+        int(units == 0 and att.get("leader", "none") != "none"),  # wiped out: leader lost
+        int(protected),
     ]
 
 
@@ -150,7 +160,8 @@ def his_naval(p: dict, key: int, trial: int) -> list[int]:
 
 
 def his_interception(p: dict, key: int, trial: int) -> list[int]:
-    """One interception or avoid-battle roll: 2d6 + leader + cavalry modifiers >= target."""
+    """One interception or avoid-battle roll: 2d6 + leader + cavalry modifiers >= target; at sea
+    none into or from a port, and a beaten fleet still rolls (§6.3)."""
     lo, hi = halves(word(key, trial, 0))
     roll = d6(lo) + d6(hi)
     modifier = p.get("leader", 0)
@@ -158,6 +169,10 @@ def his_interception(p: dict, key: int, trial: int) -> list[int]:
         modifier += 1
     if p.get("against_cavalry", False):
         modifier -= 1
-    if p.get("kind", "intercept") == "avoid" and p.get("lost_battle_this_impulse", False):
-        return [1]  # a formation that lost a field battle this impulse avoids at once
+    naval = p.get("forces", "land") == "naval"
+    if naval and p.get("port", False):
+        return [0]  # §6.3: no interception into a port, no avoiding from a port
+    avoid = p.get("kind", "intercept") == "avoid"
+    if avoid and p.get("lost_battle_this_impulse", False) and not naval:
+        return [1]  # a formation that lost a field battle this impulse avoids at once (land only)
     return [int(roll + modifier >= p.get("target", 9))]

@@ -53,7 +53,10 @@ def his_reformation(p: dict, key: int, trial: int) -> list[int]:
     won_each = []
     for k, t in enumerate(p["targets"]):
         counts = {"protestant": _protestant_dice(t), "papacy": _papal_dice(t)}
+        # chain: the space just converted is next to this target and was the defender's.
+        defending = "papacy" if protestant_acts else "protestant"
         counts[acting] += chain_bonus
+        counts[defending] = max(counts[defending] - chain_bonus, 0)
         halves_k = dict(zip(("protestant", "papacy"), halves(word(key, trial, k)), strict=True))
         highest = {}
         for side in ("protestant", "papacy"):
@@ -191,7 +194,11 @@ def his_diet_of_worms(p: dict, key: int, trial: int) -> list[int]:
     papal_hits = _hits(key, trial, 2, habsburg + papal)
     protestant_hits = _hits(key, trial, 12, protestant + p.get("protestant_bonus_dice", 4))
     diff = protestant_hits - papal_hits
-    return [int(diff > 0), int(diff < 0), int(diff == 0), max(diff, 0), max(-diff, 0)]
+    if p.get("spaces_flipped", "hit_difference") == "winner_hits":
+        flips = (protestant_hits if diff > 0 else 0, papal_hits if diff < 0 else 0)
+    else:
+        flips = (max(diff, 0), max(-diff, 0))
+    return [int(diff > 0), int(diff < 0), int(diff == 0), *flips]
 
 
 __all__ = ["d6", "his_debate", "his_diet_of_worms", "his_reformation"]

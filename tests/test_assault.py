@@ -66,6 +66,19 @@ def estimates(p, trials, seed=1517):
             "hit_on": 6,
             "max_assaults": 64,
         },
+        {"attacker": {"units": 2, "leader": 0}, "defender": {"units": 1}, "max_assaults": 3},
+        {
+            "attacker": {"units": 6, "leader": 1},
+            "defender": {"units": 2},
+            "max_assaults": 3,
+            "port": {"squadrons_in_port": 2, "enemy_squadrons_adjacent": 2},
+        },
+        {
+            "attacker": {"units": 6, "leader": 1},
+            "defender": {"units": 2},
+            "max_assaults": 3,
+            "port": {"squadrons_in_port": 1, "enemy_squadrons_adjacent": 2},
+        },
     ],
 )
 def test_kernel_equals_plain_python_twin(raw):
@@ -91,6 +104,8 @@ def test_kernel_equals_plain_python_twin(raw):
         {"attacker": {"units": 8, "leader": 1}, "defender": {"units": 3}, "max_assaults": 10},
         {"attacker": {"units": 6, "cavalry": 2}, "defender": {"units": 0, "leader": 1}},
         {"attacker": {"units": 2}, "defender": {"units": 2}},
+        {"attacker": {"units": 2, "leader": 1}, "defender": {"units": 1}, "max_assaults": 2},
+        {"attacker": {"units": 5}, "defender": {"units": 1}, "port": {"squadrons_adjacent": 1}},
     ],
 )
 def test_single_variant_tallies_equal_the_plain_python_twin(raw):
@@ -375,3 +390,44 @@ def test_a_variant_above_the_cap_is_refused_at_the_variant():
         parse(text, "f.yaml")
     (problem,) = err.value.problems
     assert problem.path == "variants.big.attacker.units"
+
+
+@pytest.mark.parametrize(
+    ("port", "protected"),
+    [
+        (None, False),
+        ({}, False),  # a port with no squadrons of the defender anywhere
+        ({"squadrons_adjacent": 1, "enemy_squadrons_adjacent": 5}, True),
+        ({"squadrons_in_port": 2, "enemy_squadrons_adjacent": 2}, True),
+        ({"squadrons_in_port": 1, "enemy_squadrons_adjacent": 2}, False),
+        ({"squadrons_in_port": 1}, True),
+    ],
+)
+def test_squadrons_protect_a_port_fortress_from_assault(port, protected):
+    # Here I Stand rules §6.7: a port fortress cannot be assaulted while the defender's squadrons
+    # are in an adjacent sea zone, or in its port and at least as many as the enemy squadrons in
+    # the adjacent sea zones. Protected, no assault is made: nothing falls, nothing is rolled.
+    p = params(attacker={"units": 6, "leader": 1}, defender={"units": 2}, max_assaults=3, port=port)
+    open_space = params(attacker={"units": 6, "leader": 1}, defender={"units": 2}, max_assaults=3)
+    exact = PROC.exact(p)
+    assert exact["protected_by_squadrons"] == float(protected)
+    if protected:
+        assert exact["space_falls"] == exact["assaults_used"] == exact["attacker_hits"] == 0.0
+        assert exact["siege_broken"] == 0.0
+    else:
+        assert exact == PROC.exact(open_space) | {"protected_by_squadrons": 0.0}
+    for name, (mean, se) in estimates(p, 20_000).items():
+        assert abs(mean - exact[name]) <= 5 * se + 1e-12, name
+
+
+def test_an_attacker_wiped_out_in_an_assault_loses_its_leader_by_hand():
+    # Two besiegers with a leader rated 0 against one defender, one assault: the attacker rolls
+    # ceil(2/2) = 1 die, the defender 1 + 1 = 2; both defender dice hit (1/9) and the attacker is
+    # gone, its leader with it (Here I Stand rules §5.7 ③④ as §5.4 ⑥). "none": nobody to lose.
+    led = params(attacker={"units": 2, "leader": 0}, defender={"units": 1})
+    alone = params(attacker={"units": 2}, defender={"units": 1})
+    assert PROC.exact(led)["attacker_leader_captured"] == pytest.approx(1 / 9, abs=1e-15)
+    assert PROC.exact(alone)["attacker_leader_captured"] == 0.0
+    mean, se = estimates(led, 40_000)["attacker_leader_captured"]
+    assert abs(mean - 1 / 9) <= 5 * se
+    assert estimates(alone, 2_000)["attacker_leader_captured"][0] == 0

@@ -84,7 +84,9 @@ def test_a_plan_travels_by_procedure_name_and_runs_the_same_trials():
     plan = _plan()
     wire = pickle.dumps(plan)
     assert b"field_battle" in wire
-    assert len(wire) < 4096, "the compiled kernel is not sent along"
+    # The packed rows (a field battle's is 223 numbers, its threshold pieces at their largest)
+    # and the metrics travel; a compiled kernel would add hundreds of KiB.
+    assert len(wire) < 16384, "the compiled kernel is not sent along"
     back = pickle.loads(wire)
     assert back.procedure is PROC
     np.testing.assert_array_equal(

@@ -31,6 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
 #: The committed baseline of every scenario must stay under this (docs/gate.md).
 BUDGET_MIB = 4
+_FIELD = procedures.get("his.field_battle")
+#: Metrics of a field battle (each variant and sweep point of the scenarios below has them all).
+FIELD_METRICS = len(_FIELD.metric_names(_FIELD.params_model.model_validate(_FIELD.example)))
 
 BATTLE = """\
 name: gate-battle
@@ -102,7 +105,7 @@ def test_the_baseline_stores_counts_and_the_per_trial_outcomes_of_headline_metri
     hits = next(e for e in b.entries if e.metric == "attacker_hits")
     assert not hits.gated and hits.outcomes is None
     t = stored.scenarios["gate-table"]
-    assert len(t.entries) == 4 * 8  # points × field-battle metrics
+    assert len(t.entries) == 4 * FIELD_METRICS  # points × field-battle metrics
     assert {json.dumps(e.point, sort_keys=True) for e in t.entries} == {
         json.dumps({"attacker.units": a, "defender.units": d}, sort_keys=True)
         for a in (2, 4)
@@ -249,7 +252,7 @@ def test_a_changed_rule_in_code_is_flagged_with_exit_3_and_what_moved(gate, chan
     assert errors and all("title=balance drift%3A gate-" in e for e in errors)
     assert any(f"file={battle}".replace(",", "%2C").replace(":", "%3A") in e for e in errors)
     suites = ET.parse(junit).getroot()
-    assert int(suites.get("tests")) == 16 + 32
+    assert int(suites.get("tests")) == (2 + 4) * FIELD_METRICS  # 2 variants, 4 sweep points
     failures = suites.findall(".//failure")
     assert 0 < len(failures) == int(suites.get("failures"))
     assert all("attacker_wins moved" in f.get("message") for f in failures)
@@ -375,7 +378,7 @@ def test_holm_runs_across_the_gated_metrics_only(gate):
     battle, table, base = gate
     result = check([load(battle), load(table)], base, trials=30000, alpha=0.05)
     t = result.table
-    assert len(t) == 48 and t["gated"].sum() == 6
+    assert len(t) == (2 + 4) * FIELD_METRICS and t["gated"].sum() == 6
     g = result.gated
     assert t.loc[~t["gated"], "p_holm"].isna().all() and not t.loc[~t["gated"], "drifted"].any()
     smallest = g["p_value"].min()
@@ -456,7 +459,7 @@ def _text_edit(old, new):
             lambda d: d["scenarios"]["gate-battle"]["entries"].append(
                 d["scenarios"]["gate-battle"]["entries"][1]
             ),
-            "entries[16]: duplicate entry for base {} attacker_hits",
+            f"entries[{2 * FIELD_METRICS}]: duplicate entry for base {{}} attacker_hits",
         ),
         (lambda d: d["scenarios"]["gate-battle"].update(seed=2**64), "gate-battle.seed: Input"),
         (lambda d: d["scenarios"]["gate-battle"].update(seed=-1), "gate-battle.seed: Input"),

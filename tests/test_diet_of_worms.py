@@ -38,6 +38,7 @@ def model(**kw):
             {"papal_cp": HAND, "protestant_bonus_dice": 8},
         ),
         ({"habsburg_cp": 0, "papal_cp": 0, "protestant_cp": 6}, {"habsburg_cp": 6, "papal_cp": 6}),
+        ({"habsburg_cp": 2, "papal_cp": 3, "protestant_cp": 1}, {"spaces_flipped": "winner_hits"}),
     ],
 )
 def test_kernel_equals_plain_python_twin(raw, other):
@@ -108,10 +109,22 @@ def kernel_means(trials: int = 20_000, seed: int = 1521, **raw) -> dict[str, tup
     }
 
 
-def icepool_diet(papal_dice: int, protestant_dice: int) -> dict[str, Fraction]:
-    """The rule text through icepool: hits on 5-6; the winner flips the difference; a tie
-    does nothing."""
+def icepool_diet(
+    papal_dice: int, protestant_dice: int, winner_hits: bool = False
+) -> dict[str, Fraction]:
+    """The rule text through icepool: hits on 5-6; the winner flips the difference (or, with
+    ``winner_hits``, its own hits); a tie does nothing."""
     hit = icepool.d6 >= 5
+    if winner_hits:
+        both = icepool.map(lambda a, b: (a, b), protestant_dice @ hit, papal_dice @ hit)
+        pairs = {k: Fraction(both.probability("==", k)) for k in both.outcomes()}
+        return {
+            "protestant_wins": sum(q for (a, b), q in pairs.items() if a > b),
+            "papacy_wins": sum(q for (a, b), q in pairs.items() if a < b),
+            "tie": sum(q for (a, b), q in pairs.items() if a == b),
+            "protestant_flips": sum(a * q for (a, b), q in pairs.items() if a > b),
+            "papal_flips": sum(b * q for (a, b), q in pairs.items() if a < b),
+        }
     diff = (protestant_dice @ hit) - (papal_dice @ hit)
     law = {k: Fraction(diff.probability("==", k)) for k in diff.outcomes()}
     return {
@@ -155,12 +168,30 @@ def test_the_protestant_rolls_its_cards_cp_plus_four_dice():
 
 
 def test_the_winner_flips_the_hit_difference():
+    # Here I Stand rules §20.3 (3): "some spaces", read as a debate's hit difference (§16.2 ⑦).
     raw = {"habsburg_cp": 3, "papal_cp": 3, "protestant_cp": 2}
+    assert model(**raw).spaces_flipped == "hit_difference"
     want = icepool_diet(6, 6)
     assert_kernel_matches(kernel_means(**raw), want)
     exact = PROC.exact(model(**raw))
     for name, q in want.items():
         assert exact[name] == pytest.approx(float(q), abs=1e-15)
+
+
+def test_the_alternative_reading_flips_the_winners_own_hits():
+    raw = {"habsburg_cp": 3, "papal_cp": 3, "protestant_cp": 2, "spaces_flipped": "winner_hits"}
+    want = icepool_diet(6, 6, winner_hits=True)
+    assert want["protestant_flips"] > icepool_diet(6, 6)["protestant_flips"]
+    assert_kernel_matches(kernel_means(**raw), want)
+    exact = PROC.exact(model(**raw))
+    for name, q in want.items():
+        assert exact[name] == pytest.approx(float(q), abs=1e-15)
+
+
+def test_the_number_of_spaces_is_declared_a_reading_with_its_alternative():
+    (flipped,) = [a for a in PROC.assumptions if a.name == "spaces_flipped"]
+    assert flipped.tag == "reading" and flipped.knob == "spaces_flipped"
+    assert [a.overrides for a in flipped.alternatives] == [{"spaces_flipped": "winner_hits"}]
 
 
 def test_weights_must_match_values_naming_the_field():

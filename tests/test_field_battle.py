@@ -30,6 +30,14 @@ def params(**kw):
         params(attacker={"units": 1, "leader": 0}, defender={"units": 1, "leader": 1}),
         params(defender_extra_dice=0, attacker={"units": 7, "leader": 3}),
         params(attacker={"units": 2, "leader": "none"}, defender={"units": 2, "leader": 0}),
+        params(attacker_retreats_to="uncontrolled", defender={"units": 3, "leader": 1}),
+        params(defender_retreats_to="uncontrolled", fortress_withdraw=2),
+        params(fortress_withdraw=4, defender={"units": 6, "leader": 0}),
+        params(
+            attacker_retreats_to="uncontrolled",
+            defender_retreats_to="uncontrolled",
+            leaders_destroyed_in_retreat="escape",
+        ),
     ],
 )
 def test_kernel_equals_plain_python_twin(raw):
@@ -46,6 +54,11 @@ def test_kernel_equals_plain_python_twin(raw):
         params(),
         params(ties_to="attacker", hit_on=4),
         params(attacker={"units": 1, "leader": 0}, defender={"units": 1, "leader": 1}),
+        params(
+            defender_retreats_to="uncontrolled",
+            fortress_withdraw=1,
+            attacker_retreats_to="uncontrolled",
+        ),
     ],
 )
 def test_kernel_with_variants_equals_plain_python_twin(raw):
@@ -126,7 +139,7 @@ def test_when_both_sides_are_wiped_out_the_winner_keeps_one_unit():
     raw = {"attacker": {"units": 1, "leader": 3}, "defender": {"units": 1, "leader": 0}}
     seen = 0
     for t in range(3000):
-        wins, ah, dh, a_left, d_left, _, _, _ = naive.his_field_battle(raw, key, t)
+        wins, ah, dh, a_left, d_left, *_ = naive.his_field_battle(raw, key, t)
         if ah >= 1 and dh >= 1:
             seen += 1
             assert (a_left, d_left) == ((1, 0) if wins else (0, 1))
@@ -302,3 +315,115 @@ def test_kernel_keeps_one_unit_for_the_winner_when_both_sides_are_wiped_out():
     # The attacker keeps its unit only when the defender misses (2/3); the defender keeps its
     # unit when the attacker misses (2/3) and after the double wipe-out (1/9).
     _kernel_near(ONE_V_ONE, {"attacker_units_left": 2 / 3, "defender_units_left": 7 / 9})
+
+
+def test_by_default_the_loser_retreats_to_a_space_it_controls_and_keeps_its_units():
+    # Here I Stand rules §5.4 ⑤: the retreat destroys only a side retreating into a space it does
+    # not control; by default both retreat spaces are controlled and there is no fortress.
+    p = PROC.params_model.model_validate(params())
+    e = PROC.exact(p)
+    assert e["attacker_units_after_retreat"] == pytest.approx(e["attacker_units_left"], abs=1e-12)
+    assert e["defender_units_after_retreat"] == pytest.approx(e["defender_units_left"], abs=1e-12)
+    for name in ("attacker_destroyed_in_retreat", "defender_destroyed_in_retreat"):
+        assert e[name] == 0.0
+    assert e["defender_units_in_fortress"] == 0.0
+
+
+def test_a_beaten_attacker_retreating_into_a_space_it_does_not_control_is_destroyed_by_hand():
+    # One unit and one die each (no extra die, no leaders): a hit on 5-6, p = 1/3. The attacker
+    # wins only with a hit against none (2/9). It loses with its unit left when the defender
+    # misses: a tie of misses (4/9); that unit is then destroyed.
+    one = {"attacker": {"units": 1}, "defender": {"units": 1}, "defender_extra_dice": 0}
+    home = PROC.params_model.model_validate(one)
+    away = PROC.params_model.model_validate({**one, "attacker_retreats_to": "uncontrolled"})
+    by_hand = {
+        home: {"attacker_destroyed_in_retreat": 0, "attacker_units_after_retreat": 2 / 3},
+        away: {"attacker_destroyed_in_retreat": 4 / 9, "attacker_units_after_retreat": 2 / 9},
+    }
+    for p, want in by_hand.items():
+        for name, value in want.items():
+            assert PROC.exact(p)[name] == pytest.approx(value, abs=1e-12), name
+        plan = make_plan(PROC, {"base": p}, seed=1525)
+        out = simulate(plan, 40_000, threads=1)
+        assert_within_standard_errors(plan, out.stats, PROC.exact(p))
+        assert_within_standard_errors(plan, out.stats, want, partial=True)
+
+
+def _icepool_after_retreat(a, d, dl, withdraw, cut_off):
+    """The defender's units after §5.4 ⑤ and §5.6, written directly in icepool: units left
+    after the dice; beaten, up to ``withdraw`` go inside, the rest retreat, destroyed if
+    ``cut_off`` (no space it controls)."""
+    import icepool
+
+    hit = icepool.d6 >= 5
+    att, dfd = a @ hit, (d + dl + 1) @ hit
+
+    def outcome(ah, dh):
+        d_left = max(d - ah, 0)
+        if max(a - dh, 0) == 0 and d_left == 0:
+            d_left = 0 if ah > dh else 1
+        if ah <= dh:  # the defender won: no retreat
+            return d_left, 0, 0
+        inside = min(d_left, withdraw)
+        if cut_off and d_left > inside:
+            return inside, inside, 1
+        return d_left, inside, 0
+
+    joint = icepool.map(outcome, att, dfd)
+    after = joint.marginals[0]
+    return {
+        "defender_units_after_retreat": float(after.mean()),
+        "defender_units_in_fortress": float(joint.marginals[1].mean()),
+        "defender_destroyed_in_retreat": float(joint.marginals[2].mean()),
+        "defender_leader_captured": float(after.probability(0)),
+    }
+
+
+@pytest.mark.parametrize(
+    ("withdraw", "retreat"),
+    [(0, "uncontrolled"), (2, "uncontrolled"), (4, "uncontrolled"), (4, "controlled")],
+)
+def test_a_beaten_defender_withdraws_up_to_four_into_the_fortress_and_retreats_the_rest(
+    withdraw, retreat
+):
+    # Here I Stand rules §5.6: beaten in a fortified space, the defender may put up to 4 units
+    # inside and retreat the rest (§5.4 ⑤: destroyed when it controls no space to go to). Seven
+    # attackers against six defenders with a leader: icepool gives the exact values.
+    raw = {
+        "attacker": {"units": 7},
+        "defender": {"units": 6, "leader": 1},
+        "fortress_withdraw": withdraw,
+        "defender_retreats_to": retreat,
+        "formation_cap": False,
+    }
+    p = PROC.params_model.model_validate(raw)
+    oracle = _icepool_after_retreat(7, 6, 1, withdraw, retreat == "uncontrolled")
+    ours = PROC.exact(p)
+    for name, value in oracle.items():
+        assert ours[name] == pytest.approx(value, abs=1e-12), name
+    plan = make_plan(PROC, {"base": p}, seed=1529)
+    out = simulate(plan, 40_000, threads=1)
+    assert_within_standard_errors(plan, out.stats, ours)
+    if withdraw == 0 and retreat == "uncontrolled":
+        assert ours["defender_destroyed_in_retreat"] > 0.3  # the case the knob is about arises
+
+
+def test_leaders_of_an_army_destroyed_in_its_retreat_are_captured_unless_they_escape():
+    # §5.4 ⑥ read after ⑤ (the default): a side whose retreat destroyed its last units has lost
+    # all its units and its leader. One unit each with leaders rated 0, no extra die: the attacker
+    # loses its unit to a defender hit (1/3), or loses the battle with its unit and is destroyed
+    # retreating (a tie of misses, 4/9): 1/3 + 4/9 = 7/9. If leaders escape a retreat: 1/3.
+    one = {
+        "attacker": {"units": 1, "leader": 0},
+        "defender": {"units": 1, "leader": 0},
+        "defender_extra_dice": 0,
+        "attacker_retreats_to": "uncontrolled",
+    }
+    captured = PROC.params_model.model_validate(one)
+    escape = PROC.params_model.model_validate({**one, "leaders_destroyed_in_retreat": "escape"})
+    assert PROC.exact(captured)["attacker_leader_captured"] == pytest.approx(7 / 9, abs=1e-12)
+    assert PROC.exact(escape)["attacker_leader_captured"] == pytest.approx(1 / 3, abs=1e-12)
+    for p in (captured, escape):
+        plan = make_plan(PROC, {"base": p}, seed=1521)
+        out = simulate(plan, 40_000, threads=1)
+        assert_within_standard_errors(plan, out.stats, PROC.exact(p))

@@ -27,6 +27,10 @@ def test_kernel_equals_plain_python_twin():
         {"kind": "avoid", "leader": 2, "with_cavalry": True},
         {"against_cavalry": True, "leader": 3, "target": 10},
         {"kind": "avoid", "lost_battle_this_impulse": True},
+        {"kind": "avoid", "lost_battle_this_impulse": True, "forces": "naval", "leader": 1},
+        {"kind": "avoid", "forces": "naval", "port": True, "leader": 6},
+        {"forces": "naval", "port": True, "leader": 6},
+        {"forces": "naval", "leader": 2},
     ]
     variants = {f"v{i}": params(**r) for i, r in enumerate(raws)}
     plan = make_plan(PROC, variants, seed=99)
@@ -154,3 +158,36 @@ def test_a_scenario_with_an_unknown_kind_points_at_the_line():
         parse(text, "bad.yaml")
     (problem,) = err.value.problems
     assert (problem.line, problem.path) == (6, "params.kind")
+
+
+def test_a_fleet_beaten_this_impulse_still_rolls_to_avoid_where_an_army_avoids_at_once():
+    # Here I Stand rules §5.3 (2): a land formation beaten this impulse avoids without a roll;
+    # §6.3: a fleet that already lost a naval battle this impulse still rolls. Leader 2: 2d6 >= 7
+    # is 21/36.
+    land = params(kind="avoid", leader=2, lost_battle_this_impulse=True)
+    sea = params(kind="avoid", leader=2, lost_battle_this_impulse=True, forces="naval")
+    assert PROC.exact(land)["success"] == 1.0
+    assert PROC.exact(sea)["success"] == pytest.approx(21 / 36, abs=1e-15)
+    assert_kernel_near(land, 1.0)
+    assert_kernel_near(sea, 21 / 36)
+
+
+@pytest.mark.parametrize("kind", ["intercept", "avoid"])
+def test_no_interception_into_a_port_and_no_avoiding_from_one(kind):
+    # Here I Stand rules §6.3: a fleet entering a port cannot be intercepted; a fleet in a port
+    # cannot avoid battle. Even leader 6 (2d6 >= 3, 35/36 in the open sea) never succeeds.
+    in_port = params(kind=kind, leader=6, forces="naval", port=True)
+    open_sea = params(kind=kind, leader=6, forces="naval")
+    assert PROC.exact(in_port)["success"] == 0.0
+    assert PROC.exact(open_sea)["success"] == pytest.approx(35 / 36, abs=1e-15)
+    assert kernel_success(in_port)[0] == 0.0
+    assert_kernel_near(open_sea, 35 / 36)
+
+
+def test_port_is_for_fleets_and_cavalry_for_armies():
+    with pytest.raises(ValidationError) as err:
+        params(port=True)
+    assert err.value.errors()[0]["loc"] == ("port",)
+    with pytest.raises(ValidationError) as err:
+        params(forces="naval", with_cavalry=True)
+    assert err.value.errors()[0]["loc"] == ("with_cavalry",)

@@ -173,3 +173,40 @@ def test_the_default_track_rolls_the_chart_at_most_five_times():
     assert_within_standard_errors(plan, out.stats, PROC.exact(p))
     six_wives = p.model_copy(update={"wife_steps": [1, 2, 3, 4, 5, 6]})
     assert PROC.exact(p)["wives_married"] < PROC.exact(six_wives)["wives_married"]
+
+
+def test_nothing_happens_may_repeat_by_the_rulebook_and_edward_is_likely_not_certain():
+    # Here I Stand rules §13.1 (1): "each effect happens only once; a roll whose effect already
+    # happened steps up until a new effect happens". 1-2 is "nothing happens", no effect, so it
+    # may come up again (the default). 9 turns, one use a turn, five wives: exact values.
+    p = model()
+    assert p.nothing_repeats is True
+    exact = PROC.exact(p)
+    assert Fraction(exact["edward_born"]).limit_denominator(10**6) == Fraction(17, 18)
+    assert Fraction(exact["edward_healthy"]).limit_denominator(10**6) == Fraction(389, 486)
+    assert Fraction(exact["england_vp"]).limit_denominator(10**6) == Fraction(2335, 486)
+    plan = make_plan(PROC, {"base": p}, seed=1526)
+    out = simulate(plan, 40_000, threads=1)
+    assert_within_standard_errors(plan, out.stats, exact)
+
+
+def test_the_literal_reading_makes_a_healthy_edward_certain():
+    # The alternative: "nothing" counts as an effect that happens once. Five wives then give five
+    # different results (1-2, 3, 4, 5, 6 in some order), so the fifth is a healthy Edward at the
+    # latest: Edward 1 and healthy 1 exactly; Elizabeth 61/108.
+    p = model(nothing_repeats=False)
+    exact = PROC.exact(p)
+    assert exact["edward_born"] == exact["edward_healthy"] == 1.0
+    assert Fraction(exact["elizabeth_born"]).limit_denominator(10**6) == Fraction(61, 108)
+    plan = make_plan(PROC, {"base": p}, seed=1526)
+    out = simulate(plan, 20_000, threads=1)
+    m = [x.name for x in plan.metrics].index("edward_healthy")
+    assert out.stats[0, 4 * m] == out.stats[0, 4 * m + 1] == 20_000  # every trial
+    assert_within_standard_errors(plan, out.stats, exact)
+
+
+def test_the_rulebook_reading_is_declared_as_the_rulebook_and_the_literal_as_a_reading():
+    (nothing,) = [a for a in PROC.assumptions if a.knob == "nothing_repeats"]
+    assert nothing.tag == "rulebook"
+    assert [alt.overrides for alt in nothing.alternatives] == [{"nothing_repeats": False}]
+    assert nothing.alternatives[0].tag == "reading"

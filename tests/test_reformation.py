@@ -258,20 +258,49 @@ def test_a_side_with_zero_dice_rolls_one_die_and_the_gap_is_counted():
     )
 
 
-def test_chain_success_adds_a_die_to_the_next_target_only():
+def test_chain_success_moves_a_die_from_the_defender_to_the_actor_on_the_next_target_only():
+    # chain: the converted space is next to the following target and was counted in its dice as
+    # the defender's; after the conversion it is the acting side's (§16.1 ③ counted again). One
+    # die each: after a success, 2 dice against 0, and the defender's 0 dice is the zero-dice gap
+    # (it rolls one die by default). By hand, Protestant acting in the zone (ties to it):
+    # P(win 1 v 1) = 21/36; P(win 2 v 1) = sum over the Protestant's highest f of
+    # P(f) * f/6 = 161/216.
     p = model(targets=[target(1, 1), target(1, 1), target(1, 1)], chain=True)
-    win_1v1 = attempt_probability(p, 1, 0)[0]
-    win_2v1 = attempt_probability(p, 1, 1)[0]
-    assert win_2v1 > win_1v1
+    win_1v1 = attempt_probability(p, 1)[0]
+    win_after = attempt_probability(p, 1, after_success=True)[0]
+    assert win_1v1 == Fraction(21, 36)
+    assert win_after == Fraction(161, 216)
+    assert attempt_probability(p, 1, after_success=True)[1] == 1  # the defender has no die left
     first = win_1v1
-    second = first * win_2v1 + (1 - first) * win_1v1
-    third = second * win_2v1 + (1 - second) * win_1v1
+    second = first * win_after + (1 - first) * win_1v1
+    third = second * win_after + (1 - second) * win_1v1
     exact = PROC.exact(p)
     assert exact["success.target2"] == pytest.approx(float(second), abs=1e-15)
     assert exact["success.target3"] == pytest.approx(float(third), abs=1e-15)
-    # On the kernel, and with the die going to the acting side only (not to the defender).
+    assert exact["zero_dice_rolls"] == pytest.approx(float(first + second), abs=1e-15)
     assert_kernel_near(p, "success.target2", second)
     assert_kernel_near(p, "success.target3", third)
+
+
+def test_a_chained_success_leaves_the_defender_no_die_under_no_roll():
+    # With zero_dice: no_roll the defender stripped of its only die has none and loses: after a
+    # success every next target is won (1 v 0 with the tie to the actor anyway).
+    p = model(targets=[target(1, 1), target(1, 1)], chain=True, zero_dice="no_roll")
+    assert attempt_probability(p, 1, after_success=True)[0] == 1
+    exact = PROC.exact(p)
+    first = Fraction(21, 36)
+    assert exact["success.target2"] == pytest.approx(float(first + (1 - first) * first), abs=1e-15)
+    assert_kernel_near(p, "success.target2", first + (1 - first) * first)
+
+
+def test_a_papal_chain_moves_the_die_the_other_way():
+    # Counter-reformation out of its zone's tie rule (no Paul III: ties to the Protestant
+    # defender): after a success the Papacy has 2 dice and the Protestant 0 -> rolls one.
+    p = model(side="papacy", targets=[target(1, 1), target(1, 1)], chain=True)
+    after = attempt_probability(p, 1, after_success=True)[0]
+    # Papacy's highest of 2 must beat the Protestant's one die: sum P(f) * (f-1)/6.
+    assert after == sum(Fraction(f**2 - (f - 1) ** 2, 36) * Fraction(f - 1, 6) for f in range(1, 7))
+    assert_kernel_near(p, "success.target2", PROC.exact(p)["success.target2"])
 
 
 def test_bible_bonus_on_a_counter_reformation_is_rejected_naming_the_field():

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from simulator.cli import app
-from simulator.procedures.his.field_battle import exact
+from simulator.procedures.his.field_battle import METRICS, exact
 from simulator.runner import run_scenario
 from simulator.scenario import ScenarioError, load
 
@@ -92,7 +92,7 @@ def test_a_sweep_writes_the_long_table_as_csv_and_parquet_with_seed_and_params_o
     ]
     csv = pd.read_csv(out / "summary.csv")
     parquet = pd.read_parquet(out / "summary.parquet")
-    assert len(csv) == len(parquet) == 6 * 8  # points × metrics (one variant)
+    assert len(csv) == len(parquet) == 6 * METRICS.size  # points × metrics (one variant)
     assert list(csv.columns[:6]) == [
         "scenario",
         "procedure",

@@ -12,7 +12,12 @@ before the first assault). A campaign repeats assaults, one per impulse, until t
 siege breaks or ``max_assaults`` is spent. The assault is made by one formation (Here I Stand rules
 §5.7): at most 4 units without a leader, at most the command rating with leaders; ``sim validate``
 refuses a larger one unless ``formation_cap`` is off. A defending leader (rated 0 included) is
-captured when the space falls.
+captured when the space falls; an attacking leader when every assaulting unit is gone (Here I
+Stand rules §5.4 ⑥ through §5.7 ③④).
+
+A port fortress (``port``) cannot be assaulted while the defender's squadrons are in an adjacent
+sea zone, or while its squadrons in the port are at least as many as the enemy squadrons in the
+adjacent sea zones (Here I Stand rules §6.7): no assault is made (``protected_by_squadrons``).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
+from simulator.layout import Layout
 from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
 from simulator.procedures.his._leaders import (
     Leader,
@@ -49,6 +55,7 @@ MAX_ASSAULTS = 64
 #: changes one side leaves the other side's dice alone (common random numbers).
 ASSAULT_WORDS = 64
 DEFENDER_WORDS = 32
+MAX_SQUADRONS = 20
 
 
 class Besiegers(Params):
@@ -80,6 +87,32 @@ class Besieged(Params):
     leader: Leader = leader_field()
 
 
+class PortFortress(Params):
+    squadrons_in_port: int = Field(
+        default=0, ge=0, le=MAX_SQUADRONS, description="the defender's squadrons in the port"
+    )
+    squadrons_adjacent: int = Field(
+        default=0,
+        ge=0,
+        le=MAX_SQUADRONS,
+        description="the defender's squadrons in the sea zones next to the port",
+    )
+    enemy_squadrons_adjacent: int = Field(
+        default=0,
+        ge=0,
+        le=MAX_SQUADRONS,
+        description="enemy squadrons in the sea zones next to the port",
+    )
+
+    @property
+    def protects(self) -> bool:
+        """Here I Stand rules §6.7: squadrons next to the port, or in it and at least as many as
+        the enemy's next to it."""
+        return self.squadrons_adjacent > 0 or (
+            self.squadrons_in_port > 0 and self.enemy_squadrons_adjacent <= self.squadrons_in_port
+        )
+
+
 class AssaultParams(Params):
     attacker: Besiegers = Field(description="the besieging army")
     defender: Besieged = Field(description="the garrison of the besieged fortress")
@@ -98,6 +131,11 @@ class AssaultParams(Params):
         description="the attacker takes losses on cavalry before units that roll dice",
     )
     formation_cap: bool = formation_cap_field()
+    port: PortFortress | None = Field(
+        default=None,
+        description="the besieged space is a port fortress, with the squadrons around it (Here "
+        "I Stand rules §6.7); null: not a port",
+    )
 
 
 def forbidden(p: AssaultParams) -> list[tuple[tuple[str | int, ...], str, object]]:
@@ -109,9 +147,52 @@ def forbidden(p: AssaultParams) -> list[tuple[tuple[str | int, ...], str, object
     return formation_problems("attacker", a.units, a.leader, a.command, "assaults")
 
 
-# Indices of the metric values, in the order of metrics().
-FALLS, ASSAULTS, BROKEN, A_LEFT, D_LEFT, A_HITS, D_HITS, FELL_AT, D_CAPTURED = range(9)
-N_METRICS = 9
+PACKED = Layout(
+    "attacker_units",
+    "attacker_cavalry",
+    "attacker_rating",
+    "defender_units",
+    "defender_rating",
+    "defender_extra_dice",
+    "hit_on",
+    "max_assaults",
+    "lose_cavalry_first",
+    "defender_has_leader",
+    "attacker_has_leader",
+    "protected",
+)
+ATTACKER_UNITS, ATTACKER_CAVALRY, ATTACKER_RATING = (
+    PACKED.at(n) for n in ("attacker_units", "attacker_cavalry", "attacker_rating")
+)
+DEFENDER_UNITS, DEFENDER_RATING = PACKED.at("defender_units"), PACKED.at("defender_rating")
+DEFENDER_EXTRA_DICE, HIT_ON = PACKED.at("defender_extra_dice"), PACKED.at("hit_on")
+MAX_ASSAULTS_AT, LOSE_CAVALRY_FIRST = PACKED.at("max_assaults"), PACKED.at("lose_cavalry_first")
+DEFENDER_HAS_LEADER = PACKED.at("defender_has_leader")
+ATTACKER_HAS_LEADER, PROTECTED = PACKED.at("attacker_has_leader"), PACKED.at("protected")
+
+#: The metric row, in the order of metrics().
+METRICS = Layout(
+    "space_falls",
+    "assaults_used",
+    "siege_broken",
+    "attacker_units_left",
+    "defender_units_left",
+    "attacker_hits",
+    "defender_hits",
+    "space_falls_at_assault",
+    "defender_leader_captured",
+    "attacker_leader_captured",
+    "protected_by_squadrons",
+)
+FALLS, ASSAULTS, BROKEN = (METRICS.at(n) for n in ("space_falls", "assaults_used", "siege_broken"))
+A_LEFT, D_LEFT = METRICS.at("attacker_units_left"), METRICS.at("defender_units_left")
+A_HITS, D_HITS = METRICS.at("attacker_hits"), METRICS.at("defender_hits")
+FELL_AT, D_CAPTURED = METRICS.at("space_falls_at_assault"), METRICS.at("defender_leader_captured")
+A_CAPTURED, PROTECTED_BY_SQUADRONS = (
+    METRICS.at("attacker_leader_captured"),
+    METRICS.at("protected_by_squadrons"),
+)
+N_METRICS = METRICS.size
 
 
 def metrics(p: AssaultParams) -> list[Metric]:
@@ -157,24 +238,35 @@ def metrics(p: AssaultParams) -> list[Metric]:
             "the space falls with a defending leader in it (rated 0 included)",
             headline=False,
         ),
+        Metric(
+            "attacker_leader_captured",
+            "proportion",
+            "every assaulting unit is gone and the attacker had a leader (rated 0 included)",
+            headline=False,
+        ),
+        Metric(
+            "protected_by_squadrons",
+            "proportion",
+            "the port fortress cannot be assaulted: squadrons protect it (§6.7), no assault made",
+            headline=False,
+        ),
     ]
 
 
 def pack(p: AssaultParams) -> np.ndarray:
-    return np.array(
-        [
-            p.attacker.units,
-            p.attacker.cavalry,
-            rating(p.attacker.leader),
-            p.defender.units,
-            rating(p.defender.leader),
-            p.defender_extra_dice,
-            p.hit_on,
-            p.max_assaults,
-            1 if p.lose_cavalry_first else 0,
-            1 if present(p.defender.leader) else 0,
-        ],
-        dtype=np.float64,
+    return PACKED.row(
+        attacker_units=p.attacker.units,
+        attacker_cavalry=p.attacker.cavalry,
+        attacker_rating=rating(p.attacker.leader),
+        defender_units=p.defender.units,
+        defender_rating=rating(p.defender.leader),
+        defender_extra_dice=p.defender_extra_dice,
+        hit_on=p.hit_on,
+        max_assaults=p.max_assaults,
+        lose_cavalry_first=1 if p.lose_cavalry_first else 0,
+        defender_has_leader=1 if present(p.defender.leader) else 0,
+        attacker_has_leader=1 if present(p.attacker.leader) else 0,
+        protected=1 if p.port is not None and p.port.protects else 0,
     )
 
 
@@ -280,16 +372,19 @@ def assault_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
     for start in range(first_trial, end, BLOCK):
         m = min(BLOCK, end - start)
         for v in range(n_variants):
-            a_units = np.int64(packed[v, 0])
-            a_cavalry = np.int64(packed[v, 1])
-            a_leader = np.int64(packed[v, 2])
-            d_units = np.int64(packed[v, 3])
-            d_leader = np.int64(packed[v, 4])
-            extra = np.int64(packed[v, 5])
-            thr = _threshold(np.int64(packed[v, 6]))
-            max_assaults = np.int64(packed[v, 7])
-            cavalry_first = packed[v, 8] > 0.5
-            d_has_leader = np.int64(packed[v, 9] > 0.5)
+            a_units = np.int64(packed[v, ATTACKER_UNITS])
+            a_cavalry = np.int64(packed[v, ATTACKER_CAVALRY])
+            a_leader = np.int64(packed[v, ATTACKER_RATING])
+            d_units = np.int64(packed[v, DEFENDER_UNITS])
+            d_leader = np.int64(packed[v, DEFENDER_RATING])
+            extra = np.int64(packed[v, DEFENDER_EXTRA_DICE])
+            thr = _threshold(np.int64(packed[v, HIT_ON]))
+            max_assaults = np.int64(packed[v, MAX_ASSAULTS_AT])
+            cavalry_first = packed[v, LOSE_CAVALRY_FIRST] > 0.5
+            d_has_leader = np.int64(packed[v, DEFENDER_HAS_LEADER] > 0.5)
+            a_has_leader = np.int64(packed[v, ATTACKER_HAS_LEADER] > 0.5)
+            # §6.7: squadrons protect the port fortress: no assault is made at all.
+            protected = np.int64(packed[v, PROTECTED] > 0.5)
             # A siege with besiegers' units <= besieged units is broken before any assault.
             broken_at_once = a_units <= d_units
             start_state = (
@@ -301,7 +396,7 @@ def assault_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
             for i in range(m):
                 final[i] = start_state | i
                 live[i] = start_state | i
-            na = 0 if broken_at_once else m
+            na = 0 if broken_at_once or protected > 0 else m
             if d_units > 0:
                 first_a_dice = (a_units - a_cavalry + 1) // 2 + a_leader
             else:
@@ -383,6 +478,9 @@ def assault_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
                     fell = (s >> _FALLS) & 1
                     values[v, FELL_AT, i] = fell * _field(s, _ASSAULTS, _ASSAULTS_MASK)
                     values[v, D_CAPTURED, i] = fell * d_has_leader
+                    wiped_out = np.int64(_field(s, _UNITS, _ARMY_MASK) == 0)
+                    values[v, A_CAPTURED, i] = wiped_out * a_has_leader
+                    values[v, PROTECTED_BY_SQUADRONS, i] = protected
         if not single:
             accumulate_block(stats, values, m, hist_offset, hist_max)
     if single:
@@ -394,12 +492,17 @@ def assault_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
             fell = (x >> (_FALLS - _ASSAULTS)) & 1
             at = fell * (x & _ASSAULTS_MASK)
             _fold_count(stats, FELL_AT, at, c, hist_offset, hist_max)
-            captured = fell * np.int64(packed[0, 9] > 0.5)
+            captured = fell * np.int64(packed[0, DEFENDER_HAS_LEADER] > 0.5)
             _fold_count(stats, D_CAPTURED, captured, c, hist_offset, hist_max)
+            protected = np.int64(packed[0, PROTECTED] > 0.5)
+            _fold_count(stats, PROTECTED_BY_SQUADRONS, protected, c, hist_offset, hist_max)
+        a_has_leader = np.int64(packed[0, ATTACKER_HAS_LEADER] > 0.5)
         for x in range(64 * 64):
             c = tally_armies[x]
             _fold_count(stats, A_LEFT, x >> 6, c, hist_offset, hist_max)
             _fold_count(stats, D_LEFT, x & 63, c, hist_offset, hist_max)
+            wiped_out = np.int64((x >> 6) == 0)
+            _fold_count(stats, A_CAPTURED, wiped_out * a_has_leader, c, hist_offset, hist_max)
         for x in range(_TOTAL_MASK + 1):
             _fold_count(stats, A_HITS, x, tally_a_hits[x], hist_offset, hist_max)
             _fold_count(stats, D_HITS, x, tally_d_hits[x], hist_offset, hist_max)
@@ -422,6 +525,13 @@ def _campaign(
     d_lead = 0 if d.leader == "none" else d.leader
     if a.units <= d.units:
         yield 1.0, 0, a.units, a.cavalry, d.units, False, True, 0.0, 0.0
+        return
+    port = p.port
+    if port is not None and (
+        port.squadrons_adjacent > 0 or 0 < port.squadrons_in_port >= port.enemy_squadrons_adjacent
+    ):
+        # §6.7: the defender's squadrons protect the port fortress; no assault is made.
+        yield 1.0, 0, a.units, a.cavalry, d.units, False, False, 0.0, 0.0
         return
     # live[(units, cavalry, defenders)] = [probability, sum of p * attacker hits, same defender]
     live: dict[tuple[int, int, int], list[float]] = {(a.units, a.cavalry, d.units): [1.0, 0, 0]}
@@ -471,6 +581,16 @@ def exact(p: AssaultParams) -> dict[str, float]:
         out["defender_hits"] += hd
         out["space_falls_at_assault"] += w * k * falls
         out["defender_leader_captured"] += w * falls * (p.defender.leader != "none")
+        # §5.4 ⑥ through §5.7 ③④: a side with no units left loses its leaders.
+        out["attacker_leader_captured"] += w * (u == 0) * (p.attacker.leader != "none")
+    port = p.port
+    out["protected_by_squadrons"] = float(
+        port is not None
+        and (
+            port.squadrons_adjacent > 0
+            or 0 < port.squadrons_in_port >= port.enemy_squadrons_adjacent
+        )
+    )
     return out
 
 
@@ -492,13 +612,13 @@ ASSUMPTIONS = (
         "'if defenders are present'), still needing one hit; not yet a knob",
     ),
     Assumption(
-        name="port_protection_and_leader_loss",
+        name="attacker_leader_captured",
         knob="",
         tag="reading",
-        rule=cite("6.7"),
-        text="left out: squadrons that protect a port fortress from assault (§6.7), and the "
-        "attacker's leader lost when every assaulting unit dies (§5.4 ⑥, not reported); not yet a "
-        "knob",
+        rule=cite("5.7 ③④"),
+        text="an assault's hits and losses are those of a field battle (§5.7 ③④), so an "
+        "attacker with no units left loses its leaders as in §5.4 ⑥ (attacker_leader_captured; "
+        "a metric no other result rests on, not yet a knob)",
     ),
 )
 
@@ -506,7 +626,7 @@ ASSUMPTIONS = (
 PROCEDURE = Procedure(
     name="his.assault",
     title="Here I Stand assault and siege campaign",
-    rules="Here I Stand rules §5.6, §5.7, §11.1 (docs/rules/here-i-stand.md#s5-7)",
+    rules="Here I Stand rules §5.6, §5.7, §6.7, §11.1 (docs/rules/here-i-stand.md#s5-7)",
     assumptions=ASSUMPTIONS,
     params_model=AssaultParams,
     metrics=metrics,
@@ -520,6 +640,9 @@ PROCEDURE = Procedure(
     },
     forbidden=forbidden,
     notes=(
+        "a port fortress (port) cannot be assaulted while the defender's squadrons are next to "
+        "it, or in it and at least as many as the enemy's next to it (Here I Stand rules §6.7): "
+        "protected_by_squadrons, no assault made",
         "cavalry take losses but add no dice in any assault, an empty fortress included (Here I "
         "Stand rules §11.1 ①); against an empty fortress the others roll units + leader (§5.7 ②)",
         "one formation assaults (§5.7): at most 4 units without a leader, at most the command "

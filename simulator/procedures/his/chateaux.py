@@ -21,6 +21,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
 from simulator.jit import kernel
+from simulator.layout import Layout
 from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
 from simulator.procedures.his._rules import cite
 from simulator.procedures.his._tables import check_table
@@ -118,7 +119,21 @@ class ChateauxParams(Params):
         return rows
 
 
-CHATEAUX_VP, CHATEAUX_CARDS, CAP_REACHED, VP_OVER_CAP, CAP_TURN, BY_TURN = range(6)
+#: The metric row; ``vp_by_turn.k`` is slot k - 1 of the last piece (``turns`` slots used).
+METRICS = Layout(
+    "chateaux_vp",
+    "chateaux_cards",
+    "vp_cap_reached",
+    "vp_over_cap",
+    "cap_reached_turn",
+    ("vp_by_turn", MAX_TURNS),
+)
+CHATEAUX_VP, CHATEAUX_CARDS, CAP_REACHED = (
+    METRICS.at(n) for n in ("chateaux_vp", "chateaux_cards", "vp_cap_reached")
+)
+VP_OVER_CAP, CAP_TURN, BY_TURN = (
+    METRICS.at(n) for n in ("vp_over_cap", "cap_reached_turn", "vp_by_turn")
+)
 
 
 def metrics(p: ChateauxParams) -> list[Metric]:
@@ -149,42 +164,55 @@ def _by_total(p: ChateauxParams) -> tuple[dict[int, int], dict[int, int]]:
     return vp, cards
 
 
-def pack(p: ChateauxParams) -> np.ndarray:
-    """[turns, uses, cap, modifier of each turn (MAX_TURNS), then vp and cards of every total
-    LOW..HIGH]."""
-    vp, cards = _by_total(p)
-    row = [float(p.turns), p.uses_per_turn, p.vp_cap]
-    row += [sum(m.value for m in p.modifiers if m.applies(t)) for t in range(1, MAX_TURNS + 1)]
-    row += [vp.get(t, 0) for t in range(LOW, HIGH + 1)]
-    row += [cards.get(t, 0) for t in range(LOW, HIGH + 1)]
-    return np.array(row, dtype=np.float64)
-
-
 SPAN = HIGH - LOW + 1
-VP_AT = 3 + MAX_TURNS
-CARDS_AT = VP_AT + SPAN
+#: Packed row: the modifier of each turn 1..MAX_TURNS, then the VP and cards of every modified
+#: total LOW..HIGH.
+PACKED = Layout(
+    "turns",
+    "uses_per_turn",
+    "vp_cap",
+    ("modifier", MAX_TURNS),
+    ("vp_of_total", SPAN),
+    ("cards_of_total", SPAN),
+)
+TURNS, USES_PER_TURN, VP_CAP = (PACKED.at(n) for n in ("turns", "uses_per_turn", "vp_cap"))
+MODIFIER, VP_AT, CARDS_AT = (PACKED.at(n) for n in ("modifier", "vp_of_total", "cards_of_total"))
+
+
+def pack(p: ChateauxParams) -> np.ndarray:
+    vp, cards = _by_total(p)
+    return PACKED.row(
+        turns=p.turns,
+        uses_per_turn=p.uses_per_turn,
+        vp_cap=p.vp_cap,
+        modifier=[
+            sum(m.value for m in p.modifiers if m.applies(t)) for t in range(1, MAX_TURNS + 1)
+        ],
+        vp_of_total=[vp.get(t, 0) for t in range(LOW, HIGH + 1)],
+        cards_of_total=[cards.get(t, 0) for t in range(LOW, HIGH + 1)],
+    )
 
 
 @kernel
 def chateaux_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
     n_variants = packed.shape[0]
     stats = new_stats(n_variants, n_slots)
-    n_metrics = BY_TURN + np.int64(packed[0, 0])
+    n_metrics = BY_TURN + np.int64(packed[0, TURNS])
     values = np.zeros((n_variants, n_metrics, BLOCK), dtype=np.int64)
     end = first_trial + n_trials
     for start in range(first_trial, end, BLOCK):
         m = min(BLOCK, end - start)
         for v in range(n_variants):
-            turns = np.int64(packed[v, 0])
-            uses = np.int64(packed[v, 1])
-            cap = np.int64(packed[v, 2])
+            turns = np.int64(packed[v, TURNS])
+            uses = np.int64(packed[v, USES_PER_TURN])
+            cap = np.int64(packed[v, VP_CAP])
             for i in range(m):
                 t = start + i
                 vp = 0
                 cards = 0
                 cap_turn = UNDEFINED
                 for turn in range(turns):
-                    mod = np.int64(packed[v, 3 + turn])
+                    mod = np.int64(packed[v, MODIFIER + turn])
                     for u in range(uses):
                         total = d6_of(low32(word(key, t, WORDS_PER_TURN * turn + u))) + mod
                         vp += np.int64(packed[v, VP_AT + total - LOW])

@@ -29,6 +29,7 @@ from pydantic import Field, model_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
+from simulator.layout import Layout
 from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
 from simulator.procedures.his._rules import cite
 from simulator.procedures.his._validation import fail
@@ -116,8 +117,45 @@ def _names(p: DebateParams) -> list[str]:
     return [d.name for d in p.protestant_debaters] + [d.name for d in p.papal_debaters]
 
 
-FIXED = 8
-CALLER_WINS, OPPONENT_WINS, NO_RESULT, FLIP_P, FLIP_C, VP_P, VP_C, SECOND = range(FIXED)
+#: The metric row: ``chosen.<name>`` and ``removed.<name>`` run over the debaters (Protestant
+#: debaters first, then Papal ones) in pieces declared at their largest; the row holds one slot
+#: per debater in each and closes up, so ``removed.<name>`` starts at ``CHOSEN + debaters``.
+METRICS = Layout(
+    "caller_wins",
+    "opponent_wins",
+    "no_result",
+    "spaces_flipped_protestant",
+    "spaces_flipped_papal",
+    "protestant_vp",
+    "papal_vp",
+    "went_to_second_round",
+    ("chosen", 2 * MAX_DEBATERS),
+    ("removed", 2 * MAX_DEBATERS),
+)
+CALLER_WINS, OPPONENT_WINS, NO_RESULT = (
+    METRICS.at(n) for n in ("caller_wins", "opponent_wins", "no_result")
+)
+FLIP_P, FLIP_C = METRICS.at("spaces_flipped_protestant"), METRICS.at("spaces_flipped_papal")
+VP_P, VP_C = METRICS.at("protestant_vp"), METRICS.at("papal_vp")
+SECOND, CHOSEN = METRICS.at("went_to_second_round"), METRICS.at("chosen")
+
+#: Packed row: the debate, then the pool rows (the Protestant debaters in the zone, then the Papal
+#: ones), each a debater's metric slot, rating and committed flag, zero-padded.
+PACKED = Layout(
+    "protestant_calls",
+    "debaters",
+    "protestant_pool",
+    "papal_pool",
+    "first_pool",
+    ("slot", 2 * MAX_DEBATERS),
+    ("rating", 2 * MAX_DEBATERS),
+    ("committed", 2 * MAX_DEBATERS),
+)
+PROTESTANT_CALLS, N_DEBATERS, PROTESTANT_POOL, PAPAL_POOL, FIRST_POOL = (
+    PACKED.at(n)
+    for n in ("protestant_calls", "debaters", "protestant_pool", "papal_pool", "first_pool")
+)
+SLOT, RATING, COMMITTED = (PACKED.at(n) for n in ("slot", "rating", "committed"))
 
 
 def metrics(p: DebateParams) -> list[Metric]:
@@ -209,20 +247,20 @@ def defender_pool(p: DebateParams) -> int:
 
 
 def pack(p: DebateParams) -> np.ndarray:
-    """[caller is protestant, n debaters, n protestant, n papal, first defender's pool (0
-    uncommitted, 1 committed), then (slot, rating, committed) for the Protestant pool (in zone)
-    followed by the Papal pool]."""
+    """The first defender's pool is 0 uncommitted, 1 committed (:func:`defender_pool`)."""
     prot, pap = _pool_rows(p)
-    row: list[float] = [
-        p.caller == "protestant",
-        len(_names(p)),
-        len(prot),
-        len(pap),
-        defender_pool(p),
-    ]
-    for entry in prot + pap:
-        row += list(entry)
-    return np.array(row, dtype=np.float64)
+    rows = prot + pap
+    pad = [0] * (2 * MAX_DEBATERS - len(rows))
+    return PACKED.row(
+        protestant_calls=p.caller == "protestant",
+        debaters=len(_names(p)),
+        protestant_pool=len(prot),
+        papal_pool=len(pap),
+        first_pool=defender_pool(p),
+        slot=[r[0] for r in rows] + pad,
+        rating=[r[1] for r in rows] + pad,
+        committed=[r[2] for r in rows] + pad,
+    )
 
 
 @inline
@@ -269,15 +307,15 @@ def debate_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
     for start in range(first_trial, end, BLOCK):
         m = min(BLOCK, end - start)
         for v in range(n_variants):
-            protestant_calls = packed[v, 0] > 0.5
-            n_names = np.int64(packed[v, 1])
-            n_prot = np.int64(packed[v, 2])
-            n_pap = np.int64(packed[v, 3])
-            first_pool = np.int64(packed[v, 4])
+            protestant_calls = packed[v, PROTESTANT_CALLS] > 0.5
+            n_names = np.int64(packed[v, N_DEBATERS])
+            n_prot = np.int64(packed[v, PROTESTANT_POOL])
+            n_pap = np.int64(packed[v, PAPAL_POOL])
+            first_pool = np.int64(packed[v, FIRST_POOL])
             for j in range(n_prot + n_pap):
-                slot[j] = np.int64(packed[v, 5 + 3 * j])
-                rating[j] = np.int64(packed[v, 6 + 3 * j])
-                committed0[j] = np.int64(packed[v, 7 + 3 * j])
+                slot[j] = np.int64(packed[v, SLOT + j])
+                rating[j] = np.int64(packed[v, RATING + j])
+                committed0[j] = np.int64(packed[v, COMMITTED + j])
             # Caller's pool rows and opponent's pool rows.
             c_start = 0 if protestant_calls else n_prot
             c_count = n_prot if protestant_calls else n_pap
@@ -296,8 +334,8 @@ def debate_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
                     a = _draw(low32(x), c_start, c_count, committed, 0)
                     # Round 1: the caller's choice of pool; round 2: uncommitted (§16.2 ⑩).
                     d = _draw(high32(x), o_start, o_count, committed, first_pool if rnd == 0 else 0)
-                    values[v, FIXED + slot[a], i] = 1
-                    values[v, FIXED + slot[d], i] = 1
+                    values[v, CHOSEN + slot[a], i] = 1
+                    values[v, CHOSEN + slot[d], i] = 1
                     a_hits = _hits(key, t, w + ATTACKER_WORDS, rating[a] + 3)
                     d_hits = _hits(key, t, w + DEFENDER_WORDS, rating[d] + 2 - committed[d])
                     committed[a] = 1
@@ -312,7 +350,7 @@ def debate_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
                     protestant_won = caller_won == protestant_calls
                     values[v, FLIP_P if protestant_won else FLIP_C, i] = x_flip
                     if x_flip > rating[loser]:
-                        values[v, FIXED + n_names + slot[loser], i] = 1
+                        values[v, CHOSEN + n_names + slot[loser], i] = 1
                         values[v, VP_P if protestant_won else VP_C, i] = rating[loser]
                     outcome = CALLER_WINS if caller_won else OPPONENT_WINS
                     break

@@ -2,7 +2,9 @@
 
 Habsburg, Papacy and Protestant each play a card in secret. The Papacy rolls ``Habsburg CP + Papal
 CP`` dice, the Protestant ``Protestant CP + protestant_bonus_dice`` (4) dice; hits are 5-6. A tie
-does nothing; otherwise the winner flips the hit difference in the German zone.
+does nothing; otherwise the winner converts "some spaces" in the German zone: the hit
+difference, as in a debate (``spaces_flipped: hit_difference``, a reading of an unclear line), or
+the winner's own hits (``winner_hits``).
 
 A card's CP is a fixed number or, for a hand not yet known, a distribution ``{values, weights}``.
 A distribution is drawn from one 32-bit random half-word against integer thresholds
@@ -14,14 +16,15 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import comb
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import BeforeValidator, Field, PlainSerializer, model_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
-from simulator.procedures.base import Assumption, Metric, Params, Procedure
+from simulator.layout import Layout
+from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
 from simulator.procedures.his._rules import cite
 from simulator.procedures.his._validation import fail
 from simulator.rng import block_word, high32, low32, word_base
@@ -34,9 +37,25 @@ MAX_BONUS = 8
 PAPAL_DICE_WORDS = 2
 PROTESTANT_DICE_WORDS = 12
 HIT_THRESHOLD = 2863311531  # rng.hit_threshold(5)
-#: Per card in the packed row: number of values, then MAX_VALUES values, then MAX_VALUES thresholds.
-CARD_FIELDS = 1 + 2 * MAX_VALUES
+#: One card in the packed row: its number of values, the values, their thresholds (zero-padded).
+CARD = Layout("count", ("values", MAX_VALUES), ("thresholds", MAX_VALUES))
+CARD_COUNT, CARD_VALUES, CARD_THRESHOLDS = (CARD.at(n) for n in ("count", "values", "thresholds"))
 CARDS = ("habsburg_cp", "papal_cp", "protestant_cp")
+PACKED = Layout(
+    "protestant_bonus_dice",
+    *((name, CARD.size) for name in CARDS),
+    "winner_hits",
+)
+PROTESTANT_BONUS_DICE, WINNER_HITS = PACKED.at("protestant_bonus_dice"), PACKED.at("winner_hits")
+HABSBURG_CP, PAPAL_CP, PROTESTANT_CP = (PACKED.at(name) for name in CARDS)
+
+#: The metric row, in the order of metrics().
+METRICS = Layout("protestant_wins", "papacy_wins", "tie", "protestant_flips", "papal_flips")
+N_METRICS = METRICS.size
+PROTESTANT_WINS, PAPACY_WINS, TIE = (
+    METRICS.at(n) for n in ("protestant_wins", "papacy_wins", "tie")
+)
+PROTESTANT_FLIPS, PAPAL_FLIPS = METRICS.at("protestant_flips"), METRICS.at("papal_flips")
 
 
 class CPDistribution(Params):
@@ -122,6 +141,11 @@ class DietParams(Params):
     protestant_bonus_dice: int = Field(
         default=4, ge=0, le=MAX_BONUS, description="dice the Protestant adds to its card's CP"
     )
+    spaces_flipped: Literal["hit_difference", "winner_hits"] = Field(
+        default="hit_difference",
+        description="the 'some spaces' the winner converts (Here I Stand rules §20.3 (3)): the "
+        "hit difference, as in a debate (§16.2 ⑦; a reading), or the winner's own hits",
+    )
 
 
 def card_table(spec: CPDistribution) -> list[tuple[int, Fraction]]:
@@ -148,25 +172,33 @@ def metrics(p: DietParams) -> list[Metric]:
     ]
 
 
+def _card(spec: CPDistribution) -> np.ndarray:
+    pad = [0] * (MAX_VALUES - len(spec.values))
+    return CARD.row(
+        count=len(spec.values),
+        values=[*spec.values, *pad],
+        thresholds=[*spec.thresholds(), *pad],
+    )
+
+
 def pack(p: DietParams) -> np.ndarray:
-    row: list[float] = [p.protestant_bonus_dice]
-    for name in CARDS:
-        spec = getattr(p, name)
-        values, thresholds = list(spec.values), spec.thresholds()
-        pad = MAX_VALUES - len(values)
-        row += [len(values), *values, *([0] * pad), *thresholds, *([0] * pad)]
-    return np.array(row, dtype=np.float64)
+    cards: dict[str, Any] = {name: _card(getattr(p, name)) for name in CARDS}
+    return PACKED.row(
+        protestant_bonus_dice=p.protestant_bonus_dice,
+        winner_hits=1 if p.spaces_flipped == "winner_hits" else 0,
+        **cards,
+    )
 
 
 @inline
 def _draw(packed, v, card, u32):
-    """CP of card ``card`` from the 32-bit draw ``u32`` (thresholds are exact in float64)."""
-    col = 1 + card * CARD_FIELDS
-    n = np.int64(packed[v, col])
+    """CP of the card at offset ``card`` from the 32-bit draw ``u32`` (thresholds are exact in
+    float64)."""
+    n = np.int64(packed[v, card + CARD_COUNT])
     for k in range(n - 1):
-        if u32 < np.uint64(packed[v, col + 1 + MAX_VALUES + k]):
-            return np.int64(packed[v, col + 1 + k])
-    return np.int64(packed[v, col + n])
+        if u32 < np.uint64(packed[v, card + CARD_THRESHOLDS + k]):
+            return np.int64(packed[v, card + CARD_VALUES + k])
+    return np.int64(packed[v, card + CARD_VALUES + n - 1])
 
 
 @inline
@@ -189,7 +221,7 @@ def _count_hits(hits, key, first, m, word0, dice, max_dice):
 def diet_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
     n_variants = packed.shape[0]
     stats = new_stats(n_variants, n_slots)
-    values = np.zeros((n_variants, 5, BLOCK), dtype=np.int64)
+    values = np.zeros((n_variants, N_METRICS, BLOCK), dtype=np.int64)
     papal_dice = np.zeros(BLOCK, dtype=np.int64)
     protestant_dice = np.zeros(BLOCK, dtype=np.int64)
     papal_hits = np.zeros(BLOCK, dtype=np.int64)
@@ -200,11 +232,17 @@ def diet_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slo
         base0 = word_base(key, start, 0)
         base1 = word_base(key, start, 1)
         for v in range(n_variants):
-            bonus = np.int64(packed[v, 0])
+            bonus = np.int64(packed[v, PROTESTANT_BONUS_DICE])
+            # The winner's own hits are the difference plus the loser's hits.
+            own_hits = np.int64(packed[v, WINNER_HITS] > 0.5)
             for i in range(m):
                 x = block_word(base0, i)
-                papal_dice[i] = _draw(packed, v, 0, low32(x)) + _draw(packed, v, 1, high32(x))
-                protestant_dice[i] = _draw(packed, v, 2, low32(block_word(base1, i))) + bonus
+                papal_dice[i] = _draw(packed, v, HABSBURG_CP, low32(x)) + _draw(
+                    packed, v, PAPAL_CP, high32(x)
+                )
+                protestant_dice[i] = (
+                    _draw(packed, v, PROTESTANT_CP, low32(block_word(base1, i))) + bonus
+                )
             _count_hits(papal_hits, key, start, m, PAPAL_DICE_WORDS, papal_dice, 2 * MAX_CP)
             _count_hits(
                 protestant_hits,
@@ -217,11 +255,15 @@ def diet_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slo
             )
             for i in range(m):
                 diff = protestant_hits[i] - papal_hits[i]
-                values[v, 0, i] = diff > 0
-                values[v, 1, i] = diff < 0
-                values[v, 2, i] = diff == 0
-                values[v, 3, i] = max(diff, 0)
-                values[v, 4, i] = max(-diff, 0)
+                values[v, PROTESTANT_WINS, i] = diff > 0
+                values[v, PAPACY_WINS, i] = diff < 0
+                values[v, TIE, i] = diff == 0
+                values[v, PROTESTANT_FLIPS, i] = (
+                    max(diff, 0) + own_hits * (diff > 0) * papal_hits[i]
+                )
+                values[v, PAPAL_FLIPS, i] = (
+                    max(-diff, 0) + own_hits * (diff < 0) * protestant_hits[i]
+                )
         accumulate_block(stats, values, m, hist_offset, hist_max)
     return stats
 
@@ -251,12 +293,13 @@ def exact(p: DietParams) -> dict[str, float]:
                 for a, pa in enumerate(prot):
                     for b, pb in enumerate(pap):
                         w = q * pa * pb
+                        own = p.spaces_flipped == "winner_hits"
                         if a > b:
                             out["protestant_wins"] += w
-                            out["protestant_flips"] += w * (a - b)
+                            out["protestant_flips"] += w * (a if own else a - b)
                         elif a < b:
                             out["papacy_wins"] += w
-                            out["papal_flips"] += w * (b - a)
+                            out["papal_flips"] += w * (b if own else b - a)
                         else:
                             out["tie"] += w
     return {k: float(v) for k, v in out.items()}
@@ -265,11 +308,13 @@ def exact(p: DietParams) -> dict[str, float]:
 ASSUMPTIONS = (
     Assumption(
         name="spaces_flipped",
-        knob="",
+        knob="spaces_flipped",
         tag="reading",
         rule=cite("20.3 (3)"),
-        text="the winner converts 'some spaces' (部分地区) in the German zone: read as the hit "
-        "difference, as in a debate (§16.2 ⑦); not yet a knob",
+        text="the winner converts 'some spaces' (部分地区) in the German zone, the number not "
+        "given: read as the hit difference, since the Diet is 'a debate without debaters' and a "
+        "debate's winner converts the difference (§16.2 ⑦)",
+        alternatives=(Alternative("the winner's own hits", {"spaces_flipped": "winner_hits"}),),
     ),
 )
 

@@ -3,11 +3,15 @@
 Each side rolls ``units + leader`` dice, the defender ``defender_extra_dice`` more; a die at or
 above ``hit_on`` is a hit. Each side loses units equal to the other's hits. Fewer hits loses; a tie
 goes to ``ties_to`` (the defender by the rules). If both sides are wiped out the winner keeps one
-unit. A side with no units left has its leader captured: a leader rated 0 is a leader too
-(``"none"`` means no leader). The attacker fights with one formation (Here I Stand rules §5.2,
-§5.4): at most 4 units without a leader, at most its leaders' command rating with them; ``sim
-validate`` refuses a larger one, and a sweep marks it illegal, unless ``formation_cap`` is off (a
-house rule). The defender fights with every unit in the space.
+unit. The loser then retreats (Here I Stand rules §5.4 ⑤): into a space it does not control, it is
+destroyed (``attacker_retreats_to``, ``defender_retreats_to`` say where each side would go); a
+beaten defender in a fortified space may first withdraw up to 4 units inside (§5.6,
+``fortress_withdraw``). A side with no units left after the battle and its retreat has its leader
+captured: a leader rated 0 is a leader too (``"none"`` means no leader). The attacker fights
+with one formation (Here I Stand rules §5.2, §5.4): at most 4 units without a leader, at most its
+leaders' command rating with them; ``sim validate`` refuses a larger one, and a sweep marks it
+illegal, unless ``formation_cap`` is off (a house rule). The defender fights with every unit in
+the space.
 
 Only each side's number of hits matters, so the kernel draws it directly: one random word per side,
 inverted through the exact binomial distribution of hits (thresholds computed in integers). This
@@ -28,7 +32,8 @@ from pydantic import Field
 
 from simulator.accumulate import BLOCK, accumulate_block, accumulate_weighted, new_stats
 from simulator.jit import inline, kernel
-from simulator.procedures.base import Assumption, Metric, Params, Procedure
+from simulator.layout import Layout
+from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
 from simulator.procedures.his._leaders import (
     Leader,
     command_field,
@@ -53,9 +58,74 @@ DEFENDER_WORD = 1
 #: Single-variant runs tally (attacker hits, defender hits) pairs and fold each once per chunk.
 MAX_HITS = MAX_UNITS + MAX_LEADER + MAX_EXTRA
 
-N_METRICS = 8
-#: Packed row: 11 scalars, then each side's hit thresholds as (high 32 bits, low 32 bits) pairs.
-HEADER = 11
+#: Units a beaten defender may withdraw into a fortress of the battle space (§5.6).
+MAX_WITHDRAW = 4
+
+#: Packed row: the scalars, then each side's hit thresholds T[0..dice] as (high 32 bits, low 32
+#: bits) pairs, padded with zeros to MAX_HITS + 1 pairs.
+PACKED = Layout(
+    "attacker_units",
+    "attacker_rating",
+    "defender_units",
+    "defender_rating",
+    "defender_extra_dice",
+    "hit_on",
+    "ties_to_attacker",
+    "attacker_dice",
+    "defender_dice",
+    "attacker_has_leader",
+    "defender_has_leader",
+    "attacker_retreat_destroys",
+    "defender_retreat_destroys",
+    "fortress_withdraw",
+    "retreat_captures_leaders",
+    ("attacker_thresholds", 2 * (MAX_HITS + 1)),
+    ("defender_thresholds", 2 * (MAX_HITS + 1)),
+)
+ATTACKER_UNITS, DEFENDER_UNITS = PACKED.at("attacker_units"), PACKED.at("defender_units")
+TIES_TO_ATTACKER = PACKED.at("ties_to_attacker")
+ATTACKER_DICE, DEFENDER_DICE = PACKED.at("attacker_dice"), PACKED.at("defender_dice")
+ATTACKER_HAS_LEADER = PACKED.at("attacker_has_leader")
+DEFENDER_HAS_LEADER = PACKED.at("defender_has_leader")
+ATTACKER_RETREAT_DESTROYS = PACKED.at("attacker_retreat_destroys")
+DEFENDER_RETREAT_DESTROYS = PACKED.at("defender_retreat_destroys")
+FORTRESS_WITHDRAW = PACKED.at("fortress_withdraw")
+RETREAT_CAPTURES_LEADERS = PACKED.at("retreat_captures_leaders")
+ATTACKER_THRESHOLDS = PACKED.at("attacker_thresholds")
+DEFENDER_THRESHOLDS = PACKED.at("defender_thresholds")
+
+#: The metric row, in the order of metrics().
+METRICS = Layout(
+    "attacker_wins",
+    "attacker_hits",
+    "defender_hits",
+    "attacker_units_left",
+    "defender_units_left",
+    "attacker_leader_captured",
+    "defender_leader_captured",
+    "both_wiped_out",
+    "attacker_units_after_retreat",
+    "defender_units_after_retreat",
+    "defender_units_in_fortress",
+    "attacker_destroyed_in_retreat",
+    "defender_destroyed_in_retreat",
+)
+N_METRICS = METRICS.size
+ATTACKER_WINS, ATTACKER_HITS, DEFENDER_HITS = (
+    METRICS.at(n) for n in ("attacker_wins", "attacker_hits", "defender_hits")
+)
+ATTACKER_UNITS_LEFT = METRICS.at("attacker_units_left")
+DEFENDER_UNITS_LEFT = METRICS.at("defender_units_left")
+ATTACKER_LEADER_CAPTURED = METRICS.at("attacker_leader_captured")
+DEFENDER_LEADER_CAPTURED = METRICS.at("defender_leader_captured")
+BOTH_WIPED_OUT = METRICS.at("both_wiped_out")
+ATTACKER_UNITS_AFTER_RETREAT = METRICS.at("attacker_units_after_retreat")
+DEFENDER_UNITS_AFTER_RETREAT = METRICS.at("defender_units_after_retreat")
+DEFENDER_UNITS_IN_FORTRESS = METRICS.at("defender_units_in_fortress")
+ATTACKER_DESTROYED_IN_RETREAT = METRICS.at("attacker_destroyed_in_retreat")
+DEFENDER_DESTROYED_IN_RETREAT = METRICS.at("defender_destroyed_in_retreat")
+
+Retreat = Literal["controlled", "uncontrolled"]
 
 
 class Army(Params):
@@ -75,6 +145,30 @@ class FieldBattleParams(Params):
         default="defender", description="who wins when both sides score the same hits"
     )
     formation_cap: bool = formation_cap_field()
+    attacker_retreats_to: Retreat = Field(
+        default="controlled",
+        description="the space a beaten attacker retreats to, the one it came from (Here I Stand "
+        "rules §5.4 ⑤): controlled by the attacker, or not (its units left are destroyed)",
+    )
+    defender_retreats_to: Retreat = Field(
+        default="controlled",
+        description="the space a beaten defender retreats to (adjacent, not the attacker's "
+        "origin, no enemy units; Here I Stand rules §5.4 ⑤): controlled by the defender, or "
+        "uncontrolled when it has no such space (the units retreating are destroyed)",
+    )
+    fortress_withdraw: int = Field(
+        default=0,
+        ge=0,
+        le=MAX_WITHDRAW,
+        description="units a beaten defender withdraws into a fortress of the battle space "
+        "before retreating the rest (Here I Stand rules §5.6: at most 4): 0 when the space is "
+        "not fortified or the defender keeps every unit in the field",
+    )
+    leaders_destroyed_in_retreat: Literal["captured", "escape"] = Field(
+        default="captured",
+        description="the leaders of an army destroyed in its retreat: captured (§5.4 ⑥ read "
+        "after ⑤: the side has lost all its units; a reading), or they escape",
+    )
 
     @property
     def attacker_dice(self) -> int:
@@ -116,19 +210,53 @@ def metrics(p: FieldBattleParams) -> list[Metric]:
         Metric(
             "attacker_leader_captured",
             "proportion",
-            "the attacker has a leader and no units left",
+            "the attacker has a leader and no units left after the battle and its retreat",
             headline=False,
         ),
         Metric(
             "defender_leader_captured",
             "proportion",
-            "the defender has a leader and no units left",
+            "the defender has a leader and no units left after the battle, its retreat and its "
+            "withdrawal",
             headline=False,
         ),
         Metric(
             "both_wiped_out",
             "proportion",
             "the hits remove every unit of both sides (the winner then keeps one)",
+            headline=False,
+        ),
+        Metric(
+            "attacker_units_after_retreat",
+            "mean",
+            "attacker units after the loser's retreat (0 if beaten and retreating into a space "
+            "it does not control)",
+            headline=False,
+        ),
+        Metric(
+            "defender_units_after_retreat",
+            "mean",
+            "defender units after the loser's retreat: in the field, retreated to a space it "
+            "controls, or withdrawn into the fortress",
+            headline=False,
+        ),
+        Metric(
+            "defender_units_in_fortress",
+            "mean",
+            "units of a beaten defender withdrawn into the fortress (besieged)",
+            headline=False,
+        ),
+        Metric(
+            "attacker_destroyed_in_retreat",
+            "proportion",
+            "the beaten attacker had units left and retreated into a space it does not control",
+            headline=False,
+        ),
+        Metric(
+            "defender_destroyed_in_retreat",
+            "proportion",
+            "the beaten defender had units left outside the fortress and retreated into a space "
+            "it does not control",
             headline=False,
         ),
     ]
@@ -149,23 +277,35 @@ def hit_thresholds(dice: int, hit_on: int) -> list[int]:
     return out
 
 
+def threshold_halves(thresholds: list[int], pairs: int = MAX_HITS + 1) -> list[int]:
+    """Each threshold as (high 32 bits, low 32 bits), padded with zeros to ``pairs`` pairs (a
+    float64 holds each 32-bit half exactly)."""
+    out = [0] * (2 * pairs)
+    for k, t in enumerate(thresholds):
+        out[2 * k], out[2 * k + 1] = t >> 32, t & 0xFFFFFFFF
+    return out
+
+
 def pack(p: FieldBattleParams) -> np.ndarray:
-    row = [
-        p.attacker.units,
-        rating(p.attacker.leader),
-        p.defender.units,
-        rating(p.defender.leader),
-        p.defender_extra_dice,
-        p.hit_on,
-        1 if p.ties_to == "attacker" else 0,
-        p.attacker_dice,
-        p.defender_dice,
-        1 if present(p.attacker.leader) else 0,
-        1 if present(p.defender.leader) else 0,
-    ]
-    for t in hit_thresholds(p.attacker_dice, p.hit_on) + hit_thresholds(p.defender_dice, p.hit_on):
-        row += [t >> 32, t & 0xFFFFFFFF]  # float64 holds each 32-bit half exactly
-    return np.array(row, dtype=np.float64)
+    return PACKED.row(
+        attacker_units=p.attacker.units,
+        attacker_rating=rating(p.attacker.leader),
+        defender_units=p.defender.units,
+        defender_rating=rating(p.defender.leader),
+        defender_extra_dice=p.defender_extra_dice,
+        hit_on=p.hit_on,
+        ties_to_attacker=1 if p.ties_to == "attacker" else 0,
+        attacker_dice=p.attacker_dice,
+        defender_dice=p.defender_dice,
+        attacker_has_leader=1 if present(p.attacker.leader) else 0,
+        defender_has_leader=1 if present(p.defender.leader) else 0,
+        attacker_retreat_destroys=1 if p.attacker_retreats_to == "uncontrolled" else 0,
+        defender_retreat_destroys=1 if p.defender_retreats_to == "uncontrolled" else 0,
+        fortress_withdraw=p.fortress_withdraw,
+        retreat_captures_leaders=p.leaders_destroyed_in_retreat == "captured",
+        attacker_thresholds=threshold_halves(hit_thresholds(p.attacker_dice, p.hit_on)),
+        defender_thresholds=threshold_halves(hit_thresholds(p.defender_dice, p.hit_on)),
+    )
 
 
 @inline
@@ -192,25 +332,68 @@ def _draw_hits(hits, key, first, m, word_index, thresholds, dice):
 
 
 @inline
-def _result(ah, dh, a_units, d_units, ties_to_attacker, a_has_leader, d_has_leader, out):
-    """The battle's metric values for ``ah`` attacker hits and ``dh`` defender hits (§5.4)."""
+def _result(ah, dh, sides, out):
+    """The battle's metric values for ``ah`` attacker hits and ``dh`` defender hits (§5.4).
+
+    ``sides``: attacker units, defender units, ties to the attacker, attacker has a leader,
+    defender has a leader, attacker's retreat destroys, defender's retreat destroys, units the
+    defender withdraws into a fortress, leaders of an army destroyed in its retreat captured (read
+    from the packed row by :func:`_sides`)."""
+    a_units, d_units, ties_to_attacker = sides[0], sides[1], sides[2]
+    a_has_leader, d_has_leader = sides[3], sides[4]
+    a_retreat_destroys, d_retreat_destroys, withdraw = sides[5], sides[6], sides[7]
+    retreat_captures = sides[8] > 0
     a_left = max(a_units - dh, 0)
     d_left = max(d_units - ah, 0)
-    wins = ah > dh or (ah == dh and ties_to_attacker)
+    wins = ah > dh or (ah == dh and ties_to_attacker > 0)
     both = a_left == 0 and d_left == 0
     if both:  # both wiped out: the winner keeps one unit
         if wins:
             a_left = 1
         else:
             d_left = 1
-    out[0] = wins
-    out[1] = ah
-    out[2] = dh
-    out[3] = a_left
-    out[4] = d_left
-    out[5] = a_left == 0 and a_has_leader > 0
-    out[6] = d_left == 0 and d_has_leader > 0
-    out[7] = both
+    # §5.4 ⑤: the loser retreats; into a space it does not control it is destroyed. §5.6: a
+    # beaten defender in a fortified space may withdraw up to 4 units inside first.
+    a_after, d_after, inside = a_left, d_left, 0
+    a_destroyed, d_destroyed = False, False
+    if wins:
+        inside = min(d_left, withdraw)
+        if d_retreat_destroys > 0 and d_left > inside:
+            d_destroyed = True
+            d_after = inside
+    elif a_retreat_destroys > 0 and a_left > 0:
+        a_destroyed = True
+        a_after = 0
+    out[ATTACKER_WINS] = wins
+    out[ATTACKER_HITS] = ah
+    out[DEFENDER_HITS] = dh
+    out[ATTACKER_UNITS_LEFT] = a_left
+    out[DEFENDER_UNITS_LEFT] = d_left
+    # ⑥: no units left after the dice, or (a reading) after a retreat that destroyed the rest.
+    a_gone = a_left == 0 or (a_destroyed and retreat_captures)
+    d_gone = d_left == 0 or (d_destroyed and inside == 0 and retreat_captures)
+    out[ATTACKER_LEADER_CAPTURED] = a_gone and a_has_leader > 0
+    out[DEFENDER_LEADER_CAPTURED] = d_gone and d_has_leader > 0
+    out[BOTH_WIPED_OUT] = both
+    out[ATTACKER_UNITS_AFTER_RETREAT] = a_after
+    out[DEFENDER_UNITS_AFTER_RETREAT] = d_after
+    out[DEFENDER_UNITS_IN_FORTRESS] = inside
+    out[ATTACKER_DESTROYED_IN_RETREAT] = a_destroyed
+    out[DEFENDER_DESTROYED_IN_RETREAT] = d_destroyed
+
+
+@inline
+def _sides(packed, v, sides):
+    """The scalars :func:`_result` reads, from variant ``v``'s packed row."""
+    sides[0] = np.int64(packed[v, ATTACKER_UNITS])
+    sides[1] = np.int64(packed[v, DEFENDER_UNITS])
+    sides[2] = np.int64(packed[v, TIES_TO_ATTACKER] > 0.5)
+    sides[3] = np.int64(packed[v, ATTACKER_HAS_LEADER])
+    sides[4] = np.int64(packed[v, DEFENDER_HAS_LEADER])
+    sides[5] = np.int64(packed[v, ATTACKER_RETREAT_DESTROYS])
+    sides[6] = np.int64(packed[v, DEFENDER_RETREAT_DESTROYS])
+    sides[7] = np.int64(packed[v, FORTRESS_WITHDRAW])
+    sides[8] = np.int64(packed[v, RETREAT_CAPTURES_LEADERS] > 0.5)
 
 
 @kernel
@@ -220,12 +403,12 @@ def field_battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_ma
     a_thr = np.zeros((n_variants, MAX_HITS + 1), dtype=np.uint64)
     d_thr = np.zeros((n_variants, MAX_HITS + 1), dtype=np.uint64)
     for v in range(n_variants):
-        a_dice = np.int64(packed[v, 7])
-        _thresholds(packed, v, HEADER, a_dice, a_thr[v])
-        _thresholds(packed, v, HEADER + 2 * (a_dice + 1), np.int64(packed[v, 8]), d_thr[v])
+        _thresholds(packed, v, ATTACKER_THRESHOLDS, np.int64(packed[v, ATTACKER_DICE]), a_thr[v])
+        _thresholds(packed, v, DEFENDER_THRESHOLDS, np.int64(packed[v, DEFENDER_DICE]), d_thr[v])
     a_hits = np.zeros((n_variants, BLOCK), dtype=np.int64)
     d_hits = np.zeros((n_variants, BLOCK), dtype=np.int64)
     row = np.zeros(N_METRICS, dtype=np.int64)
+    sides = np.zeros(9, dtype=np.int64)
     # One variant: tally (attacker hits, defender hits) and fold each pair once at the end.
     # Several: per-trial values, so that cross terms with variant 0 pair up trial by trial.
     single = n_variants == 1
@@ -235,30 +418,28 @@ def field_battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_ma
     for start in range(first_trial, end, BLOCK):
         m = min(BLOCK, end - start)
         for v in range(n_variants):
-            _draw_hits(a_hits[v], key, start, m, ATTACKER_WORD, a_thr[v], np.int64(packed[v, 7]))
-            _draw_hits(d_hits[v], key, start, m, DEFENDER_WORD, d_thr[v], np.int64(packed[v, 8]))
+            a_dice = np.int64(packed[v, ATTACKER_DICE])
+            d_dice = np.int64(packed[v, DEFENDER_DICE])
+            _draw_hits(a_hits[v], key, start, m, ATTACKER_WORD, a_thr[v], a_dice)
+            _draw_hits(d_hits[v], key, start, m, DEFENDER_WORD, d_thr[v], d_dice)
         if single:
             for i in range(m):
                 tally[a_hits[0, i], d_hits[0, i]] += 1
             continue
         for v in range(n_variants):
-            a_units, d_units = np.int64(packed[v, 0]), np.int64(packed[v, 2])
-            a_leader, d_leader = np.int64(packed[v, 9]), np.int64(packed[v, 10])
-            ties = packed[v, 6] > 0.5
+            _sides(packed, v, sides)
             for i in range(m):
-                _result(a_hits[v, i], d_hits[v, i], a_units, d_units, ties, a_leader, d_leader, row)
+                _result(a_hits[v, i], d_hits[v, i], sides, row)
                 for k in range(N_METRICS):
                     values[v, k, i] = row[k]
         accumulate_block(stats, values, m, hist_offset, hist_max)
     if single:
-        a_units, d_units = np.int64(packed[0, 0]), np.int64(packed[0, 2])
-        a_leader, d_leader = np.int64(packed[0, 9]), np.int64(packed[0, 10])
-        ties = packed[0, 6] > 0.5
-        for ah in range(np.int64(packed[0, 7]) + 1):
-            for dh in range(np.int64(packed[0, 8]) + 1):
+        _sides(packed, 0, sides)
+        for ah in range(np.int64(packed[0, ATTACKER_DICE]) + 1):
+            for dh in range(np.int64(packed[0, DEFENDER_DICE]) + 1):
                 c = tally[ah, dh]
                 if c > 0:
-                    _result(ah, dh, a_units, d_units, ties, a_leader, d_leader, row)
+                    _result(ah, dh, sides, row)
                     accumulate_weighted(stats, 0, row, c, hist_offset, hist_max, row)
     return stats
 
@@ -291,9 +472,28 @@ def exact(p: FieldBattleParams) -> dict[str, float]:
             out["attacker_wins"] += w * wins
             out["attacker_units_left"] += w * a_left
             out["defender_units_left"] += w * d_left
+            # ⑤ the loser retreats: a beaten defender first withdraws up to fortress_withdraw
+            # units into the fortress (§5.6); retreating into a space it does not control
+            # destroys what retreats.
+            a_after, d_after, inside = a_left, d_left, 0
+            if wins:
+                inside = min(d_left, p.fortress_withdraw)
+                if p.defender_retreats_to == "uncontrolled" and d_left > inside:
+                    out["defender_destroyed_in_retreat"] += w
+                    d_after = inside
+            elif p.attacker_retreats_to == "uncontrolled" and a_left > 0:
+                out["attacker_destroyed_in_retreat"] += w
+                a_after = 0
+            out["attacker_units_after_retreat"] += w * a_after
+            out["defender_units_after_retreat"] += w * d_after
+            out["defender_units_in_fortress"] += w * inside
             a_has, d_has = p.attacker.leader != "none", p.defender.leader != "none"
-            out["attacker_leader_captured"] += w * (a_left == 0 and a_has)
-            out["defender_leader_captured"] += w * (d_left == 0 and d_has)
+            # ⑥: no units left; after a retreat that destroyed the rest too, unless they escape.
+            escape = p.leaders_destroyed_in_retreat == "escape"
+            a_gone = a_left == 0 or (a_after == 0 and not escape)
+            d_gone = d_left == 0 or (d_after == 0 and not escape)
+            out["attacker_leader_captured"] += w * (a_gone and a_has)
+            out["defender_leader_captured"] += w * (d_gone and d_has)
     out["attacker_hits"] = na * prob
     out["defender_hits"] = nd * prob
     return out
@@ -301,16 +501,25 @@ def exact(p: FieldBattleParams) -> dict[str, float]:
 
 ASSUMPTIONS = (
     Assumption(
-        name="units_left_before_retreat",
-        knob="",
+        name="captured_after_retreat",
         tag="reading",
-        rule=cite("5.4 ⑤"),
-        text="units_left counts each side's units right after the dice, before the loser's "
-        "retreat (destroyed if it retreats into a space it does not control) and before a "
-        "defender withdraws up to 4 units into a fortress (§5.6): both are left out; not yet a "
-        "knob",
+        rule=cite("5.4 ⑤ ⑥"),
+        knob="leaders_destroyed_in_retreat",
+        text="an army destroyed in its retreat (⑤) has lost all its units, so its leaders are "
+        "captured (⑥ read after ⑤); units_left counts the units right after the dice, "
+        "units_after_retreat after the retreat and the withdrawal into a fortress (§5.6)",
+        alternatives=(
+            Alternative("leaders escape a retreat", {"leaders_destroyed_in_retreat": "escape"}),
+        ),
+        fires=("attacker_destroyed_in_retreat", "defender_destroyed_in_retreat"),
     ),
 )
+
+#: Where a retreat knob's values differ: the trials in which a beaten side retreats with units.
+FIRES: dict[str, tuple[str, ...] | dict[str, tuple[str, ...]]] = {
+    "attacker_retreats_to": ("attacker_destroyed_in_retreat",),
+    "defender_retreats_to": ("defender_destroyed_in_retreat",),
+}
 
 
 PROCEDURE = Procedure(
@@ -324,6 +533,7 @@ PROCEDURE = Procedure(
     kernel=field_battle_kernel,
     exact=exact,
     forbidden=forbidden,
+    fires=FIRES,
     notes=(
         'a leader rated 0 is a leader (captured with its last unit); "none" for no leader',
         "one formation attacks (Here I Stand rules §5.2, §5.4): at most 4 units without a leader, "
@@ -331,6 +541,11 @@ PROCEDURE = Procedure(
         "checked when no command rating is given); knob formation_cap (default true, the "
         "rulebook; false: house rule); the defender fights with every unit",
         "knob ties_to (default defender: a tie is lost by the attacker, Here I Stand rules §5.4 ⑤)",
+        "after the dice (Here I Stand rules §5.4 ⑤, §5.6): attacker_retreats_to and "
+        "defender_retreats_to say whether the loser's retreat space is one it controls "
+        "(default) or not (destroyed); "
+        "fortress_withdraw puts up to 4 of a beaten defender's units inside a fortress; "
+        "units_left is counted after the dice, units_after_retreat after all of it",
     ),
     example={
         "attacker": {"units": 4, "leader": 2, "command": 6},

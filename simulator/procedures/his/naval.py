@@ -21,10 +21,16 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
+from simulator.layout import Layout
 from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
 from simulator.procedures.his._leaders import Leader, leader_field, present, rating
 from simulator.procedures.his._rules import cite
-from simulator.procedures.his.field_battle import _draw_hits, _thresholds, hit_thresholds
+from simulator.procedures.his.field_battle import (
+    _draw_hits,
+    _thresholds,
+    hit_thresholds,
+    threshold_halves,
+)
 
 MAX_SHIPS = 30
 MAX_LEADER = 6
@@ -36,10 +42,45 @@ MAX_DICE = 3 * MAX_SHIPS + MAX_LEADER + MAX_PORT_DICE
 #: so a variant that changes one side leaves the other side's draw as it was.
 ATTACKER_WORD = 0
 DEFENDER_WORD = 1
-#: Packed row: these scalars, then each side's hit thresholds as (high 32 bits, low 32 bits).
-HEADER = 15
 #: Loss orders as packed: index in LOSSES.
 LOSSES = ("squadrons_first", "corsairs_first", "cheapest")
+#: Packed row: the scalars, then each side's hit thresholds T[0..dice] as (high 32 bits, low 32
+#: bits) pairs, padded with zeros to MAX_DICE + 1 pairs.
+PACKED = Layout(
+    "attacker_squadrons",
+    "attacker_corsairs",
+    "attacker_rating",
+    "defender_squadrons",
+    "defender_corsairs",
+    "defender_rating",
+    "port_extra_dice",
+    "in_port",
+    "hit_on",
+    "losses",
+    "winner_keeps_one",
+    "attacker_dice",
+    "defender_dice",
+    "attacker_has_leader",
+    "defender_has_leader",
+    ("attacker_thresholds", 2 * (MAX_DICE + 1)),
+    ("defender_thresholds", 2 * (MAX_DICE + 1)),
+)
+ATTACKER_SQUADRONS, ATTACKER_CORSAIRS = (
+    PACKED.at("attacker_squadrons"),
+    PACKED.at("attacker_corsairs"),
+)
+DEFENDER_SQUADRONS, DEFENDER_CORSAIRS = (
+    PACKED.at("defender_squadrons"),
+    PACKED.at("defender_corsairs"),
+)
+IN_PORT, LOSSES_AT, WINNER_KEEPS_ONE = (
+    PACKED.at(n) for n in ("in_port", "losses", "winner_keeps_one")
+)
+ATTACKER_DICE, DEFENDER_DICE = PACKED.at("attacker_dice"), PACKED.at("defender_dice")
+ATTACKER_HAS_LEADER = PACKED.at("attacker_has_leader")
+DEFENDER_HAS_LEADER = PACKED.at("defender_has_leader")
+ATTACKER_THRESHOLDS = PACKED.at("attacker_thresholds")
+DEFENDER_THRESHOLDS = PACKED.at("defender_thresholds")
 
 
 class Fleet(Params):
@@ -90,23 +131,38 @@ class NavalParams(Params):
     )
 
 
-# Indices of the metric values, in the order of metrics().
-(
-    ATTACKER_WINS,
-    A_SQUADRONS,
-    A_CORSAIRS,
-    D_SQUADRONS,
-    D_CORSAIRS,
-    WITHDRAWS,
-    A_HITS,
-    D_HITS,
-    BOTH_SUNK,
-    A_STRENGTH,
-    D_STRENGTH,
-    A_CAPTURED,
-    D_CAPTURED,
-) = range(13)
-N_METRICS = 13
+#: The metric row, in the order of metrics().
+METRICS = Layout(
+    "attacker_wins",
+    "attacker_squadrons_lost",
+    "attacker_corsairs_lost",
+    "defender_squadrons_lost",
+    "defender_corsairs_lost",
+    "attacker_withdraws",
+    "attacker_hits",
+    "defender_hits",
+    "both_fleets_sunk",
+    "attacker_strength_lost",
+    "defender_strength_lost",
+    "attacker_leader_captured",
+    "defender_leader_captured",
+)
+N_METRICS = METRICS.size
+ATTACKER_WINS, WITHDRAWS = METRICS.at("attacker_wins"), METRICS.at("attacker_withdraws")
+A_SQUADRONS, A_CORSAIRS = (
+    METRICS.at("attacker_squadrons_lost"),
+    METRICS.at("attacker_corsairs_lost"),
+)
+D_SQUADRONS, D_CORSAIRS = (
+    METRICS.at("defender_squadrons_lost"),
+    METRICS.at("defender_corsairs_lost"),
+)
+A_HITS, D_HITS, BOTH_SUNK = (
+    METRICS.at(n) for n in ("attacker_hits", "defender_hits", "both_fleets_sunk")
+)
+A_STRENGTH, D_STRENGTH = METRICS.at("attacker_strength_lost"), METRICS.at("defender_strength_lost")
+A_CAPTURED = METRICS.at("attacker_leader_captured")
+D_CAPTURED = METRICS.at("defender_leader_captured")
 
 
 def metrics(p: NavalParams) -> list[Metric]:
@@ -172,26 +228,25 @@ def metrics(p: NavalParams) -> list[Metric]:
 def pack(p: NavalParams) -> np.ndarray:
     a, d = p.attacker, p.defender
     a_dice, d_dice = dice(p)
-    row = [
-        a.squadrons,
-        a.corsairs,
-        rating(a.leader),
-        d.squadrons,
-        d.corsairs,
-        rating(d.leader),
-        p.port_extra_dice if p.in_port else 0,
-        1 if p.in_port else 0,
-        p.hit_on,
-        LOSSES.index(p.losses),
-        1 if p.winner_keeps_one else 0,
-        a_dice,
-        d_dice,
-        1 if present(a.leader) else 0,
-        1 if present(d.leader) else 0,
-    ]
-    for t in hit_thresholds(a_dice, p.hit_on) + hit_thresholds(d_dice, p.hit_on):
-        row += [t >> 32, t & 0xFFFFFFFF]  # float64 holds each 32-bit half exactly
-    return np.array(row, dtype=np.float64)
+    return PACKED.row(
+        attacker_squadrons=a.squadrons,
+        attacker_corsairs=a.corsairs,
+        attacker_rating=rating(a.leader),
+        defender_squadrons=d.squadrons,
+        defender_corsairs=d.corsairs,
+        defender_rating=rating(d.leader),
+        port_extra_dice=p.port_extra_dice if p.in_port else 0,
+        in_port=1 if p.in_port else 0,
+        hit_on=p.hit_on,
+        losses=LOSSES.index(p.losses),
+        winner_keeps_one=1 if p.winner_keeps_one else 0,
+        attacker_dice=a_dice,
+        defender_dice=d_dice,
+        attacker_has_leader=1 if present(a.leader) else 0,
+        defender_has_leader=1 if present(d.leader) else 0,
+        attacker_thresholds=threshold_halves(hit_thresholds(a_dice, p.hit_on), MAX_DICE + 1),
+        defender_thresholds=threshold_halves(hit_thresholds(d_dice, p.hit_on), MAX_DICE + 1),
+    )
 
 
 def dice(p: NavalParams) -> tuple[int, int]:
@@ -245,9 +300,8 @@ def naval_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_sl
     a_thr = np.zeros((n_variants, MAX_DICE + 1), dtype=np.uint64)
     d_thr = np.zeros((n_variants, MAX_DICE + 1), dtype=np.uint64)
     for v in range(n_variants):
-        a_dice = np.int64(packed[v, 11])
-        _thresholds(packed, v, HEADER, a_dice, a_thr[v])
-        _thresholds(packed, v, HEADER + 2 * (a_dice + 1), np.int64(packed[v, 12]), d_thr[v])
+        _thresholds(packed, v, ATTACKER_THRESHOLDS, np.int64(packed[v, ATTACKER_DICE]), a_thr[v])
+        _thresholds(packed, v, DEFENDER_THRESHOLDS, np.int64(packed[v, DEFENDER_DICE]), d_thr[v])
     values = np.zeros((n_variants, N_METRICS, BLOCK), dtype=np.int64)
     attacker_hits = np.zeros(BLOCK, dtype=np.int64)
     defender_hits = np.zeros(BLOCK, dtype=np.int64)
@@ -255,23 +309,21 @@ def naval_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_sl
     for start in range(first_trial, end, BLOCK):
         m = min(BLOCK, end - start)
         for v in range(n_variants):
-            a_squadrons = np.int64(packed[v, 0])
-            a_corsairs = np.int64(packed[v, 1])
-            d_squadrons = np.int64(packed[v, 3])
-            d_corsairs = np.int64(packed[v, 4])
-            in_port = packed[v, 7] > 0.5
-            mode = np.int64(packed[v, 9])
-            keeps_one = packed[v, 10] > 0.5
-            a_has_leader = packed[v, 13] > 0.5
-            d_has_leader = packed[v, 14] > 0.5
+            a_squadrons = np.int64(packed[v, ATTACKER_SQUADRONS])
+            a_corsairs = np.int64(packed[v, ATTACKER_CORSAIRS])
+            d_squadrons = np.int64(packed[v, DEFENDER_SQUADRONS])
+            d_corsairs = np.int64(packed[v, DEFENDER_CORSAIRS])
+            in_port = packed[v, IN_PORT] > 0.5
+            mode = np.int64(packed[v, LOSSES_AT])
+            keeps_one = packed[v, WINNER_KEEPS_ONE] > 0.5
+            a_has_leader = packed[v, ATTACKER_HAS_LEADER] > 0.5
+            d_has_leader = packed[v, DEFENDER_HAS_LEADER] > 0.5
+            a_dice = np.int64(packed[v, ATTACKER_DICE])
+            d_dice = np.int64(packed[v, DEFENDER_DICE])
             a_ships = a_squadrons + a_corsairs
             d_ships = d_squadrons + d_corsairs
-            _draw_hits(
-                attacker_hits, key, start, m, ATTACKER_WORD, a_thr[v], np.int64(packed[v, 11])
-            )
-            _draw_hits(
-                defender_hits, key, start, m, DEFENDER_WORD, d_thr[v], np.int64(packed[v, 12])
-            )
+            _draw_hits(attacker_hits, key, start, m, ATTACKER_WORD, a_thr[v], a_dice)
+            _draw_hits(defender_hits, key, start, m, DEFENDER_WORD, d_thr[v], d_dice)
             for i in range(m):
                 ah = attacker_hits[i]
                 dh = defender_hits[i]

@@ -26,6 +26,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
+from simulator.layout import Layout
 from simulator.procedures.base import Alternative, Assumption, Metric, MetricKind, Params, Procedure
 from simulator.procedures.his._rules import cite
 from simulator.rng import d6_of, high32, low32, word
@@ -163,8 +164,23 @@ BASE_METRICS: tuple[tuple[str, str], ...] = (
     ("any_vp", "raids that gained the Ottoman at least 1 VP"),
 )
 N_BASE = len(BASE_METRICS)
-#: Per-raid metrics that are 0/1 in a raid (proportions), by index in BASE_METRICS.
-RAID_PROPORTIONS = (1, 6, 7)
+#: One raid's metric values (the totals over all raids have the same names).
+RAID = Layout(*(name for name, _ in BASE_METRICS))
+CORSAIRS_LOST, RAIDS_WITH_SURVIVORS, PIRACY_HITS, OTTOMAN_VP = (
+    RAID.at(n) for n in ("corsairs_lost", "raids_with_survivors", "piracy_hits", "ottoman_vp")
+)
+CARDS_TAKEN, SQUADRONS_SUNK, GAINS_NOTHING, ANY_VP = (
+    RAID.at(n) for n in ("cards_taken", "squadrons_sunk", "gains_nothing", "any_vp")
+)
+#: Per-raid metrics that are 0/1 in a raid (proportions).
+RAID_PROPORTIONS = (RAIDS_WITH_SURVIVORS, GAINS_NOTHING, ANY_VP)
+#: The metric row: the totals, then raid r's values ``<name>.raid<r>`` at ``RAIDS + RAID.size *
+#: (r - 1) + RAID.at(name)`` (as many raids as the turn has: the row closes up after them, so the
+#: two turn metrics are at ``RAIDS + RAID.size * raids`` and one after).
+METRICS = Layout(*RAID.names, ("raid", RAID.size * MAX_RAIDS), "turn_gains_nothing", "turn_any_vp")
+RAIDS = METRICS.at("raid")
+# The kernel adds each raid's values into the totals by RAID's offsets.
+assert all(METRICS.at(name) == RAID.at(name) for name in RAID.names)
 
 
 def metrics(p: PiracyParams) -> list[Metric]:
@@ -184,18 +200,38 @@ def metrics(p: PiracyParams) -> list[Metric]:
     return out
 
 
-RAID_FIELDS = 5
+#: Packed row: the turn, then each raid's numbers in a piece per field (zero-padded to MAX_RAIDS).
+PACKED = Layout(
+    "raids",
+    "pirate_rating",
+    "hit_on",
+    ("choice_order", len(OPTIONS)),
+    ("corsairs", MAX_RAIDS),
+    ("resistance", MAX_RAIDS),
+    ("one_port", MAX_RAIDS),
+    ("can_lose", MAX_RAIDS),
+    ("cards_in_hand", MAX_RAIDS),
+)
+N_RAIDS, PIRATE_RATING, HIT_ON, CHOICE_ORDER = (
+    PACKED.at(n) for n in ("raids", "pirate_rating", "hit_on", "choice_order")
+)
+CORSAIRS, RESISTANCE, ONE_PORT = (PACKED.at(n) for n in ("corsairs", "resistance", "one_port"))
+CAN_LOSE, CARDS_IN_HAND = PACKED.at("can_lose"), PACKED.at("cards_in_hand")
 
 
 def pack(p: PiracyParams) -> np.ndarray:
-    """[n_raids, X, hit_on, order x3, then per raid: corsairs, resistance, one port, can lose,
-    cards]."""
-    row: list[float] = [len(p.raids), p.pirate_rating, p.hit_on]
-    row += [OPTIONS.index(o) for o in p.choice_order]
-    for r in p.raids:
-        t = r.target
-        row += [r.corsairs, r.resistance(), int(t.ports_on_sea == 1), t.can_lose(), t.cards_in_hand]
-    return np.array(row, dtype=np.float64)
+    pad = [0] * (MAX_RAIDS - len(p.raids))
+    return PACKED.row(
+        raids=len(p.raids),
+        pirate_rating=p.pirate_rating,
+        hit_on=p.hit_on,
+        choice_order=[OPTIONS.index(o) for o in p.choice_order],
+        corsairs=[r.corsairs for r in p.raids] + pad,
+        resistance=[r.resistance() for r in p.raids] + pad,
+        one_port=[int(r.target.ports_on_sea == 1) for r in p.raids] + pad,
+        can_lose=[r.target.can_lose() for r in p.raids] + pad,
+        cards_in_hand=[r.target.cards_in_hand for r in p.raids] + pad,
+    )
 
 
 @inline
@@ -212,8 +248,9 @@ def _hits(key, t, word0, dice, thr):
 @kernel
 def piracy_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
     n_variants = packed.shape[0]
-    n_raids = np.int64(packed[0, 0])
-    n_metrics = N_BASE * (1 + n_raids) + 2
+    n_raids = np.int64(packed[0, N_RAIDS])
+    turn = RAIDS + N_BASE * n_raids  # the turn metrics follow the raids' values
+    n_metrics = turn + 2
     stats = new_stats(n_variants, n_slots)
     values = np.zeros((n_variants, n_metrics, BLOCK), dtype=np.int64)
     order = np.zeros(3, dtype=np.int64)
@@ -222,10 +259,10 @@ def piracy_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
     for start in range(first_trial, end, BLOCK):
         m = min(BLOCK, end - start)
         for v in range(n_variants):
-            x_rating = np.int64(packed[v, 1])
-            hit_on = np.int64(packed[v, 2])
+            x_rating = np.int64(packed[v, PIRATE_RATING])
+            hit_on = np.int64(packed[v, HIT_ON])
             for k in range(3):
-                order[k] = np.int64(packed[v, 3 + k])
+                order[k] = np.int64(packed[v, CHOICE_ORDER + k])
             for i in range(m):
                 t = start + i
                 for k in range(N_BASE):
@@ -233,12 +270,11 @@ def piracy_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
                 all_nothing = True
                 some_vp = False
                 for r in range(n_raids):
-                    f = 6 + RAID_FIELDS * r
-                    corsairs = np.int64(packed[v, f])
-                    resistance = np.int64(packed[v, f + 1])
-                    one_port = packed[v, f + 2] > 0.5
-                    squadrons = np.int64(packed[v, f + 3])
-                    cards = np.int64(packed[v, f + 4])
+                    corsairs = np.int64(packed[v, CORSAIRS + r])
+                    resistance = np.int64(packed[v, RESISTANCE + r])
+                    one_port = packed[v, ONE_PORT + r] > 0.5
+                    squadrons = np.int64(packed[v, CAN_LOSE + r])
+                    cards = np.int64(packed[v, CARDS_IN_HAND + r])
                     sunk_corsairs = min(_hits(key, t, RAID_WORDS * r, resistance, hit_on), corsairs)
                     survivors = corsairs - sunk_corsairs
                     hits = 0
@@ -273,22 +309,22 @@ def piracy_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
                                 drawn += 1
                             else:
                                 vp += 1
-                    row = N_BASE * (1 + r)
-                    values[v, row + 0, i] = sunk_corsairs
-                    values[v, row + 1, i] = survivors > 0
-                    values[v, row + 2, i] = hits
-                    values[v, row + 3, i] = vp
-                    values[v, row + 4, i] = drawn
-                    values[v, row + 5, i] = lost
+                    row = RAIDS + N_BASE * r
+                    values[v, row + CORSAIRS_LOST, i] = sunk_corsairs
+                    values[v, row + RAIDS_WITH_SURVIVORS, i] = survivors > 0
+                    values[v, row + PIRACY_HITS, i] = hits
+                    values[v, row + OTTOMAN_VP, i] = vp
+                    values[v, row + CARDS_TAKEN, i] = drawn
+                    values[v, row + SQUADRONS_SUNK, i] = lost
                     nothing = vp + drawn + lost == 0
-                    values[v, row + 6, i] = nothing
-                    values[v, row + 7, i] = vp >= 1
+                    values[v, row + GAINS_NOTHING, i] = nothing
+                    values[v, row + ANY_VP, i] = vp >= 1
                     all_nothing &= nothing
                     some_vp |= vp >= 1
                     for k in range(N_BASE):
                         values[v, k, i] += values[v, row + k, i]
-                values[v, n_metrics - 2, i] = all_nothing
-                values[v, n_metrics - 1, i] = some_vp
+                values[v, turn, i] = all_nothing
+                values[v, turn + 1, i] = some_vp
         accumulate_block(stats, values, m, hist_offset, hist_max)
     return stats
 

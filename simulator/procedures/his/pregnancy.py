@@ -12,10 +12,15 @@ turn are a house rule. Reaching a step where a new wife arrives rolls a d6 on th
 * 5 a sickly Edward is born (+5 VP);
 * 6 a healthy Edward is born (+5 VP) or a sickly Edward recovers; no more marriages after that.
 
-Each result happens once: a result already seen steps up by 1 until it reaches a new one. Whether
-"nothing" counts as a result that steps up is an assumption (``nothing_repeats``, default: it may
-be rolled any number of times). Result 6 can never have been seen when a wife is reached, since a
+Each effect happens once: a result already seen steps up by 1 until it reaches a new one. 1–2
+("nothing happens") is not an effect, so it may be rolled any number of times (``nothing_repeats``,
+the rulebook's reading: see the assumption below; the literal alternative counts it as an effect
+that steps up to 3 once seen). Result 6 can never have been seen when a wife is reached, since a
 healthy Edward ends the marriages, so the step-up always lands on a result.
+
+Rows by name: ``PACKED`` is the parameter row (``wife_steps`` padded with zeros to ``MAX_WIVES``);
+``METRICS`` the metric row, whose piece ``edward_by_turn`` holds ``edward_by_turn.1`` ..
+``edward_by_turn.<turns>`` in its first ``turns`` slots (the metric row ends there).
 
 Random words: the k-th wife reached (k = 0, 1, ...) rolls the low half of word k of the trial, so a
 variant that changes the track or the number of uses still rolls the same die for the same wife.
@@ -30,6 +35,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import inline, kernel
+from simulator.layout import Layout
 from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
 from simulator.procedures.his._rules import cite
 from simulator.rng import d6_of, low32, word
@@ -62,8 +68,9 @@ class PregnancyParams(Params):
     )
     nothing_repeats: bool = Field(
         default=True,
-        description="assumption: 1-2 (nothing) may come up any number of times; false makes it "
-        "a result that steps up to 3 once seen",
+        description="1-2 (nothing happens) is no effect, so it may come up any number of times "
+        "(the rulebook's reading, Here I Stand rules §13.1 (1)); false counts it as an effect that "
+        "happens once, stepping up to 3 once seen (the literal reading)",
     )
 
     @field_validator("wife_steps")
@@ -80,7 +87,27 @@ class PregnancyParams(Params):
         return steps
 
 
-EDWARD_BORN, EDWARD_HEALTHY, ELIZABETH_BORN, ENGLAND_VP, WIVES, BY_TURN = range(6)
+PACKED = Layout("turns", "uses_per_turn", "nothing_repeats", "wives", ("wife_steps", MAX_WIVES))
+TURNS, USES_PER_TURN, NOTHING_REPEATS = (
+    PACKED.at(n) for n in ("turns", "uses_per_turn", "nothing_repeats")
+)
+N_WIVES, WIFE_STEPS = PACKED.at("wives"), PACKED.at("wife_steps")
+
+#: The metric row; ``edward_by_turn.k`` is slot k - 1 of the last piece (``turns`` slots used).
+METRICS = Layout(
+    "edward_born",
+    "edward_healthy",
+    "elizabeth_born",
+    "england_vp",
+    "wives_married",
+    ("edward_by_turn", MAX_TURNS),
+)
+EDWARD_BORN, EDWARD_HEALTHY, ELIZABETH_BORN = (
+    METRICS.at(n) for n in ("edward_born", "edward_healthy", "elizabeth_born")
+)
+ENGLAND_VP, WIVES, BY_TURN = (
+    METRICS.at(n) for n in ("england_vp", "wives_married", "edward_by_turn")
+)
 
 
 def metrics(p: PregnancyParams) -> list[Metric]:
@@ -109,9 +136,14 @@ def metrics(p: PregnancyParams) -> list[Metric]:
 
 
 def pack(p: PregnancyParams) -> np.ndarray:
-    """[turns, uses, nothing_repeats, n_wives, wife steps...]."""
-    row = [p.turns, p.uses_per_turn, int(p.nothing_repeats), len(p.wife_steps), *p.wife_steps]
-    return np.array(row, dtype=np.float64)
+    steps = p.wife_steps + [0] * (MAX_WIVES - len(p.wife_steps))
+    return PACKED.row(
+        turns=p.turns,
+        uses_per_turn=p.uses_per_turn,
+        nothing_repeats=int(p.nothing_repeats),
+        wives=len(p.wife_steps),
+        wife_steps=steps,
+    )
 
 
 @inline
@@ -126,7 +158,7 @@ def _chart(face, seen, nothing_repeats):
 @kernel
 def pregnancy_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
     n_variants = packed.shape[0]
-    n_metrics = BY_TURN + int(packed[0, 0])
+    n_metrics = BY_TURN + int(packed[0, TURNS])
     stats = new_stats(n_variants, n_slots)
     values = np.zeros((n_variants, n_metrics, BLOCK), dtype=np.int64)
     is_wife = np.zeros(MAX_STEP + MAX_TURNS * 8 + 2, dtype=np.bool_)
@@ -134,13 +166,13 @@ def pregnancy_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
     for start in range(first_trial, end, BLOCK):
         m = min(BLOCK, end - start)
         for v in range(n_variants):
-            turns = np.int64(packed[v, 0])
-            uses = np.int64(packed[v, 1])
-            nothing_repeats = packed[v, 2] > 0.5
-            n_wives = np.int64(packed[v, 3])
+            turns = np.int64(packed[v, TURNS])
+            uses = np.int64(packed[v, USES_PER_TURN])
+            nothing_repeats = packed[v, NOTHING_REPEATS] > 0.5
+            n_wives = np.int64(packed[v, N_WIVES])
             is_wife[:] = False
             for k in range(n_wives):
-                is_wife[np.int64(packed[v, 4 + k])] = True
+                is_wife[np.int64(packed[v, WIFE_STEPS + k])] = True
             for i in range(m):
                 t = start + i
                 step = 0
@@ -252,10 +284,14 @@ ASSUMPTIONS = (
     Assumption(
         name="nothing_repeats",
         knob="nothing_repeats",
-        tag="reading",
+        tag="rulebook",
         rule=cite("13.1 (1)"),
-        text="'each effect happens only once': 1-2 (nothing) is read as no effect, so it may "
-        "come up again",
+        text="'each effect happens only once; a roll whose effect has already happened steps up "
+        "until a new effect happens': 1-2 is 'nothing happens', no effect, so nothing has already "
+        "happened and it may come up again (the step-up lands on effects). The literal "
+        "alternative counts 'nothing' as an effect: five wives then give five different results "
+        "and the fifth is always a healthy Edward (9 turns: Edward 17/18 -> 1, healthy 389/486 "
+        "-> 1)",
         alternatives=(
             Alternative("nothing happens once too (literal)", {"nothing_repeats": False}),
         ),

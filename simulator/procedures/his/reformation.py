@@ -12,8 +12,11 @@ Gap: a side with zero dice. By default it rolls one die anyway (``zero_dice: rol
 ``zero_dice: no_roll`` it has no die and loses unless the other side has none either (then the tie
 rule decides). Either way ``zero_dice_rolls`` counts how often a side had zero dice.
 
-``chain``: a success adds one adjacent space of the winner's (the acting side's) religion, so one
-more die, to the acting side on the next target only.
+``chain``: the targets lie in a line, each adjacent to the next and counted in the next one's
+dice as a space of the defender's religion. A success converts it, so the next target is counted
+again (Here I Stand rules §16.1 ③): one die more for the acting side (an adjacent space of its
+religion), one die fewer for the defender (never below 0). Not in the rules as a mode: it saves
+writing each target's dice for every earlier result.
 
 Only the highest die matters, so each side's highest die is drawn from one 32-bit half-word by the
 law of the highest of n d6 (:func:`highest_thresholds`), not die by die: one word per target instead
@@ -32,6 +35,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.accumulate import BLOCK, accumulate_block, accumulate_weighted, new_stats
 from simulator.jit import inline, kernel
+from simulator.layout import Layout
 from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
 from simulator.procedures.his._rules import cite
 from simulator.rng import block_word, high32, low32, word_base
@@ -42,9 +46,34 @@ MAX_ADJACENT = 8
 # Papacy's (see highest_thresholds), so a variant that changes one side's dice, or the acting
 # side, leaves the other draws alone.
 
-#: Fixed part of the packed row; then FIELDS_PER_TARGET numbers per target.
-HEAD = 6
-FIELDS_PER_TARGET = 3
+PACKED = Layout(
+    "targets",
+    "protestant_acts",
+    "paul_iii",
+    "bible_bonus",
+    "chain",
+    "roll_one",
+    ("protestant_dice", MAX_TARGETS),
+    ("papal_dice", MAX_TARGETS),
+    ("in_named_zone", MAX_TARGETS),
+)
+N_TARGETS, PROTESTANT_ACTS, PAUL_III = (
+    PACKED.at(n) for n in ("targets", "protestant_acts", "paul_iii")
+)
+BIBLE_BONUS, CHAIN, ROLL_ONE = (PACKED.at(n) for n in ("bible_bonus", "chain", "roll_one"))
+PROTESTANT_DICE, PAPAL_DICE = PACKED.at("protestant_dice"), PACKED.at("papal_dice")
+IN_NAMED_ZONE = PACKED.at("in_named_zone")
+
+#: The metric row: ``success.target<k>`` is slot k - 1 of the piece ``success``; the row holds
+#: as many as there are targets and closes up after them, so ``zero_dice_rolls`` is at
+#: ``SUCCESS + targets``.
+METRICS = Layout(
+    "successes", "all_succeed", "any_succeed", ("success", MAX_TARGETS), "zero_dice_rolls"
+)
+SUCCESSES, ALL_SUCCEED, ANY_SUCCEED = (
+    METRICS.at(n) for n in ("successes", "all_succeed", "any_succeed")
+)
+SUCCESS = METRICS.at("success")
 
 Zone = Literal["german", "french", "english", "italian", "spanish"]
 
@@ -119,7 +148,9 @@ class ReformationParams(Params):
     )
     chain: bool = Field(
         default=False,
-        description="a success adds one adjacent space of the winner's religion to the next target",
+        description="each target is adjacent to the next and counted in its dice as the "
+        "defender's: a success moves one die from the defender to the acting side on the next "
+        "target only",
     )
     zero_dice: Literal["roll_one", "no_roll"] = Field(
         default="roll_one", description="gap: a side with no dice rolls one die, or has none"
@@ -134,10 +165,6 @@ class ReformationParams(Params):
                 " or bible_bonus: false"
             )
         return v
-
-
-# Indices of the fixed metrics; success.targetK follow, then zero_dice_rolls.
-SUCCESSES, ALL_SUCCEED, ANY_SUCCEED = range(3)
 
 
 def metrics(p: ReformationParams) -> list[Metric]:
@@ -168,17 +195,18 @@ def metrics(p: ReformationParams) -> list[Metric]:
 
 
 def pack(p: ReformationParams) -> np.ndarray:
-    row = [
-        len(p.targets),
-        p.side == "protestant",
-        p.paul_iii,
-        p.bible_bonus,
-        p.chain,
-        p.zero_dice == "roll_one",
-    ]
-    for t in p.targets:
-        row += [t.protestant.dice(), t.papal.dice(), t.in_named_zone]
-    return np.array(row, dtype=np.float64)
+    pad = [0] * (MAX_TARGETS - len(p.targets))
+    return PACKED.row(
+        targets=len(p.targets),
+        protestant_acts=p.side == "protestant",
+        paul_iii=p.paul_iii,
+        bible_bonus=p.bible_bonus,
+        chain=p.chain,
+        roll_one=p.zero_dice == "roll_one",
+        protestant_dice=[t.protestant.dice() for t in p.targets] + pad,
+        papal_dice=[t.papal.dice() for t in p.targets] + pad,
+        in_named_zone=[int(t.in_named_zone) for t in p.targets] + pad,
+    )
 
 
 def highest_thresholds(n: int) -> list[int]:
@@ -201,8 +229,9 @@ THRESHOLDS = np.array([highest_thresholds(n) for n in range(MAX_DICE + 2)], dtyp
 
 @inline
 def _face(u, t, e):
-    """Highest die from 32-bit word ``u``: thresholds row ``t[0]`` (no chain die) or ``t[1]``
-    (chain die), selected per trial by ``e`` in {0, 1} without a branch."""
+    """Highest die from 32-bit word ``u``: thresholds row ``t[0]`` (the target's own dice) or
+    ``t[1]`` (after a chained success), selected per trial by ``e`` in {0, 1} without a
+    branch."""
     f = np.int64(1)
     for k in range(5):
         f += np.int64(u >= t[0, k] + (t[1, k] - t[0, k]) * e)
@@ -265,27 +294,27 @@ def _attempts_chained(
     tc,
     prot_dice,
     pap_dice,
-    chain_p,
-    chain_c,
+    prot_next,
+    pap_next,
     roll_one,
     bible,
     protestant_acts,
     tie_to_actor,
 ):
-    """One target for every trial of the block when the last success may add a chain die."""
+    """One target for every trial of the block when the last success moves a die: each side
+    has ``*_dice``, or ``*_next`` after a success on the previous target."""
     base = word_base(key, start, k)
     for i in range(m):
         x = block_word(base, i)
-        ep = won[i] & chain_p
-        ec = won[i] & chain_c
-        zp = np.int64(prot_dice + ep == 0)
-        zc = np.int64(pap_dice + ec == 0)
+        e = won[i]
+        zp = np.int64(prot_dice + (prot_next - prot_dice) * e == 0)
+        zc = np.int64(pap_dice + (pap_next - pap_dice) * e == 0)
         zero[i] += zp + zc
         # Gap: zero dice roll one die (roll_one) or have no die at all (face 0).
         has_p = 1 - (zp & (1 - roll_one))
         has_c = 1 - (zc & (1 - roll_one))
-        prot = (_face(np.int64(low32(x)), tp, ep) + bible) * has_p
-        pap = _face(np.int64(high32(x)), tc, ec) * has_c
+        prot = (_face(np.int64(low32(x)), tp, e) + bible) * has_p
+        pap = _face(np.int64(high32(x)), tc, e) * has_c
         actor = prot if protestant_acts else pap
         other = pap if protestant_acts else prot
         w = np.int64(actor > other) | (np.int64(actor == other) & tie_to_actor)
@@ -309,22 +338,19 @@ def reformation_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max
     # pattern once at the end; the zero-dice count follows from the pattern. Several variants:
     # per-trial values, so that cross terms with variant 0 pair up trial by trial.
     single = n_variants == 1
-    tally = np.zeros(1 << np.int64(packed[0, 0]) if single else 1, dtype=np.int64)
+    tally = np.zeros(1 << np.int64(packed[0, N_TARGETS]) if single else 1, dtype=np.int64)
     tp = np.zeros((2, 5), dtype=np.int64)
     tc = np.zeros((2, 5), dtype=np.int64)
     end = first_trial + n_trials
     for start in range(first_trial, end, BLOCK):
         m = min(BLOCK, end - start)
         for v in range(n_variants):
-            n_targets = np.int64(packed[v, 0])
-            protestant_acts = packed[v, 1] > 0.5
-            paul_iii = packed[v, 2] > 0.5
-            bible = np.int64(packed[v, 3] > 0.5)
-            chain = np.int64(packed[v, 4] > 0.5)
-            roll_one = np.int64(packed[v, 5] > 0.5)
-            # The chain die goes to the acting side only.
-            chain_p = chain & np.int64(protestant_acts)
-            chain_c = chain & np.int64(not protestant_acts)
+            n_targets = np.int64(packed[v, N_TARGETS])
+            protestant_acts = packed[v, PROTESTANT_ACTS] > 0.5
+            paul_iii = packed[v, PAUL_III] > 0.5
+            bible = np.int64(packed[v, BIBLE_BONUS] > 0.5)
+            chain = np.int64(packed[v, CHAIN] > 0.5)
+            roll_one = np.int64(packed[v, ROLL_ONE] > 0.5)
             for i in range(m):
                 won[i] = 0
                 zero[i] = 0
@@ -333,19 +359,19 @@ def reformation_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max
             # Zero-dice gaps reached by every trial alike (all of them when there is no chain).
             zero_same = np.int64(0)
             for k in range(n_targets):
-                col = HEAD + FIELDS_PER_TARGET * k
-                prot_dice = np.int64(packed[v, col])
-                pap_dice = np.int64(packed[v, col + 1])
-                in_zone = packed[v, col + 2] > 0.5
+                prot_dice = np.int64(packed[v, PROTESTANT_DICE + k])
+                pap_dice = np.int64(packed[v, PAPAL_DICE + k])
+                in_zone = packed[v, IN_NAMED_ZONE + k] > 0.5
+                prot_next, pap_next = _after_success(prot_dice, pap_dice, protestant_acts)
                 for j in range(5):
                     tp[0, j] = THRESHOLDS[prot_dice, j]
-                    tp[1, j] = THRESHOLDS[prot_dice + 1, j]
+                    tp[1, j] = THRESHOLDS[prot_next, j]
                     tc[0, j] = THRESHOLDS[pap_dice, j]
-                    tc[1, j] = THRESHOLDS[pap_dice + 1, j]
+                    tc[1, j] = THRESHOLDS[pap_next, j]
                 # Tie: Protestant acting in the zone; Papacy acting in the zone under Paul III;
                 # otherwise the defender.
                 tie_to_actor = np.int64(in_zone & (protestant_acts | paul_iii))
-                out = values[v, 3 + k]
+                out = values[v, SUCCESS + k]
                 if chain == 0:
                     zp = np.int64(prot_dice == 0)
                     zc = np.int64(pap_dice == 0)
@@ -384,8 +410,8 @@ def reformation_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max
                         tc,
                         prot_dice,
                         pap_dice,
-                        chain_p,
-                        chain_c,
+                        prot_next,
+                        pap_next,
                         roll_one,
                         bible,
                         protestant_acts,
@@ -400,7 +426,7 @@ def reformation_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max
                 values[v, SUCCESSES, i] = s
                 values[v, ALL_SUCCEED, i] = s == n_targets
                 values[v, ANY_SUCCEED, i] = s > 0
-                values[v, 3 + n_targets, i] = zero[i] + zero_same
+                values[v, SUCCESS + n_targets, i] = zero[i] + zero_same
         if not single:
             accumulate_block(stats, values, m, hist_offset, hist_max)
     if single:
@@ -414,28 +440,37 @@ def reformation_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max
 
 
 @inline
+def _after_success(prot_dice, pap_dice, protestant_acts):
+    """Each side's dice on a target after a chained success on the one before: the converted
+    space is the acting side's now, one die more for it and one fewer for the defender."""
+    if protestant_acts:
+        return prot_dice + 1, max(pap_dice - 1, 0)
+    return max(prot_dice - 1, 0), pap_dice + 1
+
+
+@inline
 def _pattern_row(packed, pat, row):
     """Metric values of a trial whose targets were won as the bits of ``pat`` say (variant 0):
-    the zero-dice count is replayed from the pattern, since a chain die follows a success."""
-    n_targets = np.int64(packed[0, 0])
-    protestant_acts = packed[0, 1] > 0.5
-    chain = np.int64(packed[0, 4] > 0.5)
-    chain_p = chain & np.int64(protestant_acts)
-    chain_c = chain & np.int64(not protestant_acts)
+    the zero-dice count is replayed from the pattern, since a chained success moves a die."""
+    n_targets = np.int64(packed[0, N_TARGETS])
+    protestant_acts = packed[0, PROTESTANT_ACTS] > 0.5
+    chain = np.int64(packed[0, CHAIN] > 0.5)
     last = np.int64(0)
     s = np.int64(0)
     zero = np.int64(0)
     for k in range(n_targets):
-        col = HEAD + FIELDS_PER_TARGET * k
-        zero += np.int64(np.int64(packed[0, col]) + (last & chain_p) == 0)
-        zero += np.int64(np.int64(packed[0, col + 1]) + (last & chain_c) == 0)
+        prot_dice = np.int64(packed[0, PROTESTANT_DICE + k])
+        pap_dice = np.int64(packed[0, PAPAL_DICE + k])
+        if last & chain:
+            prot_dice, pap_dice = _after_success(prot_dice, pap_dice, protestant_acts)
+        zero += np.int64(prot_dice == 0) + np.int64(pap_dice == 0)
         last = (pat >> k) & 1
-        row[3 + k] = last
+        row[SUCCESS + k] = last
         s += last
     row[SUCCESSES] = s
     row[ALL_SUCCEED] = s == n_targets
     row[ANY_SUCCEED] = s > 0
-    row[3 + n_targets] = zero
+    row[SUCCESS + n_targets] = zero
 
 
 def _highest_pmf(n: int, plus: int = 0) -> dict[int, Fraction]:
@@ -445,9 +480,11 @@ def _highest_pmf(n: int, plus: int = 0) -> dict[int, Fraction]:
     return {f + plus: Fraction(f**n - (f - 1) ** n, 6**n) for f in range(1, 7)}
 
 
-def attempt_probability(p: ReformationParams, k: int, extra: int = 0) -> tuple[Fraction, int]:
-    """Exact probability that the acting side wins target ``k`` with ``extra`` chain dice, and
-    whether a side had zero dice (0, 1 or 2 sides)."""
+def attempt_probability(
+    p: ReformationParams, k: int, after_success: bool = False
+) -> tuple[Fraction, int]:
+    """Exact probability that the acting side wins target ``k``, just after a chained success on
+    the target before (``after_success``) or not, and how many sides had zero dice (0, 1, 2)."""
     t = p.targets[k]
     protestant_acts = p.side == "protestant"
     # Dice counted again from the rule text, not through ProtestantDice.dice() / PapalDice.dice()
@@ -457,10 +494,12 @@ def attempt_probability(p: ReformationParams, k: int, extra: int = 0) -> tuple[F
     prot_n += 2 if prot.units_in_target else 0
     prot_n += 2 if prot.reformer_in_target else 0
     pap_n = pap.adjacent_spaces + pap.adjacent_units + (2 if pap.units_in_target else 0)
-    if protestant_acts:
-        prot_n += extra
-    else:
-        pap_n += extra
+    if after_success:
+        # The converted space counts for the acting side now, not for the defender (§16.1 ③).
+        if protestant_acts:
+            prot_n, pap_n = prot_n + 1, max(pap_n - 1, 0)
+        else:
+            prot_n, pap_n = max(prot_n - 1, 0), pap_n + 1
     zero = int(prot_n == 0) + int(pap_n == 0)
     if p.zero_dice == "roll_one":
         prot_n, pap_n = max(prot_n, 1), max(pap_n, 1)
@@ -487,8 +526,7 @@ def exact(p: ReformationParams) -> dict[str, float]:
         new: dict[tuple[int, bool], Fraction] = {}
         won_k = Fraction(0)
         for (s, last), pr in dist.items():
-            extra = int(p.chain and last)
-            q, zero = attempt_probability(p, k, extra)
+            q, zero = attempt_probability(p, k, p.chain and last)
             zero_mean += pr * zero
             won_k += pr * q
             new[(s + 1, True)] = new.get((s + 1, True), Fraction(0)) + pr * q
@@ -546,7 +584,8 @@ PROCEDURE = Procedure(
         ],
     },
     notes=(
-        "chain: a success gives the acting side one more die on the next target only",
+        "chain: each target adjacent to the next and counted in its dice as the defender's; a "
+        "success moves one die from the defender to the acting side on the next target only",
         "bible_bonus: +1 to the Protestant's highest die (range 2-7)",
     ),
 )

@@ -24,9 +24,10 @@ from simulator.procedures.his.new_world.exact import (
     exploration_outcome,
 )
 from simulator.procedures.his.new_world.kernel import new_world_kernel
-from simulator.procedures.his.new_world.metrics import metrics
+from simulator.procedures.his.new_world.metrics import METRICS, metrics
 from simulator.procedures.his.new_world.params import (
     DISCOVERIES,
+    PACKED,
     POWERS,
     NewWorldParams,
     pack,
@@ -34,6 +35,8 @@ from simulator.procedures.his.new_world.params import (
 
 __all__ = [
     "DISCOVERIES",
+    "METRICS",
+    "PACKED",
     "POWERS",
     "PROCEDURE",
     "NewWorldParams",

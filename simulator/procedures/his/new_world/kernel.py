@@ -82,19 +82,40 @@ from simulator.procedures.his.new_world.outcomes import (
 )
 from simulator.procedures.his.new_world.params import (
     AGENTS,
+    ALREADY_CLAIMED,
+    ALREADY_EXPLORED,
     CARD,
     CARD_DEPLETED,
     CIRCUMNAVIGATION,
     COLONY_CP,
+    COLONY_DEPLETED_REMOVES,
     CONQUER_CP,
+    CONQUEST_DESTROYED_REMOVES,
+    CONQUEST_MARKER,
+    DEPLETED_CONQUEST_LOSES_VP,
     DESTROYED,
+    DISCOVERERS_RETURN,
     EXPLORE_CP,
+    FIRST_POWER,
     FIXED,
     GALLEONS_CARD,
-    HEAD,
+    GALLEONS_TURN,
     MAX_POOL,
+    OBJECTIVE,
+    P_COLONIES,
+    P_CONQUESTS,
+    P_CONQUISTADOR_RATINGS,
+    P_CONQUISTADORS,
+    P_EXPLORE,
+    P_EXPLORER_RATINGS,
+    P_EXPLORERS,
+    P_GALLEONS,
+    PENALTY,
     POWER_FIELDS,
+    RICHES_OF_TOTAL,
+    SOUTH_AMERICA,
     STRAIT,
+    TURNS,
     VP_OF,
 )
 from simulator.procedures.his.new_world.search import search_kernel
@@ -168,25 +189,25 @@ def race_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slo
     turn_of = np.zeros(9, dtype=np.int64)
     end = first_trial + n_trials
     for v in range(n_variants):
-        result_tables(np.int64(packed[v, 2]), explore_table[v], conquest_table[v])
+        result_tables(np.int64(packed[v, SOUTH_AMERICA]), explore_table[v], conquest_table[v])
     for start in range(first_trial, end, BLOCK):
         m = min(BLOCK, end - start)
         for v in range(n_variants):
-            turns = np.int64(packed[v, 0])
-            penalty = np.int64(packed[v, 1])
-            discoverers_return = packed[v, 3] > 0.5
-            galleons_turn = np.int64(packed[v, 4])
-            conquest_destroyed_removes = packed[v, 5] > 0.5
-            colony_depleted_removes = (np.int64(packed[v, 6]) & 1) == 1
-            depleted_loses_vp = (np.int64(packed[v, 6]) & 2) == 2
+            turns = np.int64(packed[v, TURNS])
+            penalty = np.int64(packed[v, PENALTY])
+            discoverers_return = packed[v, DISCOVERERS_RETURN] > 0.5
+            galleons_turn = np.int64(packed[v, GALLEONS_TURN])
+            conquest_destroyed_removes = packed[v, CONQUEST_DESTROYED_REMOVES] > 0.5
+            colony_depleted_removes = packed[v, COLONY_DEPLETED_REMOVES] > 0.5
+            depleted_loses_vp = packed[v, DEPLETED_CONQUEST_LOSES_VP] > 0.5
             # England's and France's conquest marker: 0 a conquistador of rating 0 (lost on a
             # failure, kept in the New World after a success as discoverers_return says), 1 lost
             # on a failure only, 2 never lost.
-            marker_mode = (np.int64(packed[v, 6]) >> 2) & 3
-            claimed0 = np.int64(packed[v, 7])
-            explored0 = np.int64(packed[v, 8])
+            marker_mode = np.int64(packed[v, CONQUEST_MARKER])
+            claimed0 = np.int64(packed[v, ALREADY_CLAIMED])
+            explored0 = np.int64(packed[v, ALREADY_EXPLORED])
             for total in range(2, 13):
-                o = np.int64(packed[v, 9 + total - 2])
+                o = np.int64(packed[v, RICHES_OF_TOTAL + total - 2])
                 for g in range(2):
                     gets = (o == CARD) | (o == CARD_DEPLETED) | ((o == GALLEONS_CARD) & (g == 1))
                     colony_card[g, total] = gets
@@ -201,21 +222,21 @@ def race_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slo
                     (o == DESTROYED) & conquest_destroyed_removes
                 )
             for w in range(3):
-                b = HEAD + w * POWER_FIELDS
-                for a in range(3):
-                    schedule[w, a] = np.int64(packed[v, b + a])
-                galleons_power[w] = packed[v, b + 3] > 0.5
-                colonies0[w] = np.int64(packed[v, b + 4])
-                conquests0[w] = np.int64(packed[v, b + 5])
-                n_explorers0[w] = np.int64(packed[v, b + 6])
+                b = FIRST_POWER + w * POWER_FIELDS
+                for a in range(3):  # explore, colonize, conquer
+                    schedule[w, a] = np.int64(packed[v, b + P_EXPLORE + a])
+                galleons_power[w] = packed[v, b + P_GALLEONS] > 0.5
+                colonies0[w] = np.int64(packed[v, b + P_COLONIES])
+                conquests0[w] = np.int64(packed[v, b + P_CONQUESTS])
+                n_explorers0[w] = np.int64(packed[v, b + P_EXPLORERS])
                 for k in range(MAX_POOL):
-                    explorers0[w, k] = np.int64(packed[v, b + 8 + k])
+                    explorers0[w, k] = np.int64(packed[v, b + P_EXPLORER_RATINGS + k])
                 agent[w] = np.int64(packed[v, AGENTS + w])
-            objective = np.int64(packed[v, AGENTS + 3])
-            hb = HEAD + 2 * POWER_FIELDS
-            n_conquistadors0 = np.int64(packed[v, hb + 7])
+            objective = np.int64(packed[v, OBJECTIVE])
+            hb = FIRST_POWER + 2 * POWER_FIELDS  # the Habsburgs' piece
+            n_conquistadors0 = np.int64(packed[v, hb + P_CONQUISTADORS])
             for k in range(MAX_POOL):
-                conquistadors0[k] = np.int64(packed[v, hb + 8 + MAX_POOL + k])
+                conquistadors0[k] = np.int64(packed[v, hb + P_CONQUISTADOR_RATINGS + k])
             for i in range(m):
                 state[0] = trial_state(key, start + i)
                 trial_seed = state[0]

@@ -3,6 +3,7 @@ kernel's value rows (``M_*``)."""
 
 from __future__ import annotations
 
+from simulator.layout import Layout
 from simulator.procedures.base import Metric
 from simulator.procedures.his.new_world.choice import OPTION_NAMES
 from simulator.procedures.his.new_world.params import DISCOVERIES, POWERS, VP_OF, NewWorldParams
@@ -112,18 +113,37 @@ def metrics(p: NewWorldParams) -> list[Metric]:
     return out
 
 
-N_METRICS = 9 + 27 + 9 + 2 + 3 + 15 + 4 + 9
-M_VP, M_CARDS, M_LOST, M_FIRST, M_TURN_OF, M_GAP_CONQ, M_GAP_COL, M_SKIPPED = (
-    0,
-    3,
-    6,
-    9,
-    36,
-    45,
-    46,
-    47,
+#: The metric row, in the order of metrics(): each family a piece, its slots in the order the
+#: metrics list them (by power in POWERS order; first.<discovery>.<power> discovery by discovery;
+#: gap.conquest_rolls_destroyed then gap.colony_rolls_depleted; chose.<option>.<power> option by
+#: option).
+METRICS = Layout(
+    ("vp", 3),
+    ("cards", 3),
+    ("explorers_lost", 3),
+    ("first", 9 * 3),
+    ("turn_of", 9),
+    ("gap", 2),
+    ("skipped", 3),
+    ("colonies", 3),
+    ("conquests", 3),
+    ("cards_riches", 3),
+    ("cards_circumnavigation", 3),
+    ("cp_spent", 3),
+    ("wins", 3),
+    "draws",
+    ("chose", 3 * 3),
 )
-M_COLONIES, M_CONQUESTS, M_CARDS_RICHES, M_CARDS_CIRC, M_CP = 50, 53, 56, 59, 62
-M_WINS, M_DRAWS, M_CHOSE = 65, 68, 69
+N_METRICS = METRICS.size
+M_VP, M_CARDS, M_LOST, M_FIRST, M_TURN_OF = (
+    METRICS.at(n) for n in ("vp", "cards", "explorers_lost", "first", "turn_of")
+)
+M_GAP_CONQ = METRICS.at("gap")
+M_GAP_COL = M_GAP_CONQ + 1
+M_SKIPPED, M_COLONIES, M_CONQUESTS = (METRICS.at(n) for n in ("skipped", "colonies", "conquests"))
+M_CARDS_RICHES, M_CARDS_CIRC, M_CP = (
+    METRICS.at(n) for n in ("cards_riches", "cards_circumnavigation", "cp_spent")
+)
+M_WINS, M_DRAWS, M_CHOSE = (METRICS.at(n) for n in ("wins", "draws", "chose"))
 #: Win shares are integers of 1/WIN_SCALE (ties of 2 or 3 powers split exactly).
 WIN_SCALE = 6

@@ -10,6 +10,7 @@ import numpy as np
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from simulator.agents.spec import AGENT_CODES, AGENT_ROW, Policies, pack_agents, seat_agents
+from simulator.layout import Layout
 from simulator.procedures.base import Params
 from simulator.procedures.his._tables import check_table
 from simulator.procedures.his._validation import fail
@@ -281,13 +282,71 @@ EXPLORE_CP = 2
 COLONY_CP = (3, 3, 2)
 CONQUER_CP = 4
 
-HEAD = 20
-POWER_FIELDS = 8 + 2 * MAX_POOL
-#: After the powers: each power's agent code (FIXED: the south_america knob), the objective, then
-#: each power's packed agent row (simulator.agents.spec.pack_agents; zeros for FIXED).
-AGENTS = HEAD + 3 * POWER_FIELDS
-AGENT_ROWS = AGENTS + 4
-ROW = AGENT_ROWS + 3 * AGENT_ROW
+#: One power's piece of the packed row: its action turn masks (explore, colonize, conquer, in
+#: that order), the Galleons, its holdings at the start, its pools and their ratings.
+POWER = Layout(
+    "explore",
+    "colonize",
+    "conquer",
+    "galleons",
+    "colonies",
+    "conquests",
+    "explorers",
+    "conquistadors",
+    ("explorer_ratings", MAX_POOL),
+    ("conquistador_ratings", MAX_POOL),
+)
+P_EXPLORE, P_GALLEONS, P_COLONIES, P_CONQUESTS = (
+    POWER.at(n) for n in ("explore", "galleons", "colonies", "conquests")
+)
+P_EXPLORERS, P_CONQUISTADORS = POWER.at("explorers"), POWER.at("conquistadors")
+P_EXPLORER_RATINGS = POWER.at("explorer_ratings")
+P_CONQUISTADOR_RATINGS = POWER.at("conquistador_ratings")
+POWER_FIELDS = POWER.size
+# The kernels read the three action masks as P_EXPLORE + 0, 1, 2.
+assert (POWER.at("colonize"), POWER.at("conquer")) == (P_EXPLORE + 1, P_EXPLORE + 2)
+#: The packed row: the race's rules, the riches outcome of each 2d6 total 2..12, each power's
+#: piece (in POWERS order), each power's agent code (FIXED: the south_america knob), the
+#: objective, then each power's packed agent row (simulator.agents.spec.pack_agents; zeros for
+#: FIXED).
+PACKED = Layout(
+    "turns",
+    "first_exploration_penalty",
+    "south_america",
+    "discoverers_return",
+    "galleons_turn",
+    "conquest_destroyed_removes",
+    "colony_depleted_removes",
+    "depleted_conquest_loses_vp",
+    "conquest_marker",
+    "already_claimed",
+    "already_explored",
+    ("riches", 11),
+    *((w, POWER_FIELDS) for w in POWERS),
+    ("agent_codes", 3),
+    "objective",
+    ("agent_rows", 3 * AGENT_ROW),
+)
+TURNS, PENALTY, SOUTH_AMERICA, DISCOVERERS_RETURN, GALLEONS_TURN = (
+    PACKED.at(n)
+    for n in (
+        "turns",
+        "first_exploration_penalty",
+        "south_america",
+        "discoverers_return",
+        "galleons_turn",
+    )
+)
+CONQUEST_DESTROYED_REMOVES = PACKED.at("conquest_destroyed_removes")
+COLONY_DEPLETED_REMOVES = PACKED.at("colony_depleted_removes")
+DEPLETED_CONQUEST_LOSES_VP = PACKED.at("depleted_conquest_loses_vp")
+CONQUEST_MARKER, ALREADY_CLAIMED = PACKED.at("conquest_marker"), PACKED.at("already_claimed")
+ALREADY_EXPLORED, RICHES_OF_TOTAL = PACKED.at("already_explored"), PACKED.at("riches")
+#: Power w's piece starts at FIRST_POWER + w * POWER_FIELDS.
+FIRST_POWER = PACKED.at(POWERS[0])
+assert all(PACKED.at(w) == FIRST_POWER + k * POWER_FIELDS for k, w in enumerate(POWERS))
+AGENTS, OBJECTIVE, AGENT_ROWS = (PACKED.at(n) for n in ("agent_codes", "objective", "agent_rows"))
+ROW = PACKED.size
 #: Agent code of a power that follows the fixed south_america plan.
 FIXED = -1
 #: How England's and France's conquest marker leaves play (``conquest_marker``), packed by index.
@@ -295,46 +354,51 @@ CONQUEST_MARKERS = ("conquistador", "returns", "unlimited")
 OBJECTIVES = ("vp", "vp_share", "win")
 
 
-def pack(p: NewWorldParams) -> np.ndarray:
-    """Head: turns, penalty, strait first, discoverers return, galleons turn (0 never), conquest
-    destroyed removes, colony depleted removes, claimed mask, explored mask, outcome of each 2d6
-    total 2..12. Then per power: explore/colonize/conquer turn masks, galleons, colonies,
-    conquests, pool sizes, explorer ratings, conquistador ratings. Then the agents and the
-    objective."""
-    row = np.zeros(ROW, dtype=np.float64)
-    row[0] = p.turns
-    row[1] = p.first_exploration_penalty
-    row[2] = ("amazon", "pacific_strait", "safe_north_america").index(p.south_america)
-    row[3] = p.discoverers_return
-    row[4] = p.galleons_turn or 0
-    row[5] = p.conquest_destroyed == "removed"
-    row[6] = (
-        (p.colony_depleted == "card_removed")
-        + 2 * (p.depleted_conquest_vp == "lost")
-        + 4 * CONQUEST_MARKERS.index(p.conquest_marker)
+def _power_piece(p: NewWorldParams, w: Power) -> np.ndarray:
+    plan: PowerPlan = getattr(p, w)
+    conquistadors = list(plan.conquistadors) if isinstance(plan, HabsburgPlan) else []
+    return POWER.row(
+        explore=_schedule_mask(plan.explore, p.turns),
+        colonize=_schedule_mask(plan.colonize, p.turns),
+        conquer=_schedule_mask(plan.conquer, p.turns),
+        galleons=w in p.galleons_powers,
+        colonies=plan.colonies,
+        conquests=plan.conquests,
+        explorers=len(plan.explorers),
+        conquistadors=len(conquistadors),
+        explorer_ratings=list(plan.explorers) + [0] * (MAX_POOL - len(plan.explorers)),
+        conquistador_ratings=conquistadors + [0] * (MAX_POOL - len(conquistadors)),
     )
-    row[7] = sum(1 << DISCOVERIES.index(d) for d in p.already_claimed)
-    row[8] = sum(1 << POWERS.index(w) for w in p.already_explored)
+
+
+def pack(p: NewWorldParams) -> np.ndarray:
+    """The PACKED row: the discoveries claimed and the powers explored as bit masks (bit k: the
+    k-th of DISCOVERIES, POWERS); the riches piece is each 2d6 total's outcome (index in
+    RICHES)."""
+    riches = [0] * 11
     for r in p.riches:
         for total in range(r.low, r.high + 1):
-            row[9 + total - 2] = RICHES.index(r.outcome)
-    for k, w in enumerate(POWERS):
-        plan: PowerPlan = getattr(p, w)
-        b = HEAD + k * POWER_FIELDS
-        row[b] = _schedule_mask(plan.explore, p.turns)
-        row[b + 1] = _schedule_mask(plan.colonize, p.turns)
-        row[b + 2] = _schedule_mask(plan.conquer, p.turns)
-        row[b + 3] = w in p.galleons_powers
-        row[b + 4] = plan.colonies
-        row[b + 5] = plan.conquests
-        row[b + 6] = len(plan.explorers)
-        row[b + 8 : b + 8 + len(plan.explorers)] = plan.explorers
-        if isinstance(plan, HabsburgPlan):
-            row[b + 7] = len(plan.conquistadors)
-            row[b + 8 + MAX_POOL : b + 8 + MAX_POOL + len(plan.conquistadors)] = plan.conquistadors
-    row[AGENTS : AGENTS + 3] = p.power_agents()
-    row[AGENTS + 3] = OBJECTIVES.index(p.objective)
+            riches[total - 2] = RICHES.index(r.outcome)
+    powers: dict[str, Any] = {w: _power_piece(p, w) for w in POWERS}
+    agent_rows = np.zeros(3 * AGENT_ROW)
     if p.policies is not None:
-        agents = pack_agents(seat_agents(p.policies, len(POWERS)))
-        row[AGENT_ROWS : AGENT_ROWS + agents.size] = agents.reshape(-1)
-    return row
+        agents = pack_agents(seat_agents(p.policies, len(POWERS))).reshape(-1)
+        agent_rows[: agents.size] = agents
+    return PACKED.row(
+        turns=p.turns,
+        first_exploration_penalty=p.first_exploration_penalty,
+        south_america=("amazon", "pacific_strait", "safe_north_america").index(p.south_america),
+        discoverers_return=p.discoverers_return,
+        galleons_turn=p.galleons_turn or 0,
+        conquest_destroyed_removes=p.conquest_destroyed == "removed",
+        colony_depleted_removes=p.colony_depleted == "card_removed",
+        depleted_conquest_loses_vp=p.depleted_conquest_vp == "lost",
+        conquest_marker=CONQUEST_MARKERS.index(p.conquest_marker),
+        already_claimed=sum(1 << DISCOVERIES.index(d) for d in p.already_claimed),
+        already_explored=sum(1 << POWERS.index(w) for w in p.already_explored),
+        riches=riches,
+        agent_codes=p.power_agents(),
+        objective=OBJECTIVES.index(p.objective),
+        agent_rows=agent_rows,
+        **powers,
+    )

@@ -26,19 +26,40 @@ from simulator.procedures.his.new_world.outcomes import (
 )
 from simulator.procedures.his.new_world.params import (
     AGENTS,
+    ALREADY_CLAIMED,
+    ALREADY_EXPLORED,
     CARD,
     CARD_DEPLETED,
     CIRCUMNAVIGATION,
     COLONY_CP,
+    COLONY_DEPLETED_REMOVES,
     CONQUER_CP,
+    CONQUEST_DESTROYED_REMOVES,
+    CONQUEST_MARKER,
+    DEPLETED_CONQUEST_LOSES_VP,
     DESTROYED,
+    DISCOVERERS_RETURN,
     EXPLORE_CP,
+    FIRST_POWER,
     FIXED,
     GALLEONS_CARD,
-    HEAD,
+    GALLEONS_TURN,
     MAX_POOL,
+    OBJECTIVE,
+    P_COLONIES,
+    P_CONQUESTS,
+    P_CONQUISTADOR_RATINGS,
+    P_CONQUISTADORS,
+    P_EXPLORE,
+    P_EXPLORER_RATINGS,
+    P_EXPLORERS,
+    P_GALLEONS,
+    PENALTY,
     POWER_FIELDS,
+    RICHES_OF_TOTAL,
+    SOUTH_AMERICA,
     STRAIT,
+    TURNS,
     VP_OF,
 )
 from simulator.rng import die_of, low32, next_word
@@ -95,38 +116,38 @@ def new_state(row):
     """The state before turn 1 of a variant's packed ``row`` (chance events not drawn yet)."""
     s = np.zeros(STATE_SIZE, dtype=np.int64)
     s[S_TURN] = 1
-    s[S_TURNS] = np.int64(row[0])
+    s[S_TURNS] = np.int64(row[TURNS])
     s[S_PENDING] = -1
-    s[S_PENALTY] = np.int64(row[1])
-    s[S_CHOICE] = np.int64(row[2])
-    s[S_RETURN] = row[3] > 0.5
-    s[S_GALLEONS_TURN] = np.int64(row[4])
-    s[S_CONQ_DESTROYED] = row[5] > 0.5
-    s[S_COL_DEPLETED] = np.int64(row[6]) & 1
-    s[S_DEPLETED_VP] = (np.int64(row[6]) & 2) >> 1
-    s[S_MARKER_MODE] = (np.int64(row[6]) >> 2) & 3
-    s[S_CLAIMED] = np.int64(row[7])
-    s[S_EXPLORED] = np.int64(row[8])
+    s[S_PENALTY] = np.int64(row[PENALTY])
+    s[S_CHOICE] = np.int64(row[SOUTH_AMERICA])
+    s[S_RETURN] = row[DISCOVERERS_RETURN] > 0.5
+    s[S_GALLEONS_TURN] = np.int64(row[GALLEONS_TURN])
+    s[S_CONQ_DESTROYED] = row[CONQUEST_DESTROYED_REMOVES] > 0.5
+    s[S_COL_DEPLETED] = row[COLONY_DEPLETED_REMOVES] > 0.5
+    s[S_DEPLETED_VP] = row[DEPLETED_CONQUEST_LOSES_VP] > 0.5
+    s[S_MARKER_MODE] = np.int64(row[CONQUEST_MARKER])
+    s[S_CLAIMED] = np.int64(row[ALREADY_CLAIMED])
+    s[S_EXPLORED] = np.int64(row[ALREADY_EXPLORED])
     for total in range(2, 13):
-        s[S_RICHES + total] = np.int64(row[9 + total - 2])
-    s[S_OBJECTIVE] = np.int64(row[AGENTS + 3])
+        s[S_RICHES + total] = np.int64(row[RICHES_OF_TOTAL + total - 2])
+    s[S_OBJECTIVE] = np.int64(row[OBJECTIVE])
     for d in range(9):
         s[S_OWNER + d] = -1
     for w in range(3):
-        b = HEAD + w * POWER_FIELDS
-        for a in range(3):
-            s[_at(w, W_EXPLORE + a)] = np.int64(row[b + a])
-        s[_at(w, W_GALLEONS)] = row[b + 3] > 0.5
-        s[_at(w, W_COLONIES)] = np.int64(row[b + 4])
-        s[_at(w, W_CONQUESTS)] = np.int64(row[b + 5])
-        s[_at(w, W_NEXPL)] = np.int64(row[b + 6])
+        b = FIRST_POWER + w * POWER_FIELDS
+        for a in range(3):  # explore, colonize, conquer
+            s[_at(w, W_EXPLORE + a)] = np.int64(row[b + P_EXPLORE + a])
+        s[_at(w, W_GALLEONS)] = row[b + P_GALLEONS] > 0.5
+        s[_at(w, W_COLONIES)] = np.int64(row[b + P_COLONIES])
+        s[_at(w, W_CONQUESTS)] = np.int64(row[b + P_CONQUESTS])
+        s[_at(w, W_NEXPL)] = np.int64(row[b + P_EXPLORERS])
         for k in range(MAX_POOL):
-            s[_at(w, W_EXPL + k)] = np.int64(row[b + 8 + k])
+            s[_at(w, W_EXPL + k)] = np.int64(row[b + P_EXPLORER_RATINGS + k])
         s[_at(w, W_AGENT)] = np.int64(row[AGENTS + w])
-    hb = HEAD + 2 * POWER_FIELDS
-    s[S_NCONQ] = np.int64(row[hb + 7])
+    hb = FIRST_POWER + 2 * POWER_FIELDS  # the Habsburgs' piece
+    s[S_NCONQ] = np.int64(row[hb + P_CONQUISTADORS])
     for k in range(MAX_POOL):
-        s[S_CONQ + k] = np.int64(row[hb + 8 + MAX_POOL + k])
+        s[S_CONQ + k] = np.int64(row[hb + P_CONQUISTADOR_RATINGS + k])
     return s
 
 
