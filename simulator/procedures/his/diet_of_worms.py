@@ -97,13 +97,13 @@ class CPDistribution(Params):
 
     def thresholds(self) -> list[int]:
         """Integer thresholds: value k is drawn when ``u32 < thresholds[k]`` (and no earlier)."""
-        out = []
+        bounds = []
         cum = Fraction(0)
         for _, q in self.table():
             cum += q
-            out.append(int(cum * 2**32))  # floor: Fraction >= 0
-        out[-1] = 2**32
-        return out
+            bounds.append(int(cum * 2**32))  # floor: Fraction >= 0
+        bounds[-1] = 2**32
+        return bounds
 
 
 def _fixed_or_table(v: Any) -> Any:

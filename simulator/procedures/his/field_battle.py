@@ -280,10 +280,10 @@ def hit_thresholds(dice: int, hit_on: int) -> list[int]:
 def threshold_halves(thresholds: list[int], pairs: int = MAX_HITS + 1) -> list[int]:
     """Each threshold as (high 32 bits, low 32 bits), padded with zeros to ``pairs`` pairs (a
     float64 holds each 32-bit half exactly)."""
-    out = [0] * (2 * pairs)
+    halves = [0] * (2 * pairs)
     for k, t in enumerate(thresholds):
-        out[2 * k], out[2 * k + 1] = t >> 32, t & 0xFFFFFFFF
-    return out
+        halves[2 * k], halves[2 * k + 1] = t >> 32, t & 0xFFFFFFFF
+    return halves
 
 
 def pack(p: FieldBattleParams) -> np.ndarray:

@@ -179,6 +179,8 @@ RAID_PROPORTIONS = (RAIDS_WITH_SURVIVORS, GAINS_NOTHING, ANY_VP)
 #: two turn metrics are at ``RAIDS + RAID.size * raids`` and one after).
 METRICS = Layout(*RAID.names, ("raid", RAID.size * MAX_RAIDS), "turn_gains_nothing", "turn_any_vp")
 RAIDS = METRICS.at("raid")
+#: Where the turn metrics sit after the raids (the row closes up, so relative to the first).
+TURN_ANY_VP = METRICS.at("turn_any_vp") - METRICS.at("turn_gains_nothing")
 # The kernel adds each raid's values into the totals by RAID's offsets.
 assert all(METRICS.at(name) == RAID.at(name) for name in RAID.names)
 
@@ -324,7 +326,7 @@ def piracy_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
                     for k in range(N_BASE):
                         values[v, k, i] += values[v, row + k, i]
                 values[v, turn, i] = all_nothing
-                values[v, turn + 1, i] = some_vp
+                values[v, turn + TURN_ANY_VP, i] = some_vp
         accumulate_block(stats, values, m, hist_offset, hist_max)
     return stats
 
