@@ -60,7 +60,7 @@ def position(**params) -> SimpleNamespace:
         tok=np.zeros((G.MAX_PLAYERS, G.N_LANDS + G.N_CHARS), dtype=np.int64),
         pl=np.zeros((G.MAX_PLAYERS, 3), dtype=np.int64),
         g=np.zeros(G.G_SIZE, dtype=np.int64),
-        ch=np.zeros((G.N_CHARS, 4), dtype=np.int64),
+        ch=np.zeros((G.N_CHARS, G.N_CHAR_COLS), dtype=np.int64),
         land=np.zeros((G.N_LANDS, 4), dtype=np.int64),
         law=np.zeros((G.MAX_LAWS, 6), dtype=np.int64),
         card=np.zeros((G.MAX_CARDS, 6), dtype=np.int64),
@@ -99,7 +99,9 @@ def income(s) -> None:
 
 
 def tax(s) -> None:
-    G.tax_phase(s.tok, s.pl, s.g, s.land, s.owner, s.contest, s.tied)
+    G.tax_phase(
+        s.st, s.tok, s.pl, s.g, s.ch, s.land, s.law, s.owner, s.contest, s.tied, s.score
+    )
 
 
 BLUE, RED, YELLOW = 0, 1, 2

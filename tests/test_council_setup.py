@@ -148,7 +148,11 @@ def test_kernel_equals_twin_under_each_setup_and_reading(raw):
     got = [G.play_one(p, key, t) for t in range(20)]
     twin = [naive_council.play(p.model_dump(), key, t) for t in range(20)]
     assert got == twin
-    assert plan.metrics[-1].name == "cut_by_turn_limit"
+    assert [m.name for m in plan.metrics][-3:] == [
+        "cut_by_turn_limit",
+        "phase_reveals",
+        "advice_without_priority",
+    ]
 
 
 def test_an_empty_head_changes_a_game_only_where_the_case_arose():

@@ -193,7 +193,7 @@ def character_action(st, tok, pl, g, ch, land, law, card, mv, score, tied, decl,
         if not vetoed:
             yes = council_vote(st, tok, pl, g, ch, land, p, law[a, 0], mv, score, tied, decl)
             if yes >= g[G_COUNCIL_VOTES]:
-                pass_law(g, land, law, a, b)
+                pass_law(st, tok, pl, g, land, law, a, b, score)
     elif kind == MV_REMOVE_HEAD:
         if check_election(tok, g):
             return

@@ -34,7 +34,7 @@ from simulator.procedures.council.game.params import (
     N_CHARS,
     N_LANDS,
 )
-from simulator.procedures.council.game.state import G_DONE, G_SIZE, P_POLICY
+from simulator.procedures.council.game.state import G_DONE, G_SIZE, N_CHAR_COLS, P_POLICY
 from simulator.rng import low32, next_word
 
 # Header of the interface state (int64 words; X_RNG holds uint64 bits).
@@ -71,7 +71,7 @@ O_TOK = 0
 O_PL = O_TOK + MAX_PLAYERS * N_COL
 O_G = O_PL + MAX_PLAYERS * 3
 O_CH = O_G + G_SIZE
-O_LAND = O_CH + N_CHARS * 4
+O_LAND = O_CH + N_CHARS * N_CHAR_COLS
 O_LAW = O_LAND + N_LANDS * 4
 O_CARD = O_LAW + MAX_LAWS * 6
 POS_SIZE = O_CARD + MAX_CARDS * 6

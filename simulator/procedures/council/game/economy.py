@@ -16,9 +16,11 @@ from simulator.procedures.council.game.heuristic import (
     gain_at,
 )
 from simulator.procedures.council.game.params import (
+    E_IGNORE_LAW,
     E_INCOME_BONUS,
     E_MERC_DISCOUNT,
     E_MOOD_IMMUNE,
+    E_WARLORD_TAX,
     HEAD0,
     MAX_PLAYERS,
     MESSENGER,
@@ -28,11 +30,13 @@ from simulator.procedures.council.game.params import (
     T_DOMINEERING,
     T_THRIFTY,
     T_WASTEFUL,
+    WARLORD,
 )
 from simulator.procedures.council.game.state import (
     C_SEAT,
     G_CONTESTED,
     G_HOLDER0,
+    G_IGNORED,
     G_INF_COST,
     G_ISSUED,
     G_MERC_COST,
@@ -63,6 +67,7 @@ from simulator.procedures.council.game.state import (
     MV_PASS,
     P_COINS,
     P_SUPPLY,
+    char_owner,
     combined_top,
     free_card,
     give_tokens,
@@ -245,22 +250,46 @@ def spending_phase(st, tok, pl, g, ch, land, card, mv, score, tied):
 
 
 @kernel
-def tax_phase(tok, pl, g, land, owner, contest, tied):
-    """Each player pays for the Lands it has priority on (tax_rate per Land, total rounded down)
-    and 1 coin per contested Land; a Land it cannot pay for costs 1 token on the Land and 1 on its
-    Head."""
+def land_rate(g, land, law, li, half):
+    """Land li's tax rate in half coins under the laws (``half``: the rate with every active
+    law's change): the Brown Plains' player leaves out its ignored law's change."""
+    if land[li, L_EFFECT] == E_IGNORE_LAW and g[G_IGNORED] >= 0:
+        return np.int64(max(half - law[g[G_IGNORED], 4], 0))
+    return np.int64(max(half, 0))
+
+
+@kernel
+def tax_phase(st, tok, pl, g, ch, land, law, owner, contest, tied, score):
+    """Each player pays for the Lands it has priority on (their rates summed, the total rounded
+    down: 1.5 coins a Land by default) and 1 coin per contested Land; a Land it cannot pay for
+    costs 1 token on the Land and 1 on its Head. Before it, the Warlord's player sets the tax of
+    the Valley of Arrows (``warlord_tax``: 1, 2 or 3 coins, whatever the laws); the Brown Plains
+    leave out the law their player ignores (``ignore_law``)."""
     n_players = g[G_PLAYERS]
-    half = max(g[G_TAX_HALF] + g[G_TAX_DELTA], 0)
+    half = g[G_TAX_HALF] + g[G_TAX_DELTA]
+    rate = np.zeros(N_LANDS, dtype=np.int64)
     for li in range(N_LANDS):
         owner[li] = land_owner(tok, g, li, tied)
         for p in range(n_players):
             contest[li, p] = tied[p] if owner[li] == -2 else 0
+        rate[li] = land_rate(g, land, law, li, half)
+    for li in range(N_LANDS):
+        if land[li, L_EFFECT] != E_WARLORD_TAX or owner[li] < 0:
+            continue
+        w = g[G_HOLDER0 + WARLORD]
+        q = char_owner(tok, g, w) if w >= 0 else np.int64(-1)
+        if q < 0:
+            continue
+        # Move i: a tax of i + 1 coins; greedy sets the lowest on itself, the highest on a rival.
+        for i in range(3):
+            score[i] = -(i + 1) if owner[li] == q else i + 1
+        rate[li] = 2 * (choose(st, pl, q, 3, score) + 1)
     for p in range(n_players):
-        k = 0
+        paid_halves = 0
         for li in range(N_LANDS):
             if owner[li] == p:
-                k += 1
-                due = (half * k) // 2 - (half * (k - 1)) // 2
+                due = (paid_halves + rate[li]) // 2 - paid_halves // 2
+                paid_halves += rate[li]
             elif owner[li] == -2 and contest[li, p] == 1:
                 due = 1
             else:

@@ -81,7 +81,7 @@ from simulator.procedures.council.game.heuristic import (
     standings,
     win_chances,
 )
-from simulator.procedures.council.game.mercenaries import reveal_step
+from simulator.procedures.council.game.mercenaries import phase_window, reveal_step
 from simulator.procedures.council.game.params import (
     H_AGENTS,
     H_PLAYERS,
@@ -109,6 +109,7 @@ from simulator.procedures.council.game.state import (
     K_MODE,
     K_OWNER,
     K_STATUS,
+    N_CHAR_COLS,
     P_POLICY,
 )
 from simulator.procedures.council.game.victory import check_victory, draw_at_turn_limit
@@ -125,7 +126,7 @@ def position(s, base):
     tok = s[base + O_TOK : base + O_PL].reshape((MAX_PLAYERS, N_COL))
     pl = s[base + O_PL : base + O_G].reshape((MAX_PLAYERS, 3))
     g = s[base + O_G : base + O_CH]
-    ch = s[base + O_CH : base + O_LAND].reshape((N_CHARS, 4))
+    ch = s[base + O_CH : base + O_LAND].reshape((N_CHARS, N_CHAR_COLS))
     land = s[base + O_LAND : base + O_LAW].reshape((N_LANDS, 4))
     law = s[base + O_LAW : base + O_CARD].reshape((MAX_LAWS, 6))
     card = s[base + O_CARD : base + POS_SIZE].reshape((MAX_CARDS, 6))
@@ -163,15 +164,17 @@ def run_phase(s, mv, score, tied, cand, votes, order, owner, contest, decl):
         income_phase(st, tok, pl, g, ch, land, mv, score, tied, owner, contest)
         audit(tok, pl, g, ch, land, card)
     elif ph == PH_SPEND:
-        spending_phase(st, tok, pl, g, ch, land, card, mv, score, tied)
-        audit(tok, pl, g, ch, land, card)
+        if not phase_window(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
+            spending_phase(st, tok, pl, g, ch, land, card, mv, score, tied)
+            audit(tok, pl, g, ch, land, card)
     elif ph == PH_ACTIONS:
-        actions_phase(
-            st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, votes, order, decl
-        )
-        audit(tok, pl, g, ch, land, card)
-    else:
-        tax_phase(tok, pl, g, land, owner, contest, tied)
+        if not phase_window(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
+            actions_phase(
+                st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, votes, order, decl
+            )
+            audit(tok, pl, g, ch, land, card)
+    elif not phase_window(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
+        tax_phase(st, tok, pl, g, ch, land, law, owner, contest, tied, score)
         audit(tok, pl, g, ch, land, card)
         record_round(tok, g, ch, tied, s[X_TURN])
         check_victory(tok, g, land, ch)

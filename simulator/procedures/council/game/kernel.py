@@ -33,6 +33,7 @@ from simulator.procedures.council.game.heuristic import (
 from simulator.procedures.council.game.interface import GAME, apply_move, is_over, to_move
 from simulator.procedures.council.game.interface import start as start_game
 from simulator.procedures.council.game.mercenaries import (
+    phase_window,
     reveal_step,
 )
 from simulator.procedures.council.game.params import (
@@ -54,6 +55,7 @@ from simulator.procedures.council.game.params import (
 )
 from simulator.procedures.council.game.setup import audit, scratch, setup
 from simulator.procedures.council.game.state import (
+    G_ADVICE_NO_PRIORITY,
     G_CHECK,
     G_CONTESTED,
     G_DECIDED_AT,
@@ -66,13 +68,16 @@ from simulator.procedures.council.game.state import (
     G_MAX_TURNS,
     G_MERC0,
     G_MERCS_ON,
+    G_PHASE_REVEALS,
     G_PLAYERS,
     G_RUN,
     G_SIZE,
     G_TURN,
     G_VICTORY,
     G_VIOLATIONS,
+    G_WINDOW,
     G_WINMASK,
+    N_CHAR_COLS,
 )
 from simulator.procedures.council.game.victory import (
     check_victory,
@@ -113,15 +118,20 @@ def play_game(
             break
         g[G_TURN] = t
         if g[G_MERCS_ON] == 1:
+            g[G_WINDOW] = 0
             reveal_step(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes)
             audit(tok, pl, g, ch, land, card)
             if g[G_DONE] == 1:
                 break
         income_phase(st, tok, pl, g, ch, land, mv, score, tied, owner, contest)
         audit(tok, pl, g, ch, land, card)
+        if phase_window(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
+            break
         spending_phase(st, tok, pl, g, ch, land, card, mv, score, tied)
         audit(tok, pl, g, ch, land, card)
         if g[G_DONE] == 1:
+            break
+        if phase_window(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
             break
         actions_phase(
             st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, votes, order, decl
@@ -129,7 +139,9 @@ def play_game(
         audit(tok, pl, g, ch, land, card)
         if g[G_DONE] == 1:
             break
-        tax_phase(tok, pl, g, land, owner, contest, tied)
+        if phase_window(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
+            break
+        tax_phase(st, tok, pl, g, ch, land, law, owner, contest, tied, score)
         audit(tok, pl, g, ch, land, card)
         record_round(tok, g, ch, tied, t)
         if check_victory(tok, g, land, ch):
@@ -172,6 +184,8 @@ def game_values(g, out):
     m += N_GAPS
     out[m] = g[G_EMPTY_CHANCES]
     out[m + 1] = 1 if g[G_VICTORY] == V_DRAW and g[G_GAP0 + GAP_STALLED] == 0 else 0
+    out[m + 2] = g[G_PHASE_REVEALS]
+    out[m + 3] = g[G_ADVICE_NO_PRIORITY]
 
 
 _search = make_search_agents(GAME)
@@ -228,7 +242,7 @@ def buffers_play(row, key, trial, check, out):
     tok = np.zeros((MAX_PLAYERS, N_LANDS + N_CHARS), dtype=np.int64)
     pl = np.zeros((MAX_PLAYERS, 3), dtype=np.int64)
     g = np.zeros(G_SIZE, dtype=np.int64)
-    ch = np.zeros((N_CHARS, 4), dtype=np.int64)
+    ch = np.zeros((N_CHARS, N_CHAR_COLS), dtype=np.int64)
     land = np.zeros((N_LANDS, 4), dtype=np.int64)
     law = np.zeros((MAX_LAWS, 6), dtype=np.int64)
     card = np.zeros((MAX_CARDS, 6), dtype=np.int64)

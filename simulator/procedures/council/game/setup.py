@@ -9,9 +9,11 @@ from simulator.procedures.council.game.context import pick, wants_scores
 from simulator.procedures.council.game.heuristic import breakdown, choose, edge_of, gain_at
 from simulator.procedures.council.game.params import (
     H_ADVICE,
+    H_ADVICE_BY_INFLUENCE,
     H_BRIBE_CAP,
     H_CHARS,
     H_COUNCIL_VOTES,
+    H_GREEDY_BRIBE,
     H_INFLUENCE_COST,
     H_LANDS,
     H_LAWS,
@@ -26,7 +28,9 @@ from simulator.procedures.council.game.params import (
     H_RARE_COST,
     H_RARE_SCOPE,
     H_REMOVE_VOTES,
+    H_REVEAL_PHASES,
     H_SETUP_ORDER,
+    H_SPY_THIEF_FIRST,
     H_START_COINS,
     H_START_TOKENS,
     H_SYCOPHANT_PHASE,
@@ -34,7 +38,9 @@ from simulator.procedures.council.game.params import (
     H_TIP_CAP,
     H_TIP_EMPTY,
     H_TOKENS,
+    H_TRANSFER,
     H_TREASURY,
+    HEAD0,
     MAX_CARDS,
     MAX_LAWS,
     MAX_MOVES,
@@ -47,15 +53,19 @@ from simulator.procedures.council.game.params import (
     SETUP_SNAKE,
 )
 from simulator.procedures.council.game.state import (
+    C_HOME,
     C_LEADER,
     C_LOT,
     C_SEAT,
     C_TRAITS,
     G_ADVICE,
+    G_ADVICE_BY_INFLUENCE,
     G_BRIBE_CAP,
     G_CHECK,
     G_COUNCIL_VOTES,
+    G_GREEDY_BRIBE,
     G_HOLDER0,
+    G_IGNORED,
     G_INF_COST,
     G_ISSUED,
     G_LEADER,
@@ -70,7 +80,9 @@ from simulator.procedures.council.game.state import (
     G_RARE_SCOPE,
     G_REMOVE_VOTES,
     G_REP,
+    G_REVEAL_PHASES,
     G_RUN,
+    G_SPY_THIEF_FIRST,
     G_START_COINS,
     G_START_TREASURY,
     G_SYCOPHANT_PHASE,
@@ -79,6 +91,7 @@ from simulator.procedures.council.game.state import (
     G_TIP_EMPTY,
     G_TO_BANK,
     G_TOKENS,
+    G_TRANSFER,
     G_TREASURY,
     G_VICTORY,
     G_VIOLATIONS,
@@ -205,6 +218,12 @@ def setup(row, st, tok, pl, g, ch, land, law, card, mv, score, tied):
     g[G_TIP_EMPTY] = np.int64(row[H_TIP_EMPTY])
     g[G_TIP_CAP] = np.int64(row[H_TIP_CAP])
     g[G_BRIBE_CAP] = np.int64(row[H_BRIBE_CAP])
+    g[G_GREEDY_BRIBE] = np.int64(row[H_GREEDY_BRIBE])
+    g[G_TRANSFER] = np.int64(row[H_TRANSFER])
+    g[G_REVEAL_PHASES] = np.int64(row[H_REVEAL_PHASES])
+    g[G_SPY_THIEF_FIRST] = np.int64(row[H_SPY_THIEF_FIRST])
+    g[G_ADVICE_BY_INFLUENCE] = np.int64(row[H_ADVICE_BY_INFLUENCE])
+    g[G_IGNORED] = -1
     g[G_LEADER] = -1
     g[G_RUN] = -1
     g[G_START_COINS] = np.int64(row[H_START_COINS])
@@ -235,6 +254,7 @@ def setup(row, st, tok, pl, g, ch, land, law, card, mv, score, tied):
         ch[c, C_SEAT] = np.int64(row[H_CHARS + 2 * c + 1])
         ch[c, C_LOT] = 0
         ch[c, C_LEADER] = -1
+        ch[c, C_HOME] = ch[c, C_SEAT] - HEAD0 if ch[c, C_SEAT] >= HEAD0 else -1
         if ch[c, C_SEAT] >= 0:
             g[G_HOLDER0 + ch[c, C_SEAT]] = c
     for i in range(MAX_LAWS):

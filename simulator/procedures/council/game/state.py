@@ -4,7 +4,7 @@ Arrays only, so the whole game compiles:
   tok[p, 0..6]  tokens of player p on Land li;  tok[p, 7 + c] on Character c
   pl[p]         coins, supply, policy
   land[li]      size, civilians, soldiers, effect
-  ch[c]         traits, seat (-1 pool, -2 dead), lot key
+  ch[c]         traits, seat (-1 pool, -2 dead), lot key, a Sycophant's leader, last Land
   g             the globals (including who holds each seat)
   law[i]        category, cost, mood, militarise, tax delta (halves), active slot or -1
   card[k]       kind, owner, target, status (0 free, 1 in hand, 2 face down), mode, turn"""
@@ -26,7 +26,9 @@ from simulator.procedures.council.game.params import (
 
 P_COINS, P_SUPPLY, P_POLICY = 0, 1, 2
 L_SIZE, L_CIV, L_SOL, L_EFFECT = 0, 1, 2, 3
-C_TRAITS, C_SEAT, C_LOT, C_LEADER = 0, 1, 2, 3  # C_LEADER: a Sycophant's last leader
+# C_LEADER: a Sycophant's last leader; C_HOME: the Land a Character headed last (-1: none)
+C_TRAITS, C_SEAT, C_LOT, C_LEADER, C_HOME = 0, 1, 2, 3, 4
+N_CHAR_COLS = 5
 K_KIND, K_OWNER, K_TARGET, K_STATUS, K_MODE, K_TURN = range(6)
 (
     G_MOOD,
@@ -73,8 +75,17 @@ K_KIND, K_OWNER, K_TARGET, K_STATUS, K_MODE, K_TURN = range(6)
     G_TIP_CAP,
     G_BRIBE_CAP,
     G_EMPTY_CHANCES,
-) = range(44)
-G_MERC0 = 44
+    G_GREEDY_BRIBE,
+    G_TRANSFER,
+    G_REVEAL_PHASES,
+    G_SPY_THIEF_FIRST,
+    G_ADVICE_BY_INFLUENCE,
+    G_IGNORED,
+    G_WINDOW,
+    G_PHASE_REVEALS,
+    G_ADVICE_NO_PRIORITY,
+) = range(53)
+G_MERC0 = 53
 G_GAP0 = G_MERC0 + 5
 G_HOLDER0 = G_GAP0 + N_GAPS
 G_SIZE = G_HOLDER0 + N_SEATS

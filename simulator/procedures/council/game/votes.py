@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.jit import kernel
+from simulator.jit import inline, kernel
 from simulator.procedures.council.game.context import wants_scores
 from simulator.procedures.council.game.heuristic import (
     ADVICE_VALUE,
@@ -15,23 +15,32 @@ from simulator.procedures.council.game.heuristic import (
 )
 from simulator.procedures.council.game.params import (
     ACTIVE_LAWS,
+    E_IGNORE_LAW,
     E_SWAY_COUNCIL,
     E_SWAY_HEAD,
+    GAP_ADVICE_TIE,
     GAP_APPOINT,
     GAP_FOUR_VOTES,
     HEAD0,
+    MAX_PLAYERS,
     N_CHARS,
     N_LANDS,
     PRIVY,
+    T_HOMEBODY,
     T_PROUD,
+    T_TRAVELLER,
     TREASURER,
 )
 from simulator.procedures.council.game.state import (
     ADVICE,
+    C_HOME,
     C_SEAT,
     G_ADVICE,
+    G_ADVICE_BY_INFLUENCE,
+    G_ADVICE_NO_PRIORITY,
     G_GAP0,
     G_HOLDER0,
+    G_IGNORED,
     G_LAWS_PASSED,
     G_MOOD,
     G_N_LAWS,
@@ -39,6 +48,7 @@ from simulator.procedures.council.game.state import (
     G_REP,
     G_TAX_DELTA,
     G_TO_BANK,
+    G_TRANSFER,
     G_TREASURY,
     L_CIV,
     L_EFFECT,
@@ -49,7 +59,9 @@ from simulator.procedures.council.game.state import (
     MV_PASS,
     char_owner,
     char_total,
+    combined_top,
     council_member,
+    give_tokens,
     has_trait,
     land_total,
     power_holder,
@@ -155,6 +167,22 @@ def fill_vacancies(st, tok, pl, g, ch, land, cand, votes, score):
         chosen = choose_among(st, tok, pl, g, cand, n, score, False)
         ch[chosen, C_SEAT] = HEAD0 + li
         g[G_HOLDER0 + HEAD0 + li] = chosen
+        transferred(tok, pl, g, ch, chosen, li)
+
+
+@kernel
+def transferred(tok, pl, g, ch, c, li):
+    """Character c was appointed to head Land li: if a player chose it (the Privy Councillor's;
+    not a lot) and li is not the Land it headed last, that player puts one of its tokens on a
+    Traveller and takes one off a Homebody (traits 13, 14; ``transfer``)."""
+    if g[G_TRANSFER] == 1 and ch[c, C_HOME] != li:
+        q = appointer(tok, g, False)
+        if q >= 0:
+            if has_trait(ch, c, T_TRAVELLER) == 1:
+                give_tokens(tok, pl, q, N_LANDS + c, 1)
+            if has_trait(ch, c, T_HOMEBODY) == 1:
+                remove_tokens(tok, pl, q, N_LANDS + c, 1)
+    ch[c, C_HOME] = li
 
 
 @kernel
@@ -289,48 +317,100 @@ def council_vote(st, tok, pl, g, ch, land, proposer, category, mv, score, tied, 
 
 
 @kernel
+def next_adviser(tok, g, li, h, asked):
+    """The next player in line to advise through Head h of Land li (Voting: "first the player
+    with priority on it, then the other players by their influence; equal influence: Land + Head
+    tokens"): the most tokens on h among those not yet ``asked`` with a token on it, ties by Land
+    + Head; -1 when nobody is left, -2 when the next in line tie on both."""
+    best = np.int64(-1)
+    best_head = np.int64(0)
+    best_total = np.int64(0)
+    tie = False
+    for p in range(g[G_PLAYERS]):
+        head = tok[p, N_LANDS + h]
+        if asked[p] == 1 or head == 0:
+            continue
+        total = head + tok[p, li]
+        if best < 0 or head > best_head or (head == best_head and total > best_total):
+            best, best_head, best_total, tie = p, head, total, False
+        elif head == best_head and total == best_total:
+            tie = True
+    return np.int64(-2) if tie else best
+
+
+@kernel
 def advise(st, tok, pl, g, ch, land, proposer, mv, score, tied, decl):
     """Advice through Heads (rulebook: "players may sway [neutral Councillors] by advice through the
-    Heads; each Head may advise only once"). In Land order, the player with priority on each Head
-    may advise one neutral Council member for or against, discarding a token from the Head; the
-    Brothers' power (``sway_council``) advises without losing it. Greedy pays only what keeps its
-    priority, for the side it declared (the proposer: for). The net advice per member is left in
-    ``decl[k, ADVICE]``."""
+    Heads; each Head may advise only once"). In Land order, each Head advises at most once: one
+    neutral Council member for or against, its adviser discarding a token from the Head (the
+    Brothers' power, ``sway_council``, lets the player with priority on its Head advise without
+    losing it). The adviser is the player with priority on the Head; under ``advice_by:
+    influence``, when it passes (or there is none) the others in line by their tokens on it
+    (:func:`next_adviser`; a tie for the next place leaves the Head silent: ``gap.advice_tie``).
+    Greedy pays only what keeps its priority, for the side it declared (the proposer: for). The
+    net advice per member is left in ``decl[k, ADVICE]``."""
     for k in range(5):
         decl[k, ADVICE] = 0
     if g[G_ADVICE] == 0:
         return
+    asked = np.zeros(MAX_PLAYERS, dtype=np.int64)
     for li in range(N_LANDS):
         h = g[G_HOLDER0 + HEAD0 + li]
         if h < 0:
             continue
-        q = char_owner(tok, g, h)
-        if q < 0:
+        holder = char_owner(tok, g, h)
+        asked[:] = 0
+        while True:
+            if g[G_ADVICE_BY_INFLUENCE] == 1:
+                q = next_adviser(tok, g, li, h, asked)
+                if q == -2:
+                    g[G_GAP0 + GAP_ADVICE_TIE] += 1
+                    break
+            elif holder >= 0 and asked[holder] == 0:
+                q = holder
+            else:
+                q = np.int64(-1)
+            if q < 0:
+                break
+            asked[q] = 1
+            prio = q == holder
+            if advise_through(
+                st, tok, pl, g, ch, land, proposer, mv, score, tied, decl, li, h, q, prio
+            ):
+                if not prio:
+                    g[G_ADVICE_NO_PRIORITY] += 1
+                break
+
+
+@kernel
+def advise_through(st, tok, pl, g, ch, land, proposer, mv, score, tied, decl, li, h, q, prio):
+    """Player q may advise one neutral Council member through Head h of Land li (``prio``: q has
+    priority on h, the Brothers' power then spares its token). Returns whether it advised."""
+    free = prio and land[li, L_EFFECT] == E_SWAY_COUNCIL
+    loss = np.int64(0)
+    if not free and wants_scores(st, pl, q):
+        loss = gain(tok, pl, g, ch, land, q, N_LANDS + h, -1, 0, tied)
+    n = 1
+    mv[0, 0] = MV_PASS
+    score[0] = 0
+    for k in range(5):
+        c = council_member(g, k)
+        if c < 0 or c == h or char_owner(tok, g, c) >= 0:
             continue
-        free = land[li, L_EFFECT] == E_SWAY_COUNCIL
-        loss = np.int64(0)
-        if not free and wants_scores(st, pl, q):
-            loss = gain(tok, pl, g, ch, land, q, N_LANDS + h, -1, 0, tied)
-        n = 1
-        mv[0, 0] = MV_PASS
-        score[0] = 0
-        for k in range(5):
-            c = council_member(g, k)
-            if c < 0 or c == h or char_owner(tok, g, c) >= 0:
-                continue
-            pref = np.int64(1) if q == proposer else decl[k, q]
-            for side in range(2):
-                mv[n, 0] = MV_ADVISE
-                mv[n, 1] = k
-                mv[n, 2] = 1 if side == 0 else -1
-                score[n] = 2 * loss + mv[n, 2] * pref * ADVICE_VALUE
-                n += 1
-        i = choose(st, pl, q, n, score)
-        if i == 0:
-            continue
-        decl[mv[i, 1], ADVICE] += mv[i, 2]
-        if not free:
-            remove_tokens(tok, pl, q, N_LANDS + h, 1)
+        pref = np.int64(1) if q == proposer else decl[k, q]
+        for side in range(2):
+            mv[n, 0] = MV_ADVISE
+            mv[n, 1] = k
+            mv[n, 2] = 1 if side == 0 else -1
+            score[n] = 2 * loss + mv[n, 2] * pref * ADVICE_VALUE
+            n += 1
+    i = choose(st, pl, q, n, score)
+    if i == 0:
+        return False
+    decl[mv[i, 1], ADVICE] += mv[i, 2]
+    if not free:
+        remove_tokens(tok, pl, q, N_LANDS + h, 1)
+    return True
 
 
 @kernel
@@ -373,8 +453,35 @@ def active_in_slot(law, n_laws, j):
 
 
 @kernel
-def pass_law(g, land, law, i, j):
-    """Law i takes slot j (or a free slot when j is -1): Treasury pays, mood, militarise, tax."""
+def ignore_choice(st, tok, pl, g, land, law, i, score):
+    """A law i has passed: the player with strictly most Land + Head tokens on the Brown Plains
+    (``ignore_law``) may name it as the law that does not apply there, the one it ignored so far
+    coming into force again (move 1) or keep its choice (move 0); greedy ignores the law that
+    raises the tax more."""
+    for li in range(N_LANDS):
+        if land[li, L_EFFECT] != E_IGNORE_LAW:
+            continue
+        q = combined_top(tok, g, li)
+        if q < 0:
+            return
+        old = g[G_IGNORED]
+        score[0] = 0
+        score[1] = law[i, 4] - (law[old, 4] if old >= 0 else 0)
+        if choose(st, pl, q, 2, score) == 1:
+            g[G_IGNORED] = i
+        return
+
+
+@inline
+def ignored_here(g, land, li, i):
+    """Whether law i does not apply on Land li (the Brown Plains' ignored law)."""
+    return land[li, L_EFFECT] == E_IGNORE_LAW and g[G_IGNORED] == i
+
+
+@kernel
+def pass_law(st, tok, pl, g, land, law, i, j, score):
+    """Law i takes slot j (or a free slot when j is -1): Treasury pays, mood, militarise (not on
+    a Land that ignores it), tax."""
     n_laws = g[G_N_LAWS]
     if j < 0:
         for s in range(ACTIVE_LAWS):
@@ -384,11 +491,16 @@ def pass_law(g, land, law, i, j):
     old = active_in_slot(law, n_laws, j)
     if old >= 0:
         law[old, 5] = -1
+        if g[G_IGNORED] == old:
+            g[G_IGNORED] = -1  # a law no longer in force is ignored no more
     law[i, 5] = j
+    ignore_choice(st, tok, pl, g, land, law, i, score)
     g[G_TREASURY] -= law[i, 1]
     g[G_TO_BANK] += law[i, 1]
     g[G_MOOD] = min(max(g[G_MOOD] + law[i, 2], -3), 3)
     for li in range(N_LANDS):
+        if ignored_here(g, land, li, i):
+            continue
         if law[i, 3] > 0 and land[li, L_CIV] > 0:
             land[li, L_CIV] -= 1
             land[li, L_SOL] += 1
