@@ -53,7 +53,8 @@ from simulator.rng import low32, next_word
     X_CHECK,
     X_PEND_TAG,
     X_PEND_BEST,
-) = range(14)
+    X_WINDOW,
+) = range(15)
 CTX = 16
 PLAIN, REPLAY, DISCARD = 0, 1, 2
 #: Policy codes at or above this decide through the game interface (rollout 2, mcts 3).
@@ -181,11 +182,12 @@ def record(st, v, tag):
 @inline
 def next_scripted(st, n):
     """The next scripted value as an index below n (clamped: a resampled hidden card can shorten
-    a list an opponent chose from; counted in X_CLAMPS)."""
+    a list an opponent chose from, or change which hook reads a value, a lot's raw word then
+    read as a choice; counted in X_CLAMPS)."""
     k = np.int64(st[X_POS])
     st[X_POS] = np.uint64(k + 1)
     v = np.int64(st[SCRIPT + k])
-    if v >= n:
+    if v >= n or v < 0:
         st[X_CLAMPS] += np.uint64(1)
         return n - 1
     return v

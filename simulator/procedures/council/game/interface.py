@@ -72,6 +72,7 @@ from simulator.procedures.council.game.context import (
     X_POS,
     X_RNG,
     X_TURN,
+    X_WINDOW,
 )
 from simulator.procedures.council.game.economy import income_phase, spending_phase, tax_phase
 from simulator.procedures.council.game.heuristic import (
@@ -102,6 +103,7 @@ from simulator.procedures.council.game.state import (
     G_MAX_TURNS,
     G_MERCS_ON,
     G_PLAYERS,
+    G_REVEAL_PHASES,
     G_TURN,
     G_VIOLATIONS,
     G_WINMASK,
@@ -163,17 +165,19 @@ def run_phase(s, mv, score, tied, cand, votes, order, owner, contest, decl):
     elif ph == PH_INCOME:
         income_phase(st, tok, pl, g, ch, land, mv, score, tied, owner, contest)
         audit(tok, pl, g, ch, land, card)
+    elif s[X_WINDOW] == 1:
+        # The reveal window before the spending, action or tax phase (reveal_windows: phase),
+        # a phase of its own here so that a determinized replay never crosses it.
+        phase_window(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes)
     elif ph == PH_SPEND:
-        if not phase_window(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
-            spending_phase(st, tok, pl, g, ch, land, card, mv, score, tied)
-            audit(tok, pl, g, ch, land, card)
+        spending_phase(st, tok, pl, g, ch, land, card, mv, score, tied)
+        audit(tok, pl, g, ch, land, card)
     elif ph == PH_ACTIONS:
-        if not phase_window(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
-            actions_phase(
-                st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, votes, order, decl
-            )
-            audit(tok, pl, g, ch, land, card)
-    elif not phase_window(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
+        actions_phase(
+            st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, votes, order, decl
+        )
+        audit(tok, pl, g, ch, land, card)
+    else:
         tax_phase(st, tok, pl, g, ch, land, law, owner, contest, tied, score)
         audit(tok, pl, g, ch, land, card)
         record_round(tok, g, ch, tied, s[X_TURN])
@@ -194,11 +198,15 @@ def finish(s, tied):
 
 @kernel
 def next_phase(s, tied):
-    """Move on from the phase just completed in SNAP (the turn loop of the kernel)."""
+    """Move on from the phase just completed in SNAP (the turn loop of the kernel). Under
+    ``reveal_windows: phase`` the spending, action and tax phases each open with a reveal window
+    (``X_WINDOW``), counted in the same round as the phase it opens (``round_of``)."""
     g = s[SNAP + O_G : SNAP + O_CH]
     ph = s[X_PHASE]
-    if g[G_DONE] == 1 and ph != PH_INCOME:
+    if g[G_DONE] == 1 and (ph != PH_INCOME or s[X_WINDOW] == 1):
         finish(s, tied)
+    elif s[X_WINDOW] == 1:
+        s[X_WINDOW] = 0
     elif ph == PH_TAX:
         if s[X_TURN] + 1 > g[G_MAX_TURNS]:
             finish(s, tied)
@@ -213,6 +221,9 @@ def next_phase(s, tied):
             s[X_PHASE] = PH_REVEAL
     else:
         s[X_PHASE] = ph + 1
+        windows = g[G_MERCS_ON] == 1 and g[G_REVEAL_PHASES] == 1
+        if windows and ph + 1 >= PH_SPEND:
+            s[X_WINDOW] = 1
 
 
 @kernel
