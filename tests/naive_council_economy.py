@@ -64,12 +64,7 @@ class Economy:
                 continue
             # Black Harbour: +1 in any conditions to the one player with most Land + Head tokens;
             # a tie on that total gives it to nobody (no tie-break on the Head).
-            head = self.head_of(land)
-            total = [
-                self.on_land[q][land] + (self.on_char[q][head] if head >= 0 else 0)
-                for q in range(self.n)
-            ]
-            q = self.strict_top(total)
+            q = self.combined_top(land)
             if q >= 0:
                 self.coins[q] += 1
                 self.issued += 1

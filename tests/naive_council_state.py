@@ -137,6 +137,15 @@ class GameState:
             return -1
         return counts.index(top)
 
+    def combined_top(self, land: int) -> int:
+        """The one player with most Land + Head tokens on ``land`` (no Head tie-break), or -1."""
+        head = self.head_of(land)
+        total = [
+            self.on_land[q][land] + (self.on_char[q][head] if head >= 0 else 0)
+            for q in range(self.n)
+        ]
+        return self.strict_top(total)
+
     def char_owner(self, c: int) -> int:
         return self.strict_top([self.on_char[q][c] for q in range(self.n)])
 

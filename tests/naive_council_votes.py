@@ -278,12 +278,7 @@ class Votes:
         for land in range(7):
             if self.p["lands"][land]["effect"] != "ignore_law":
                 continue
-            head = self.head_of(land)
-            total = [
-                self.on_land[q][land] + (self.on_char[q][head] if head >= 0 else 0)
-                for q in range(self.n)
-            ]
-            q = self.strict_top(total)
+            q = self.combined_top(land)
             if q >= 0:
                 delta = [round(law["tax_delta"] * 2) for law in self.p["laws"]]
                 old = delta[self.ignored] if self.ignored >= 0 else 0

@@ -8,6 +8,7 @@ import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.agents.spec import AGENT_CODES, AGENT_ROW, Policies, pack_agents, seat_agents
+from simulator.layout import Layout
 from simulator.procedures.base import Metric, Params
 
 N_LANDS = 7
@@ -562,6 +563,22 @@ def metric_names(players: int) -> list[str]:
     names += [f"gap.{g}" for g, _ in GAPS]
     names += [c for c, _ in CASES]
     return names
+
+
+def _slot(name: str) -> str:
+    return name.replace(".", "_")
+
+
+#: The metric row a finished game is written to, by name (``kernel.game_values``): the seats'
+#: wins (``MAX_PLAYERS`` slots, the first ``players`` of them reported), then every other metric
+#: of :func:`metrics` in its order, each named as its metric with ``_`` for ``.``. The trial
+#: loop reports slot :func:`metric_slot` ``(k, players)`` as metric k.
+METRICS = Layout(("wins", MAX_PLAYERS), *(_slot(n) for n in metric_names(0)))
+
+
+def metric_slot(k: int, players: int) -> int:
+    """The METRICS slot of metric k of :func:`metrics` (a game of ``players`` seats)."""
+    return k if k < players else k - players + MAX_PLAYERS
 
 
 def metrics(p: CouncilGameParams) -> list[Metric]:
