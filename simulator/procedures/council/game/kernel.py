@@ -82,7 +82,13 @@ METRICS_SIZE = METRICS.size
 
 @kernel
 def play_game(row, context, state, scratch, check):
-    """One whole game from ``context``'s stream; the result is left in ``state``."""
+    """One whole game from ``context``'s stream; the result is left in ``state``. An entry
+    point: it works on borrowed views of its arrays (simulator.jit.borrowed), which the caller
+    keeps alive for the call."""
+    row = borrowed(row)
+    context = borrowed(context)
+    state = borrowed(state)
+    scratch = borrowed(scratch)
     setup(row, context, state, scratch)
     state[CHECK] = check
     audit(state)
@@ -193,7 +199,7 @@ def search_play(row, key, trial, check, out):
         start_decision(decision, trial_key, k)
         k += 1
         apply_move(s, _search(s, agents[seat], decision), rng)
-    state = borrowed(s[CUR : CUR + POSITION_SIZE])
+    state = s[CUR : CUR + POSITION_SIZE]  # a view that keeps s alive (not borrowed)
     # A scripted choice out of range cannot happen in the real game (nothing is resampled).
     state[VIOLATIONS] += s[X_CLAMPS] + s[X_OVERFLOW]
     game_values(state, out)
@@ -204,14 +210,14 @@ def search_play(row, key, trial, check, out):
 def buffers_play(row, key, trial, check, out):
     """One game of trial ``trial``: its metric row in ``out`` (METRICS); the invariant
     violations returned. Three arrays a game: the stream (``context``), the position and the
-    phases' scratch, passed on as borrowed views (simulator.jit.borrowed)."""
+    phases' scratch (:func:`play_game` plays on borrowed views of them)."""
     if searching(row):
         return search_play(row, key, trial, check, out)
     context = np.zeros(CTX, dtype=np.uint64)
     context[0] = trial_state(key, trial)
     state = np.zeros(POSITION_SIZE, dtype=np.int64)
     scratch = np.zeros(SCRATCH_SIZE, dtype=np.int64)
-    play_game(borrowed(row), borrowed(context), borrowed(state), borrowed(scratch), check)
+    play_game(row, context, state, scratch, check)
     game_values(state, out)
     return state[VIOLATIONS]
 

@@ -617,8 +617,10 @@ def metrics(p: CouncilGameParams) -> list[Metric]:
     for g, desc in GAPS:
         out.append(Metric(f"gap.{g}", "mean", desc, headline=False))
     for name, desc in CASES:
-        kind = "proportion" if name == "cut_by_turn_limit" else "mean"
-        out.append(Metric(name, kind, desc, headline=False))
+        if name == "cut_by_turn_limit":
+            out.append(Metric(name, "proportion", desc, headline=False))
+        else:
+            out.append(Metric(name, "mean", desc, headline=False))
     return out
 
 
