@@ -20,6 +20,13 @@ from simulator.rng import scenario_key
 
 PARAMS = {"players": 4, "policies": ["random"] * 4}
 GREEDY = {"players": 4, "policies": ["greedy"] * 4}
+#: Searching seats (the game interface, resume by replay): the default scenario's rollout in
+#: every seat, and one mcts seat among greedy ones.
+ROLLOUT = {"players": 4, "policies": {"agent": "rollout", "playouts": 3, "horizon": 6}}
+MCTS = {
+    "players": 4,
+    "policies": [{"agent": "mcts", "iterations": 24, "horizon": 6}, "greedy", "greedy", "greedy"],
+}
 TARGET = 2000.0
 CHUNK = 256
 
@@ -93,4 +100,27 @@ def rows(quick: bool) -> list[Row]:
     greedy = plan_for("council.game", GREEDY)
     name = "4 random players per CPU-second, same run"
     out += _rows(greedy, "4 greedy players", games, repeat, random_cpu, name)
+    greedy_cpu = out[-1].value
+    for who, params, n in (
+        ("4 rollout players", ROLLOUT, 2 if quick else 8),
+        ("1 mcts and 3 greedy players", MCTS, 1 if quick else 4),
+    ):
+        plan = plan_for("council.game", params)
+        out.append(
+            Row(
+                bench=f"council.game {who}, per CPU-second of 1 thread",
+                value=_search_cpu_rate(plan, n),
+                unit="games/cpu-s",
+                baseline=greedy_cpu,
+                baseline_name="4 greedy players per CPU-second, same run",
+            )
+        )
     return out
+
+
+def _search_cpu_rate(plan: Plan, games: int) -> float:
+    """Games per CPU-second of whole games with searching seats (one warm-up game first)."""
+    simulate(plan, 1, threads=1, chunk_size=1)
+    c0 = time.process_time()
+    simulate(plan, games, threads=1, chunk_size=games)
+    return games / (time.process_time() - c0)

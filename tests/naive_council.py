@@ -68,8 +68,11 @@ class Game(Votes, Economy, Mercenaries, GameState):
                 if self.p["mercenaries"]:
                     self.reveal()
                 self.income()
+                self.phase_window()
                 self.spending()
+                self.phase_window()
                 self.actions()
+                self.phase_window()
                 self.tax()
                 self.record_round(t)
                 self.check_victory()
@@ -82,6 +85,14 @@ class Game(Votes, Economy, Mercenaries, GameState):
         if not any(any(row) for row in self.on_land):
             self.gaps["stalled_draw"] += 1  # no token on any Land: no income can return
         self.record_round(self.turn)
+
+    def phase_window(self) -> None:
+        """A reveal window at the start of the spending, action or tax phase (``reveal_windows:
+        phase``): a game that ends in it ends there."""
+        if self.p["mercenaries"] and self.p["reveal_windows"] == "phase":
+            self.window = 1
+            self.reveal()
+            self.window = 0
 
     def record_round(self, t: int) -> None:
         """The leader (most Lands and Characters with priority; a tie names none) after turn t."""
@@ -108,6 +119,7 @@ class Game(Votes, Economy, Mercenaries, GameState):
         out += [self.gaps[g] for g in GAPS]
         stalled = self.gaps["stalled_draw"] > 0
         out += [self.empty_head_chances, int(self.victory == "draw" and not stalled)]
+        out += [self.phase_reveals, self.advice_without_priority]
         return out
 
 

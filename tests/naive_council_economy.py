@@ -64,12 +64,7 @@ class Economy:
                 continue
             # Black Harbour: +1 in any conditions to the one player with most Land + Head tokens;
             # a tie on that total gives it to nobody (no tie-break on the Head).
-            head = self.head_of(land)
-            total = [
-                self.on_land[q][land] + (self.on_char[q][head] if head >= 0 else 0)
-                for q in range(self.n)
-            ]
-            q = self.strict_top(total)
+            q = self.combined_top(land)
             if q >= 0:
                 self.coins[q] += 1
                 self.issued += 1
@@ -132,15 +127,30 @@ class Economy:
 
     # -- tax ---------------------------------------------------------------------------------------
 
+    def land_rate(self, land: int, half: int) -> int:
+        """A Land's tax in half coins under the laws: the Brown Plains leave out the ignored law."""
+        if self.p["lands"][land]["effect"] == "ignore_law" and self.ignored >= 0:
+            half -= round(self.p["laws"][self.ignored]["tax_delta"] * 2)
+        return max(half, 0)
+
     def tax(self) -> None:
-        half = max(round(self.p["tax_rate"] * 2) + self.tax_delta_halves(), 0)
+        half = round(self.p["tax_rate"] * 2) + self.tax_delta_halves()
         prio = [self.land_priority(land) for land in range(7)]
+        rate = [self.land_rate(land, half) for land in range(7)]
+        for land in range(7):
+            if self.p["lands"][land]["effect"] != "warlord_tax" or prio[land][0] < 0:
+                continue
+            w = self.holder("warlord")
+            q = self.char_owner(w) if w >= 0 else -1
+            if q >= 0:  # the Valley of Arrows: the Warlord's player sets 1, 2 or 3 coins
+                mine = prio[land][0] == q
+                rate[land] = 2 * (self.choose(q, [-x if mine else x for x in (1, 2, 3)]) + 1)
         for q in range(self.n):
-            k = 0
+            paid = 0
             for land, (o, tied) in enumerate(prio):
                 if o == q:
-                    k += 1
-                    due = half * k // 2 - half * (k - 1) // 2
+                    due = (paid + rate[land]) // 2 - paid // 2
+                    paid += rate[land]
                 elif o == -2 and q in tied:
                     due = 1
                 else:

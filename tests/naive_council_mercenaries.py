@@ -7,7 +7,7 @@ action phase.
 
 from __future__ import annotations
 
-from tests.naive_council_state import MAX_CARDS, MAX_MOVES, Card
+from tests.naive_council_state import KINDS, MAX_CARDS, MAX_MOVES, Card
 
 
 class Mercenaries:
@@ -64,122 +64,165 @@ class Mercenaries:
     def gift_size(self, c: int) -> int:
         return 2 if self.has(c, "collector") else 1
 
+    def greedy_fee(self, target: int) -> int:
+        """The coin a Greedy target takes from its briber (greedy_bribe: briber_pays)."""
+        if self.p["greedy_bribe"] != "briber_pays" or self.has(target, "incorruptible"):
+            return 0
+        return int(self.has(target, "greedy"))
+
+    def toll(self, q: int, trait: str, k: int) -> None:
+        """q takes k tokens off every Character not killed with this trait."""
+        for c in range(11):
+            if self.seat_of[c] != "dead" and self.has(c, trait):
+                self.take(q, ("char", c), k)
+
+    def presented(self, q: int, target: int, gift: bool) -> None:
+        """A revealed gift or bribe reached target: Fanatics (to an Atheist), Incorruptibles (a
+        gift to a Bribable) cost its sender a token each."""
+        if self.has(target, "atheist"):
+            self.toll(q, "fanatic", 1)
+        if gift and self.has(target, "bribable"):
+            self.toll(q, "incorruptible", 1)
+
     def reveal(self) -> None:
-        for k in range(MAX_CARDS):
-            card = self.cards[k]
-            if card is None or not card.face_down or card.turn >= self.turn:
-                continue
-            if card.kind == "guard":
-                continue
-            q, target = card.owner, card.target
-            options: list = [None]
-            scores = [0]
-            if card.kind == "messenger":
-                if card.bribe:
-                    cap = self.p.get("bribe_cap")  # None: "by any amount"
-                    extra = self.coins[q] // 3 if cap is None else min(self.coins[q] // 3, cap)
-                else:  # 1: the gift may be made rare (Golden Coast)
-                    extra = 1 if self.rare_gift_open(q) else 0
-                for j in range(extra + 1):
-                    gain = 1 + j if card.bribe else self.gift_size(target) + j
-                    if card.bribe and self.has(target, "incorruptible"):
-                        gain = 0
-                    options.append(j)
-                    paid = -3 * j if card.bribe else -self.p["rare_gift_cost"] * j
-                    put = min(gain, self.supply[q] + 1)
-                    greedy = self.greedy(q)
-                    scores.append(self.delta(q, ("char", target), put, paid) if greedy else 0)
-            elif card.kind == "assassin":
-                options.append(0)
-                scores.append(-1 if self.char_owner(target) == q else 0)
+        sweeps = (("spy", "thief"), ("messenger", "assassin"))
+        if not self.p["spy_thief_first"]:
+            sweeps = (KINDS,)
+        for kinds in sweeps:
+            for k in range(MAX_CARDS):
+                card = self.cards[k]
+                if card is None or not card.face_down or card.turn >= self.turn:
+                    continue
+                if card.kind == "guard" or card.kind not in kinds:
+                    continue
+                self.reveal_card(k, card)
+
+    def reveal_card(self, k: int, card) -> None:
+        q, target = card.owner, card.target
+        options: list = [None]
+        scores = [0]
+        if card.kind == "messenger":
+            fee = self.greedy_fee(target) if card.bribe else 0
+            if card.bribe:
+                cap = self.p.get("bribe_cap")  # None: "by any amount"
+                budget = (self.coins[q] - fee) // 3  # a Greedy target's coin first
+                extra = budget if cap is None else min(budget, cap)
+            else:  # 1: the gift may be made rare (Golden Coast)
+                extra = 1 if self.rare_gift_open(q) else 0
+            for j in range(extra + 1):
+                gain = 1 + j if card.bribe else self.gift_size(target) + j
+                if card.bribe and self.has(target, "incorruptible"):
+                    gain = 0
+                options.append(j)
+                paid = -3 * j - fee if card.bribe else -self.p["rare_gift_cost"] * j
+                put = min(gain, self.supply[q] + 1)
+                greedy = self.greedy(q)
+                scores.append(self.delta(q, ("char", target), put, paid) if greedy else 0)
+        elif card.kind == "assassin":
+            options.append(0)
+            scores.append(-1 if self.char_owner(target) == q else 0)
+        else:
+            for m, other in enumerate(self.cards):
+                if other is not None and other.face_down and other.owner != q:
+                    options.append(m)
+                    scores.append(0)
+        choice = options[self.choose(q, scores)]
+        if choice is None:
+            return
+        self.played[card.kind] += 1
+        self.phase_reveals += self.window
+        if card.kind == "messenger":
+            self.discard(k)
+            if not card.bribe:
+                if choice == 1:
+                    self.use_rare_gift(q)
+                self.give(q, ("char", target), self.gift_size(target) + choice)
             else:
-                for m, other in enumerate(self.cards):
-                    if other is not None and other.face_down and other.owner != q:
-                        options.append(m)
-                        scores.append(0)
-            choice = options[self.choose(q, scores)]
-            if choice is None:
-                continue
-            self.played[card.kind] += 1
-            if card.kind == "messenger":
+                fee = self.greedy_fee(target)
+                self.coins[q] -= 3 * choice + fee
+                self.to_bank += 3 * choice + fee
+                if not self.has(target, "incorruptible"):
+                    self.give(q, ("char", target), 1 + choice)
+                    if self.p["greedy_bribe"] == "holder_gains" and self.has(target, "greedy"):
+                        holder = self.char_owner(target)
+                        if holder >= 0:
+                            self.coins[holder] += 1
+                            self.issued += 1
+            self.presented(q, target, not card.bribe)
+        elif card.kind == "assassin":
+            m = self.guard_answers(target, 2)
+            if m >= 0:
+                r = self.cards[m].owner
+                self.played["guard"] += 1
+                self.discard(m)
                 self.discard(k)
-                if not card.bribe:
-                    if choice == 1:
-                        self.use_rare_gift(q)
-                    self.give(q, ("char", target), self.gift_size(target) + choice)
-                else:
-                    self.coins[q] -= 3 * choice
-                    self.to_bank += 3 * choice
-                    if not self.has(target, "incorruptible"):
-                        self.give(q, ("char", target), 1 + choice)
-            elif card.kind == "assassin":
-                m = self.guard_answers(target, 2)
-                if m >= 0:
-                    r = self.cards[m].owner
-                    self.played["guard"] += 1
-                    self.discard(m)
-                    self.discard(k)
-                    self.give(r, ("char", target), 2)
-                    for _ in range(3):
-                        chars = [c for c in range(11) if self.on_char[q][c] > 0]
-                        if not chars:
-                            break
-                        greedy = self.greedy(q)
-                        scores = [self.delta(q, ("char", c), -1) if greedy else 0 for c in chars]
-                        self.take(q, ("char", chars[self.choose(q, scores)]), 1)
-                else:
-                    self.kill(target)
-                    if self.killed >= 5:
-                        self.hand_of_order()
+                self.give(r, ("char", target), 2)
+                for _ in range(3):
+                    chars = [c for c in range(11) if self.on_char[q][c] > 0]
+                    if not chars:
+                        break
+                    greedy = self.greedy(q)
+                    scores = [self.delta(q, ("char", c), -1) if greedy else 0 for c in chars]
+                    self.take(q, ("char", chars[self.choose(q, scores)]), 1)
             else:
-                m = choice
-                other = self.cards[m]
-                owner, tm = other.owner, other.target
-                if card.kind == "spy":
-                    self.discard(k)
-                    self.discard(m)
-                    if other.kind == "messenger" and not other.bribe:
-                        self.give(owner, ("char", tm), self.gift_size(tm))
-                    elif other.kind == "messenger":
+                self.kill(target)
+                if self.killed >= 5:
+                    self.hand_of_order()
+        else:
+            m = choice
+            other = self.cards[m]
+            owner, tm = other.owner, other.target
+            if card.kind == "spy":
+                self.discard(k)
+                self.discard(m)
+                if other.kind == "messenger" and not other.bribe:
+                    self.give(owner, ("char", tm), self.gift_size(tm))
+                    self.presented(owner, tm, True)
+                elif other.kind == "messenger":
+                    if not self.has(tm, "bribable"):  # a Bribable keeps the briber's token
                         self.take(owner, ("char", tm), 1)
-                        for c in range(11):
-                            if self.seat_of[c] != "dead" and self.has(c, "incorruptible"):
-                                self.take(owner, ("char", c), 1)
-                    elif other.kind == "thief":
-                        self.take(owner, ("char", tm), 1)
-                    elif other.kind == "assassin":
-                        self.take(owner, ("char", tm), self.on_char[owner][tm])
-                        for c in range(11):
-                            if self.seat_of[c] != "dead" and any(
-                                self.has(c, t) for t in ("peaceful", "believer", "humane")
-                            ):
-                                self.take(owner, ("char", c), 1)
-                    elif other.kind == "guard":
-                        self.take(q, ("char", tm), 1)
-                elif other.kind == "messenger":  # a thief exposes a messenger
-                    gm = self.guard_answers(tm, 1)
-                    if gm >= 0:
-                        r = self.cards[gm].owner
-                        self.played["guard"] += 1
-                        self.discard(gm)
-                        self.discard(k)
-                        self.give(r, ("char", tm), 1)
-                        self.check_victory()
-                        continue
-                    take_card = True
-                    if other.bribe:
-                        take_card = self.choose(q, [0, 0]) == 0
+                    self.toll(owner, "incorruptible", 1)
+                    self.toll(owner, "cautious", 1)
+                elif other.kind == "thief":
+                    self.take(owner, ("char", tm), 1)
+                    self.toll(owner, "cautious", 1)
+                elif other.kind == "assassin":
+                    self.take(owner, ("char", tm), self.on_char[owner][tm])
+                    self.toll(owner, "cautious", 2)
+                    for c in range(11):
+                        if self.seat_of[c] != "dead" and any(
+                            self.has(c, t) for t in ("peaceful", "believer", "humane")
+                        ):
+                            self.take(owner, ("char", c), 1)
+                elif other.kind == "guard":
+                    self.take(q, ("char", tm), 1)
+            elif other.kind == "messenger":  # a thief exposes a messenger
+                gm = self.guard_answers(tm, 1)
+                if gm >= 0:
+                    r = self.cards[gm].owner
+                    self.played["guard"] += 1
+                    self.discard(gm)
                     self.discard(k)
-                    self.discard(m)
-                    if take_card:
-                        self.cards[m] = Card("messenger", q, self.turn)
-                    else:
-                        self.coins[q] += 2
-                        self.issued += 2
+                    self.give(r, ("char", tm), 1)
+                    self.check_victory()
+                    return
+                take_card = True
+                if other.bribe:
+                    self.toll(owner, "cautious", 1)
+                    take_card = self.choose(q, [0, 0]) == 0
+                self.discard(k)
+                self.discard(m)
+                if take_card:
+                    self.cards[m] = Card("messenger", q, self.turn)
                 else:
-                    self.discard(k)
-                    self.discard(m)
-            self.check_victory()
+                    self.coins[q] += 2
+                    self.issued += 2
+            else:
+                self.discard(k)
+                self.discard(m)
+                if other.kind in ("thief", "assassin"):  # exposed: Cautious Characters
+                    self.toll(owner, "cautious", 1 if other.kind == "thief" else 2)
+        self.check_victory()
 
     def kill(self, c: int) -> None:
         self.vacate(c)

@@ -31,6 +31,7 @@ GAPS = (
     "hand_of_order_tie",
     "removal_four_votes",
     "stalled_draw",
+    "advice_tie",
 )
 UNDEFINED = -(2**62)  # the kernel's mark of a value a game does not define
 MAX_HAND = 6
@@ -86,6 +87,11 @@ class GameState:
     rare_used: dict = field(default_factory=dict)  # turn -> players who made a gift rare
     sycophant_leader: dict = field(default_factory=dict)  # Character -> last leader it followed
     empty_head_chances: int = 0  # a Head with no token came to act with tokens on its Land
+    ignored: int = -1  # the law the Brown Plains ignore (-1: none)
+    home: list = field(default_factory=list)  # the Land each Character headed last (-1: none)
+    window: int = 0  # 1 in a reveal window after the turn's first
+    phase_reveals: int = 0  # cards revealed in those windows
+    advice_without_priority: int = 0  # advice through a Head by a player without priority on it
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -130,6 +136,15 @@ class GameState:
         if top == 0 or counts.count(top) > 1:
             return -1
         return counts.index(top)
+
+    def combined_top(self, land: int) -> int:
+        """The one player with most Land + Head tokens on ``land`` (no Head tie-break), or -1."""
+        head = self.head_of(land)
+        total = [
+            self.on_land[q][land] + (self.on_char[q][head] if head >= 0 else 0)
+            for q in range(self.n)
+        ]
+        return self.strict_top(total)
 
     def char_owner(self, c: int) -> int:
         return self.strict_top([self.on_char[q][c] for q in range(self.n)])
@@ -332,6 +347,7 @@ class GameState:
         for c in p["characters"]:
             s = c["seat"]
             self.seat_of.append(s if s in COUNCIL or s == "pool" else ("head", names.index(s)))
+        self.home = [s[1] if isinstance(s, tuple) else -1 for s in self.seat_of]
         self.civ = [land["civilians"] for land in p["lands"]]
         self.sol = [land["soldiers"] for land in p["lands"]]
         self.cards = [None] * MAX_CARDS

@@ -58,7 +58,21 @@ class Votes:
                 continue
             pool = [c for c in range(11) if self.seat_of[c] == "pool"]
             if pool:
-                self.seat_of[self.choose_among(pool)] = ("head", land)
+                chosen = self.choose_among(pool)
+                self.seat_of[chosen] = ("head", land)
+                self.transferred(chosen, land)
+
+    def transferred(self, c: int, land: int) -> None:
+        """Traveller and Homebody: the appointing player (not a lot) puts a token on / takes one
+        off a Character it moves to a Land other than the one it headed last."""
+        if self.p["transfer"] == "other_land" and self.home[c] != land:
+            q = self.appointer(False)
+            if q >= 0:
+                if self.has(c, "traveller"):
+                    self.give(q, ("char", c), 1)
+                if self.has(c, "homebody"):
+                    self.take(q, ("char", c), 1)
+        self.home[c] = land
 
     def choose_representative(self) -> None:
         best, cands = None, []
@@ -139,31 +153,61 @@ class Votes:
         return self.tally(category, declared, advice)
 
     def advise(self, proposer: int, declared: list[dict[int, int]]) -> list[int]:
-        """Each Head's player (Land order) may advise one neutral Councillor for or against,
-        discarding a token from the Head; through the Brothers' Head for free."""
+        """Each Head (Land order) advises at most once: one neutral Councillor for or against,
+        its adviser discarding a token from the Head; through the Brothers' Head for free. The
+        adviser: its priority player, then (advice_by: influence) the others in line."""
         advice = [0] * 5
         if not self.p["advice"]:
             return advice
-        for land, h, q in self.heads_held():
-            free = self.p["lands"][land]["effect"] == "sway_council"
-            loss = 0 if free or not self.greedy(q) else self.delta(q, ("char", h), -1)
-            options: list = [None]
-            scores = [0]
-            for k in range(5):
-                c = self.council_member(k)
-                if c < 0 or c == h or self.char_owner(c) >= 0:
-                    continue
-                pref = 1 if q == proposer else declared[k].get(q, 0)
-                for side in (1, -1):
-                    options.append((k, side))
-                    scores.append(2 * loss + side * pref * H.ADVICE_VALUE)
-            choice = options[self.choose(q, scores)]
-            if choice is None:
+        for land in range(7):
+            h = self.head_of(land)
+            if h < 0:
                 continue
-            advice[choice[0]] += choice[1]
-            if not free:
-                self.take(q, ("char", h), 1)
+            holder = self.char_owner(h)
+            if self.p["advice_by"] == "priority":
+                line = [holder] if holder >= 0 else []
+            else:
+                # the priority player first, then the others by tokens on the Head, then Land +
+                # Head; a tie for the next place leaves the Head silent
+                with_tokens = [q for q in range(self.n) if self.on_char[q][h] > 0]
+                key = {
+                    q: (self.on_char[q][h], self.on_char[q][h] + self.on_land[q][land])
+                    for q in with_tokens
+                }
+                line = sorted(with_tokens, key=lambda q: key[q], reverse=True)
+            for i, q in enumerate(line):
+                nxt = line[i + 1] if i + 1 < len(line) else None
+                if nxt is not None and self.p["advice_by"] != "priority" and key[nxt] == key[q]:
+                    self.gaps["advice_tie"] += 1
+                    break
+                if self.advise_through(proposer, declared, advice, land, h, q, q == holder):
+                    if q != holder:
+                        self.advice_without_priority += 1
+                    break
         return advice
+
+    def advise_through(self, proposer, declared, advice, land, h, q, prio) -> bool:
+        """q may advise one neutral Councillor through Head h (free through the Brothers' Head
+        for its priority player). Returns whether it advised."""
+        free = prio and self.p["lands"][land]["effect"] == "sway_council"
+        loss = 0 if free or not self.greedy(q) else self.delta(q, ("char", h), -1)
+        options: list = [None]
+        scores = [0]
+        for k in range(5):
+            c = self.council_member(k)
+            if c < 0 or c == h or self.char_owner(c) >= 0:
+                continue
+            pref = 1 if q == proposer else declared[k].get(q, 0)
+            for side in (1, -1):
+                options.append((k, side))
+                scores.append(2 * loss + side * pref * H.ADVICE_VALUE)
+        choice = options[self.choose(q, scores)]
+        if choice is None:
+            return False
+        advice[choice[0]] += choice[1]
+        if not free:
+            self.take(q, ("char", h), 1)
+        return True
 
     def tally(self, category: str, declared: list[dict[int, int]], advice=None) -> int:
         """The rulebook's Council vote: 3 of 5 for. A controlled member votes as declared; a neutral
@@ -211,11 +255,16 @@ class Votes:
         law = self.p["laws"][i]
         if slot < 0:
             slot = min(s for s in range(3) if s not in self.active)
+        if self.active.get(slot) == self.ignored:
+            self.ignored = -1  # a law no longer in force is ignored no more
         self.active[slot] = i
+        self.ignore_choice(i)
         self.treasury -= law["cost"]
         self.to_bank += law["cost"]
         self.mood = min(max(self.mood + law["mood"], -3), 3)
         for land in range(7):
+            if self.p["lands"][land]["effect"] == "ignore_law" and self.ignored == i:
+                continue
             if law["militarise"] > 0 and self.civ[land] > 0:
                 self.civ[land] -= 1
                 self.sol[land] += 1
@@ -223,6 +272,19 @@ class Votes:
                 self.sol[land] -= 1
                 self.civ[land] += 1
         self.laws_passed += 1
+
+    def ignore_choice(self, i: int) -> None:
+        """The Brown Plains: the player with most Land + Head tokens may ignore the new law."""
+        for land in range(7):
+            if self.p["lands"][land]["effect"] != "ignore_law":
+                continue
+            q = self.combined_top(land)
+            if q >= 0:
+                delta = [round(law["tax_delta"] * 2) for law in self.p["laws"]]
+                old = delta[self.ignored] if self.ignored >= 0 else 0
+                if self.choose(q, [0, delta[i] - old]) == 1:
+                    self.ignored = i
+            return
 
     def act(self, c: int, q: int) -> None:
         seat = self.seat_of[c]

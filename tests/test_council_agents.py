@@ -22,10 +22,6 @@ from simulator.procedures.council.game.context import (
     CHANCE,
     CTX,
     CUR,
-    O_CARD,
-    O_CH,
-    O_G,
-    O_PL,
     PEND_SCORES,
     SCRIPT,
     SNAP,
@@ -43,13 +39,14 @@ from simulator.procedures.council.game.kernel import (
     invariant_violations,
     search_move,
 )
-from simulator.procedures.council.game.params import MAX_CARDS, N_METRICS_BASE, pack
-from simulator.procedures.council.game.state import K_KIND, K_OWNER, K_STATUS, P_POLICY
+from simulator.procedures.council.game.params import METRICS, N_METRICS_BASE, metric_slot, pack
+from simulator.procedures.council.game.state import POSITION_SIZE, SCRATCH_SIZE
 from simulator.rng import mix64, trial_state
 from tests import naive_agents as twin
 from tests import naive_council
 from tests.agent_checks import assert_ladder_same_on_threads_and_chunks
 from tests.naive import Stream
+from tests.test_council_game import K_KIND, K_OWNER, K_STATUS, P_COINS, P_POLICY, P_SUPPLY, tables
 
 PROC = procedures.get("council.game")
 G = SimpleNamespace(
@@ -72,15 +69,21 @@ def _uniform(rng: np.ndarray, n: int) -> int:
 
 
 def _values(s: np.ndarray, players: int = 4) -> np.ndarray:
-    out = np.zeros(players + N_METRICS_BASE, dtype=np.int64)
-    game_values(s[CUR + O_G : CUR + O_CH], out)
-    return out
+    out = np.zeros(METRICS.size, dtype=np.int64)
+    game_values(s[CUR : CUR + POSITION_SIZE], out)
+    return out[[metric_slot(k, players) for k in range(players + N_METRICS_BASE)]]
+
+
+def _snap(s: np.ndarray):
+    """Table views of the position at the start of the current phase."""
+    return tables(s[SNAP : SNAP + POSITION_SIZE])
 
 
 def _kernel_game(policies, key: int, trial: int) -> np.ndarray:
-    out = np.zeros(len(policies) + N_METRICS_BASE, dtype=np.int64)
+    out = np.zeros(METRICS.size, dtype=np.int64)
     buffers_play(pack(PROC.params_model(policies=policies)), np.uint64(key), trial, 0, out)
-    return out
+    players = len(policies)
+    return out[[metric_slot(k, players) for k in range(players + N_METRICS_BASE)]]
 
 
 def _drive(policies, key: int, trial: int, asked: list[int] | None = None, pick=None) -> np.ndarray:
@@ -233,12 +236,12 @@ def _hide_differently(s: np.ndarray, seat: int) -> np.ndarray:
     """``s`` with every other seat's hidden Mercenary kinds and agents changed."""
     other = s.copy()
     for base in (SNAP, CUR):
-        card = other[base + O_CARD : base + O_CARD + MAX_CARDS * 6].reshape((MAX_CARDS, 6))
-        for k in range(MAX_CARDS):
+        t = tables(other[base : base + POSITION_SIZE])
+        card = t.card
+        for k in range(card.shape[0]):
             if card[k, K_STATUS] >= 1 and card[k, K_OWNER] != seat:
                 card[k, K_KIND] = (card[k, K_KIND] + 1 + k % 4) % 5
-        pl = other[base + O_PL : base + O_G].reshape((-1, 3))
-        pl[1:4, P_POLICY] = [3, 0, 2]
+        t.pl[1:4, P_POLICY] = [3, 0, 2]
     for i in range(other[X_LEN]):  # the kinds other seats bought earlier in the phase
         who, first = other[TAGS + i] & 15, (other[TAGS + i] >> 4) - 1
         if who not in (seat, CHANCE) and first >= 0 and other[SCRIPT + i] >= first:
@@ -300,23 +303,9 @@ def _coup_in_one_buy(policy: str) -> tuple[np.ndarray, int]:
     )
     row = pack(p)
     s = I.new_state(row, 0)
-    tok, pl, g, ch, land, law, card = I.position(s, SNAP)
-    st = np.zeros(CTX, dtype=np.uint64)
-    mv = np.zeros((G.MAX_MOVES, 5), dtype=np.int64)
-    setup(
-        row,
-        st,
-        tok,
-        pl,
-        g,
-        ch,
-        land,
-        law,
-        card,
-        mv,
-        np.zeros(G.MAX_MOVES, dtype=np.int64),
-        np.zeros(G.MAX_PLAYERS, dtype=np.int64),
-    )
+    t = _snap(s)
+    tok, pl, g = t.tok, t.pl, t.g
+    setup(row, np.zeros(CTX, dtype=np.uint64), t.state, np.zeros(SCRATCH_SIZE, dtype=np.int64))
     names = [c["name"] for c in G.DEFAULT_CHARACTERS]
     lands = [x["name"] for x in G.DEFAULT_LANDS]
     for col, who in (
@@ -329,10 +318,10 @@ def _coup_in_one_buy(policy: str) -> tuple[np.ndarray, int]:
     ):
         for q in who:
             tok[q, col] += 1
-            pl[q, G.P_SUPPLY] -= 1
-    pl[:, G.P_COINS] = 0
-    pl[0, G.P_COINS] = 3
-    g[G.G_TURN] = 1
+            pl[q, P_SUPPLY] -= 1
+    pl[:, P_COINS] = 0
+    pl[0, P_COINS] = 3
+    g[G.TURN] = 1
     s[X_TURN] = 1
     s[X_PHASE] = I.PH_SPEND
     return s, 1 + lands.index("Brothers")
@@ -360,27 +349,17 @@ def test_greedy_buys_the_land_that_completes_a_coup_not_one_more_land_of_income(
     # alike (so greedy used to take the Coup only by lot, about one time in four).
     for seed in range(20):
         s, _ = _coup_in_one_buy("greedy")
-        tok, pl, g, ch, land, _law, card = I.position(s, SNAP)
-        st = np.zeros(CTX, dtype=np.uint64)
-        st[0] = seed
-        spending_phase(
-            st,
-            tok,
-            pl,
-            g,
-            ch,
-            land,
-            card,
-            np.zeros((G.MAX_MOVES, 5), dtype=np.int64),
-            np.zeros(G.MAX_MOVES, dtype=np.int64),
-            np.zeros(G.MAX_PLAYERS, dtype=np.int64),
-        )
-        assert g[G.G_VICTORY] == G.V_COUP and g[G.G_WINMASK] == 1
+        t = _snap(s)
+        context = np.zeros(CTX, dtype=np.uint64)
+        context[0] = seed
+        spending_phase(context, t.state, np.zeros(SCRATCH_SIZE, dtype=np.int64))
+        assert t.g[G.VICTORY] == G.V_COUP and t.g[G.WINNERS] == 1
 
 
 def test_the_twins_greedy_rates_the_coup_above_every_other_land():
     s, coup = _coup_in_one_buy("greedy")
-    tok, pl, _g, _ch, _land, _law, _card = I.position(s, SNAP)
+    t = _snap(s)
+    tok, pl = t.tok, t.pl
     p = PROC.params_model(
         start_tokens=0,
         mercenaries=False,
@@ -391,7 +370,7 @@ def test_the_twins_greedy_rates_the_coup_above_every_other_land():
     twin.setup()
     twin.on_land = [[int(tok[q, li]) for li in range(7)] for q in range(4)]
     twin.on_char = [[int(tok[q, 7 + c]) for c in range(11)] for q in range(4)]
-    twin.coins = [int(x) for x in pl[:4, G.P_COINS]]
+    twin.coins = [int(x) for x in pl[:4, P_COINS]]
     cost = -p["influence_cost"]
     scores = [twin.delta(0, ("land", li), 1, cost) for li in range(7)]
     assert scores.index(max(scores)) == coup - 1

@@ -49,57 +49,87 @@ def land(name: str) -> int:
     return LANDS.index(name)
 
 
+#: Columns of the table views of :func:`tables` (one piece of the flat state per column).
+P_COINS, P_SUPPLY, P_POLICY = 0, 1, 2
+C_TRAITS, C_SEAT, C_LOT, C_LEADER, C_HOME = 0, 1, 2, 3, 4
+L_SIZE, L_CIV, L_SOL, L_EFFECT = 0, 1, 2, 3
+K_KIND, K_OWNER, K_TARGET, K_STATUS, K_MODE, K_TURN = range(6)
+
+
+def tables(state: np.ndarray, scratch: np.ndarray | None = None) -> SimpleNamespace:
+    """Views of a flat position (``state.POSITION``) as the tables a test reads and writes:
+    ``tok[p, col]``, ``pl[p, P_*]``, ``g[SCALAR]`` (the scalars, played, gaps and holders),
+    ``ch[c, C_*]``, ``land[li, L_*]``, ``law[i, field]``, ``card[k, K_*]``; and of the scratch."""
+
+    def table(first: int, columns: int, rows: int) -> np.ndarray:
+        return state[first : first + columns * rows].reshape(columns, rows).T
+
+    t = SimpleNamespace(
+        state=state,
+        tok=state[G.TOKENS : G.TOKENS + G.MAX_PLAYERS * G.N_COL].reshape(G.MAX_PLAYERS, G.N_COL),
+        pl=table(G.COINS, 3, G.MAX_PLAYERS),
+        g=state[: G.TOKENS],
+        ch=table(G.CHARACTER_TRAITS, 5, G.N_CHARS),
+        land=table(G.LAND_SIZE, 4, G.N_LANDS),
+        law=table(G.LAW_CATEGORY, 6, G.MAX_LAWS),
+        card=table(G.CARD_KIND, 6, G.MAX_CARDS),
+    )
+    if scratch is not None:
+        t.scratch = scratch
+
+        def piece(name: str, *shape: int) -> np.ndarray:
+            at = G.SCRATCH.piece(name)
+            return scratch[at.offset : at.offset + at.size].reshape(shape or (at.size,))
+
+        t.mv = piece("moves", G.MAX_MOVES, G.MOVE_FIELDS)
+        t.score = piece("scores")
+        t.tied = piece("tied")
+        t.cand = piece("candidates")
+        t.votes = piece("votes")
+        t.order = piece("order")
+        t.owner = piece("owners")
+        t.contest = piece("contest", G.N_LANDS, G.MAX_PLAYERS)
+        t.decl = piece("declared", 5, G.DECLARED_WIDTH)
+    return t
+
+
 def position(**params) -> SimpleNamespace:
-    """The starting position of a game with ``params`` (no tokens placed): the kernel's arrays."""
+    """The starting position of a game with ``params`` (no tokens placed): the flat position,
+    the scratch and the trial stream (``context``, all zero but the stream word: PLAIN mode,
+    context.py), with the table views of :func:`tables`."""
     params.setdefault("start_tokens", 0)
     p = G.CouncilGameParams(**params)
-    s = SimpleNamespace(
-        p=p,
-        # The trial stream and the decision context (all zero: PLAIN mode, context.py).
-        st=np.array([12345] + [0] * (CTX - 1), dtype=np.uint64),
-        tok=np.zeros((G.MAX_PLAYERS, G.N_LANDS + G.N_CHARS), dtype=np.int64),
-        pl=np.zeros((G.MAX_PLAYERS, 3), dtype=np.int64),
-        g=np.zeros(G.G_SIZE, dtype=np.int64),
-        ch=np.zeros((G.N_CHARS, 4), dtype=np.int64),
-        land=np.zeros((G.N_LANDS, 4), dtype=np.int64),
-        law=np.zeros((G.MAX_LAWS, 6), dtype=np.int64),
-        card=np.zeros((G.MAX_CARDS, 6), dtype=np.int64),
-        mv=np.zeros((G.MAX_MOVES, 5), dtype=np.int64),
-        score=np.zeros(G.MAX_MOVES, dtype=np.int64),
-        tied=np.zeros(G.MAX_PLAYERS, dtype=np.int64),
-        cand=np.zeros(G.N_CHARS + 1, dtype=np.int64),
-        votes=np.zeros(G.N_CHARS + 1, dtype=np.int64),
-        order=np.zeros(G.N_CHARS, dtype=np.int64),
-        owner=np.zeros(G.N_LANDS, dtype=np.int64),
-        contest=np.zeros((G.N_LANDS, G.MAX_PLAYERS), dtype=np.int64),
-        decl=np.zeros((5, G.MAX_PLAYERS + 1), dtype=np.int64),
-    )
-    G.setup(G.pack(p), s.st, s.tok, s.pl, s.g, s.ch, s.land, s.law, s.card, s.mv, s.score, s.tied)
+    state = np.zeros(G.POSITION_SIZE, dtype=np.int64)
+    scratch = np.zeros(G.SCRATCH_SIZE, dtype=np.int64)
+    s = tables(state, scratch)
+    s.p = p
+    s.context = np.array([12345] + [0] * (CTX - 1), dtype=np.uint64)
+    G.setup(G.pack(p), s.context, s.state, s.scratch)
     return s
 
 
 def on_land(s, player: int, name: str, n: int) -> None:
     s.tok[player, land(name)] = n
-    s.pl[player, G.P_SUPPLY] -= n
+    s.pl[player, P_SUPPLY] -= n
 
 
 def on_char(s, player: int, name: str, n: int) -> None:
     s.tok[player, G.N_LANDS + char(name)] = n
-    s.pl[player, G.P_SUPPLY] -= n
+    s.pl[player, P_SUPPLY] -= n
 
 
 def full(s, name: str) -> None:
     """Fill a Land's empty cells with civilians, so nobody may give up its income for a token."""
     i = land(name)
-    s.land[i, G.L_CIV] = s.land[i, G.L_SIZE] - s.land[i, G.L_SOL]
+    s.land[i, L_CIV] = s.land[i, L_SIZE] - s.land[i, L_SOL]
 
 
 def income(s) -> None:
-    G.income_phase(s.st, s.tok, s.pl, s.g, s.ch, s.land, s.mv, s.score, s.tied, s.owner, s.contest)
+    G.income_phase(s.context, s.state, s.scratch)
 
 
 def tax(s) -> None:
-    G.tax_phase(s.tok, s.pl, s.g, s.land, s.owner, s.contest, s.tied)
+    G.tax_phase(s.context, s.state, s.scratch)
 
 
 BLUE, RED, YELLOW = 0, 1, 2
@@ -110,7 +140,7 @@ BLUE, RED, YELLOW = 0, 1, 2
 
 def _golden_coast(blue: tuple[int, int], red: tuple[int, int], yellow=(0, 0)) -> SimpleNamespace:
     s = position(players=3)
-    s.ch[char("Matej the Verbose"), G.C_TRAITS] = 0  # the rulebook's Head has no income trait
+    s.ch[char("Matej the Verbose"), C_TRAITS] = 0  # the rulebook's Head has no income trait
     full(s, "Golden Coast")
     for who, (on_l, on_h) in ((BLUE, blue), (RED, red), (YELLOW, yellow)):
         on_land(s, who, "Golden Coast", on_l)
@@ -120,73 +150,73 @@ def _golden_coast(blue: tuple[int, int], red: tuple[int, int], yellow=(0, 0)) ->
 
 def test_income_goes_to_the_larger_land_plus_head_total():
     s = _golden_coast(blue=(3, 2), red=(2, 2))
-    civilians = s.land[land("Golden Coast"), G.L_CIV]
+    civilians = s.land[land("Golden Coast"), L_CIV]
     income(s)
-    assert s.pl[BLUE, G.P_COINS] == 6 + civilians
-    assert s.pl[RED, G.P_COINS] == 6
+    assert s.pl[BLUE, P_COINS] == 6 + civilians
+    assert s.pl[RED, P_COINS] == 6
 
 
 def test_equal_totals_give_income_to_more_tokens_on_the_head():
     s = _golden_coast(blue=(3, 2), red=(2, 3))
-    civilians = s.land[land("Golden Coast"), G.L_CIV]
+    civilians = s.land[land("Golden Coast"), L_CIV]
     income(s)
-    assert s.pl[RED, G.P_COINS] == 6 + civilians
-    assert s.pl[BLUE, G.P_COINS] == 6
+    assert s.pl[RED, P_COINS] == 6 + civilians
+    assert s.pl[BLUE, P_COINS] == 6
 
 
 def test_tied_on_head_too_the_land_is_contested_and_each_tied_player_takes_one_coin():
     s = _golden_coast(blue=(3, 3), red=(3, 3), yellow=(1, 1))
     income(s)
-    assert list(s.pl[:3, G.P_COINS]) == [7, 7, 6]
-    assert s.g[G.G_CONTESTED] == 1
+    assert list(s.pl[:3, P_COINS]) == [7, 7, 6]
+    assert s.g[G.CONTESTED] == 1
 
 
 def test_mood_minus_three_stops_all_income_and_plus_three_adds_a_coin():
     s = _golden_coast(blue=(3, 2), red=(2, 2))
-    civilians = s.land[land("Golden Coast"), G.L_CIV]
-    s.g[G.G_MOOD] = -3
+    civilians = s.land[land("Golden Coast"), L_CIV]
+    s.g[G.MOOD] = -3
     income(s)
-    assert s.pl[BLUE, G.P_COINS] == 6
-    s.g[G.G_MOOD] = 3
+    assert s.pl[BLUE, P_COINS] == 6
+    s.g[G.MOOD] = 3
     income(s)
-    assert s.pl[BLUE, G.P_COINS] == 6 + civilians + 1
+    assert s.pl[BLUE, P_COINS] == 6 + civilians + 1
 
 
 def test_mood_minus_two_stops_income_where_soldiers_are_fewer_than_civilians():
     s = _golden_coast(blue=(3, 2), red=(2, 2))
-    s.g[G.G_MOOD] = -2
+    s.g[G.MOOD] = -2
     income(s)
-    assert s.pl[BLUE, G.P_COINS] == 6  # Golden Coast: more civilians than soldiers
-    s.ch[char("Matej the Verbose"), G.C_TRAITS] = 1 << G.T_DOMINEERING
+    assert s.pl[BLUE, P_COINS] == 6  # Golden Coast: more civilians than soldiers
+    s.ch[char("Matej the Verbose"), C_TRAITS] = 1 << G.T_DOMINEERING
     income(s)
-    assert s.pl[BLUE, G.P_COINS] == 6 + s.land[land("Golden Coast"), G.L_CIV]
+    assert s.pl[BLUE, P_COINS] == 6 + s.land[land("Golden Coast"), L_CIV]
 
 
 def test_mood_minus_two_still_pays_where_soldiers_equal_civilians():
     s = position(players=3)
     i = land("Black Harbour")
-    s.land[i, G.L_SOL] = s.land[i, G.L_CIV] = s.land[i, G.L_SIZE] // 2  # full, no cell to give up
-    head = s.g[G.G_HOLDER0 + G.HEAD0 + i]
+    s.land[i, L_SOL] = s.land[i, L_CIV] = s.land[i, L_SIZE] // 2  # full, no cell to give up
+    head = s.g[G.HOLDERS + G.HEAD0 + i]
     if head >= 0:
-        s.ch[head, G.C_TRAITS] = 0  # no Thrifty, Wasteful or Domineering
+        s.ch[head, C_TRAITS] = 0  # no Thrifty, Wasteful or Domineering
     on_land(s, BLUE, "Black Harbour", 1)
-    s.g[G.G_MOOD] = -2
-    before = s.pl[BLUE, G.P_COINS]
+    s.g[G.MOOD] = -2
+    before = s.pl[BLUE, P_COINS]
     income(s)
     # Civilians' income (soldiers are not fewer) plus Black Harbour's coin.
-    assert s.pl[BLUE, G.P_COINS] == before + s.land[i, G.L_CIV] + 1
+    assert s.pl[BLUE, P_COINS] == before + s.land[i, L_CIV] + 1
 
 
 def test_black_harbour_pays_its_holder_one_more_coin_in_any_conditions():
     s = position(players=3)
     full(s, "Black Harbour")
     on_land(s, RED, "Black Harbour", 1)
-    s.g[G.G_MOOD] = -3  # an uprising: no income from any Land, but the Harbour's coin comes
+    s.g[G.MOOD] = -3  # an uprising: no income from any Land, but the Harbour's coin comes
     income(s)
-    assert list(s.pl[:3, G.P_COINS]) == [6, 7, 6]
+    assert list(s.pl[:3, P_COINS]) == [6, 7, 6]
     on_land(s, BLUE, "Black Harbour", 1)  # a tie: nobody takes it
     income(s)
-    assert list(s.pl[:3, G.P_COINS]) == [6, 7, 6]
+    assert list(s.pl[:3, P_COINS]) == [6, 7, 6]
 
 
 def test_zalesye_makes_mercenaries_one_coin_cheaper_for_its_heads_player_or_three_tokens():
@@ -194,30 +224,30 @@ def test_zalesye_makes_mercenaries_one_coin_cheaper_for_its_heads_player_or_thre
     on_char(s, RED, "Vera the Silent", 1)  # the Head of Zalesye
     on_land(s, BLUE, "Zalesye", 3)
     on_land(s, YELLOW, "Zalesye", 2)
-    costs = [int(G.merc_cost(s.tok, s.g, s.land, q)) for q in (BLUE, RED, YELLOW)]
+    costs = [int(G.merc_cost(s.state, q)) for q in (BLUE, RED, YELLOW)]
     assert costs == [2, 2, 3]
 
 
 def test_an_uprising_sends_cowardly_characters_to_the_pool():
     s = position(players=3)
     thomas = char("Thomas the Firm")
-    s.ch[thomas, G.C_TRAITS] |= 1 << 15  # Cowardly
-    s.g[G.G_MOOD] = -2
+    s.ch[thomas, C_TRAITS] |= 1 << 15  # Cowardly
+    s.g[G.MOOD] = -2
     income(s)
-    assert s.ch[thomas, G.C_SEAT] == G.HEAD0 + land("Valley of Arrows")
-    s.g[G.G_MOOD] = -3
+    assert s.ch[thomas, C_SEAT] == G.HEAD0 + land("Valley of Arrows")
+    s.g[G.MOOD] = -3
     income(s)
-    assert s.ch[thomas, G.C_SEAT] == -1
-    assert s.g[G.G_HOLDER0 + G.HEAD0 + land("Valley of Arrows")] == -1
+    assert s.ch[thomas, C_SEAT] == -1
+    assert s.g[G.HOLDERS + G.HEAD0 + land("Valley of Arrows")] == -1
 
 
 def test_a_mood_immune_land_pays_by_the_general_rules_in_an_uprising():
     s = _golden_coast(blue=(3, 2), red=(2, 2))
-    civilians = s.land[land("Golden Coast"), G.L_CIV]
-    s.land[land("Golden Coast"), G.L_EFFECT] = G.EFFECTS.index("mood_immune")
-    s.g[G.G_MOOD] = -3
+    civilians = s.land[land("Golden Coast"), L_CIV]
+    s.land[land("Golden Coast"), L_EFFECT] = G.EFFECTS.index("mood_immune")
+    s.g[G.MOOD] = -3
     income(s)
-    assert s.pl[BLUE, G.P_COINS] == 6 + civilians
+    assert s.pl[BLUE, P_COINS] == 6 + civilians
 
 
 # --- Tax (rulebook, phase 4) ----------------------------------------------------------------------
@@ -226,24 +256,24 @@ def test_a_mood_immune_land_pays_by_the_general_rules_in_an_uprising():
 @pytest.mark.parametrize(("lands", "due"), [(1, 1), (2, 3), (3, 4), (4, 6)])
 def test_tax_is_one_and_a_half_coins_per_land_rounded_down(lands, due):
     s = position(players=3)
-    s.pl[BLUE, G.P_COINS] = 10
+    s.pl[BLUE, P_COINS] = 10
     for name in LANDS[:lands]:
         on_land(s, BLUE, name, 1)
     tax(s)
-    assert s.pl[BLUE, G.P_COINS] == 10 - due
-    assert s.g[G.G_TREASURY] == due
+    assert s.pl[BLUE, P_COINS] == 10 - due
+    assert s.g[G.TREASURY] == due
 
 
 def test_a_land_whose_tax_cannot_be_paid_costs_a_token_on_the_land_and_one_on_its_head():
     s = position(players=3)
-    s.pl[BLUE, G.P_COINS] = 0
-    s.g[G.G_TO_BANK] += 6  # blue has spent its coins
+    s.pl[BLUE, P_COINS] = 0
+    s.g[G.TO_BANK] += 6  # blue has spent its coins
     on_land(s, BLUE, "Brothers", 2)
     on_char(s, BLUE, "Irena the Tall", 1)
     tax(s)
     assert s.tok[BLUE, land("Brothers")] == 1
     assert s.tok[BLUE, G.N_LANDS + char("Irena the Tall")] == 0
-    assert G.violations(s.tok, s.pl, s.g, s.ch, s.land, s.card) == 0
+    assert G.violations(s.state) == 0
 
 
 def test_each_player_tied_on_a_contested_land_pays_one_coin():
@@ -251,7 +281,7 @@ def test_each_player_tied_on_a_contested_land_pays_one_coin():
     on_land(s, BLUE, "Zalesye", 2)
     on_land(s, RED, "Zalesye", 2)
     tax(s)
-    assert list(s.pl[:3, G.P_COINS]) == [5, 5, 6]
+    assert list(s.pl[:3, P_COINS]) == [5, 5, 6]
 
 
 # --- Acting order (rulebook, phase 3 example) -----------------------------------------------------
@@ -277,8 +307,8 @@ def test_acting_order_follows_the_seeds_example():
     on_char(s, RED, "Irena the Tall", 1)
     on_char(s, green, "Matej the Verbose", 2)
     on_char(s, BLUE, "Matej the Verbose", 1)
-    s.g[G.G_REP] = -1  # the example leaves the Representative of Heads out
-    n = G.acting_order(s.st, s.tok, s.g, s.ch, s.order)
+    s.g[G.REPRESENTATIVE] = -1  # the example leaves the Representative of Heads out
+    n = G.acting_order(s.context, s.state, s.scratch)
     with_tokens = [int(c) for c in s.order[:n] if s.tok[:, G.N_LANDS + c].sum() > 0]
     assert [NAMES[c] for c in with_tokens] == [
         "Arthur the Handsome",
@@ -287,7 +317,7 @@ def test_acting_order_follows_the_seeds_example():
         "Matej the Verbose",
         "Gunter the Fisherman",
     ]
-    actors = [int(G.char_owner(s.tok, s.g, c)) for c in with_tokens]
+    actors = [int(G.char_owner(s.state, c)) for c in with_tokens]
     assert actors == [BLUE, green, green, green, -1]  # Gunter is neutral
 
 
@@ -296,8 +326,8 @@ def test_fewer_tokens_counting_the_land_acts_first_when_all_else_is_equal():
     on_char(s, BLUE, "Irena the Tall", 2)
     on_char(s, RED, "Gunter the Fisherman", 2)
     on_land(s, RED, "Brown Plains", 1)
-    s.g[G.G_REP] = -1
-    n = G.acting_order(s.st, s.tok, s.g, s.ch, s.order)
+    s.g[G.REPRESENTATIVE] = -1
+    n = G.acting_order(s.context, s.state, s.scratch)
     heads = [int(c) for c in s.order[:n] if s.tok[:, G.N_LANDS + c].sum() > 0]
     assert heads == [char("Irena the Tall"), char("Gunter the Fisherman")]
 
@@ -307,17 +337,17 @@ def test_representative_is_the_head_with_most_tokens_then_land_and_head():
     on_char(s, BLUE, "Irena the Tall", 2)
     on_char(s, RED, "Gunter the Fisherman", 2)
     on_land(s, RED, "Brown Plains", 1)
-    G.choose_representative(s.st, s.tok, s.pl, s.g, s.ch, s.land, s.cand, s.score)
-    assert s.g[G.G_REP] == char("Gunter the Fisherman")
+    G.choose_representative(s.context, s.state, s.scratch)
+    assert s.g[G.REPRESENTATIVE] == char("Gunter the Fisherman")
     on_char(s, YELLOW, "Irena the Tall", 1)
-    G.choose_representative(s.st, s.tok, s.pl, s.g, s.ch, s.land, s.cand, s.score)
-    assert s.g[G.G_REP] == char("Irena the Tall")
+    G.choose_representative(s.context, s.state, s.scratch)
+    assert s.g[G.REPRESENTATIVE] == char("Irena the Tall")
 
 
 def test_representative_ties_go_to_the_larger_land():
     s = position(players=3)  # nobody has tokens: every Head ties until Land size
-    G.choose_representative(s.st, s.tok, s.pl, s.g, s.ch, s.land, s.cand, s.score)
-    assert s.g[G.G_REP] == char("Thomas the Firm")  # Valley of Arrows, 8 cells
+    G.choose_representative(s.context, s.state, s.scratch)
+    assert s.g[G.REPRESENTATIVE] == char("Thomas the Firm")  # Valley of Arrows, 8 cells
 
 
 # --- Council vote (rulebook, "Military mobilisation" example) -------------------------------------
@@ -336,7 +366,7 @@ def _mobilisation_council() -> SimpleNamespace:
     on_char(s, green, "Gustav the Wise", 1)
     on_char(s, red, "Thomas the Firm", 4)
     on_char(s, yellow, "Thomas the Firm", 1)
-    s.g[G.G_REP] = char("Thomas the Firm")
+    s.g[G.REPRESENTATIVE] = char("Thomas the Firm")
     return s
 
 
@@ -351,10 +381,10 @@ def test_military_mobilisation_fails_two_to_three_as_in_the_seed():
     s.decl[1, yellow] = -1  # Eliza: yellow against
     s.decl[2, green], s.decl[2, red] = 1, -1  # Mark: tied players disagree
     # ... and are advised: green once for (the Brothers), red and yellow once against each.
-    s.decl[2, G.ADVICE] = 1 - 1 - 1
+    s.decl[2, G.ADVICE_COLUMN] = 1 - 1 - 1
     s.decl[3, yellow], s.decl[3, green] = -1, -1  # Gustav: both against
     s.decl[4, red] = 1  # Thomas: red for
-    yes = G.tally_council(s.tok, s.pl, s.g, s.ch, MILITARY, s.decl)
+    yes = G.tally_council(s.state, MILITARY, s.scratch)
     assert yes == 2 and yes < s.p.council_votes  # 2 to 3: Edmar and Thomas for
     # Gustav is Warlike: each player who swayed him against a military law loses a token.
     gustav = G.N_LANDS + char("Gustav the Wise")
@@ -363,9 +393,9 @@ def test_military_mobilisation_fails_two_to_three_as_in_the_seed():
     s = _mobilisation_council()
     s.decl[:] = 0
     s.decl[0, red], s.decl[1, yellow], s.decl[4, red] = 1, -1, 1
-    s.decl[2, green], s.decl[2, red], s.decl[2, G.ADVICE] = 1, -1, 1
+    s.decl[2, green], s.decl[2, red], s.decl[2, G.ADVICE_COLUMN] = 1, -1, 1
     s.decl[3, yellow], s.decl[3, green] = -1, -1
-    assert G.tally_council(s.tok, s.pl, s.g, s.ch, MILITARY, s.decl) == 3
+    assert G.tally_council(s.state, MILITARY, s.scratch) == 3
 
 
 def test_a_neutral_warlike_councillor_votes_for_when_its_players_disagree():
@@ -376,7 +406,7 @@ def test_a_neutral_warlike_councillor_votes_for_when_its_players_disagree():
     s.decl[1, yellow] = -1
     s.decl[3, yellow], s.decl[3, green] = -1, 1  # Gustav: the players disagree
     s.decl[4, red] = 1
-    yes = G.tally_council(s.tok, s.pl, s.g, s.ch, MILITARY, s.decl)
+    yes = G.tally_council(s.state, MILITARY, s.scratch)
     assert yes == 3
     gustav = G.N_LANDS + char("Gustav the Wise")
     assert s.tok[yellow, gustav] == 1 and s.tok[green, gustav] == 1
@@ -387,7 +417,7 @@ def test_voting_against_its_trait_costs_a_proud_character_two_tokens():
     on_char(s, BLUE, "Edmar the Dark", 3)  # Warlike and Proud
     s.decl[:] = 0
     s.decl[0, BLUE] = -1
-    G.tally_council(s.tok, s.pl, s.g, s.ch, MILITARY, s.decl)
+    G.tally_council(s.state, MILITARY, s.scratch)
     assert s.tok[BLUE, G.N_LANDS + char("Edmar the Dark")] == 1
 
 
@@ -399,15 +429,15 @@ def test_neutral_councillors_vote_by_their_traits_otherwise_abstain(category, ex
     # Council: Edmar (warlike), Eliza (egoist), Mark (believer), Gustav (warlike, humane), and
     # Thomas (warlike) as Representative; nobody has tokens.
     s = position(players=3)
-    s.g[G.G_REP] = char("Thomas the Firm")
+    s.g[G.REPRESENTATIVE] = char("Thomas the Firm")
     s.decl[:] = 0
-    yes = G.tally_council(s.tok, s.pl, s.g, s.ch, G.CATEGORIES.index(category), s.decl)
+    yes = G.tally_council(s.state, G.CATEGORIES.index(category), s.scratch)
     assert yes == expected + (1 if category == "military" else 0)
 
 
 def test_council_election_needs_priority_on_all_five_councillors():
     s = position(players=3)
-    s.g[G.G_REP] = char("Thomas the Firm")
+    s.g[G.REPRESENTATIVE] = char("Thomas the Firm")
     for name in (
         "Edmar the Dark",
         "Eliza of the Evening",
@@ -415,10 +445,10 @@ def test_council_election_needs_priority_on_all_five_councillors():
         "Gustav the Wise",
     ):
         on_char(s, RED, name, 1)
-    assert not G.check_election(s.tok, s.g)
+    assert not G.check_election(s.state)
     on_char(s, RED, "Thomas the Firm", 1)
-    assert G.check_election(s.tok, s.g)
-    assert s.g[G.G_VICTORY] == G.V_ELECTION and s.g[G.G_WINMASK] == 1 << RED
+    assert G.check_election(s.state)
+    assert s.g[G.VICTORY] == G.V_ELECTION and s.g[G.WINNERS] == 1 << RED
 
 
 # --- Removing a Councillor: the 4-of-7 / 5-of-7 point --------------------------------------------
@@ -434,10 +464,10 @@ def test_four_heads_remove_a_councillor_only_under_the_four_of_seven_reading():
             "Irena the Tall",
         ):
             on_char(s, BLUE, name, 1)
-        yes = G.land_vote(s.st, s.tok, s.pl, s.g, s.land, BLUE, s.score)
+        yes = G.land_vote(s.context, s.state, BLUE, s.scratch)
         assert yes == 4
-        assert s.g[G.G_GAP0 + G.GAP_FOUR_VOTES] == 1
-        assert (yes >= s.g[G.G_REMOVE_VOTES]) == (needed == 4)
+        assert s.g[G.GAP_COUNTS + G.GAP_FOUR_VOTES] == 1
+        assert (yes >= s.g[G.REMOVE_VOTES]) == (needed == 4)
 
 
 # --- Victory conditions ------------------------------------------------------------------------
@@ -446,29 +476,29 @@ def test_four_heads_remove_a_councillor_only_under_the_four_of_seven_reading():
 def test_coup_needs_the_warlord_and_four_lands_with_soldiers_not_below_civilians():
     s = position(players=3)
     on_char(s, RED, "Edmar the Dark", 1)
-    military = [i for i in range(7) if s.land[i, G.L_SOL] >= s.land[i, G.L_CIV]]
+    military = [i for i in range(7) if s.land[i, L_SOL] >= s.land[i, L_CIV]]
     assert len(military) == 4
     for i in military[:3]:
         on_land(s, RED, LANDS[i], 1)
     on_land(s, RED, "Golden Coast", 1)  # more civilians: does not count
-    assert not G.check_victory(s.tok, s.g, s.land, s.ch)
+    assert not G.check_victory(s.state)
     on_land(s, RED, LANDS[military[3]], 1)
-    assert G.check_victory(s.tok, s.g, s.land, s.ch)
-    assert s.g[G.G_VICTORY] == G.V_COUP and s.g[G.G_WINMASK] == 1 << RED
+    assert G.check_victory(s.state)
+    assert s.g[G.VICTORY] == G.V_COUP and s.g[G.WINNERS] == 1 << RED
 
 
 def test_will_of_the_people_counts_tokens_on_lands_not_on_their_heads():
     s = position(players=3)
     on_char(s, BLUE, "Gustav the Wise", 1)
-    civil = [i for i in range(7) if s.land[i, G.L_SOL] <= s.land[i, G.L_CIV]]
+    civil = [i for i in range(7) if s.land[i, L_SOL] <= s.land[i, L_CIV]]
     for i in civil[:3]:
         on_land(s, BLUE, LANDS[i], 1)
-    head = int(s.g[G.G_HOLDER0 + G.HEAD0 + civil[3]])
+    head = int(s.g[G.HOLDERS + G.HEAD0 + civil[3]])
     s.tok[BLUE, G.N_LANDS + head] = 5  # priority on the Head is not priority on the Land
-    assert not G.check_victory(s.tok, s.g, s.land, s.ch)
+    assert not G.check_victory(s.state)
     on_land(s, BLUE, LANDS[civil[3]], 1)
-    assert G.check_victory(s.tok, s.g, s.land, s.ch)
-    assert s.g[G.G_VICTORY] == G.V_WILL
+    assert G.check_victory(s.state)
+    assert s.g[G.VICTORY] == G.V_WILL
 
 
 def test_hand_of_order_goes_to_most_tokens_on_the_council_then_on_all_characters():
@@ -476,9 +506,9 @@ def test_hand_of_order_goes_to_most_tokens_on_the_council_then_on_all_characters
     on_char(s, BLUE, "Edmar the Dark", 2)
     on_char(s, RED, "Eliza of the Evening", 2)
     on_char(s, RED, "Vera the Silent", 1)
-    s.g[G.G_KILLED] = 4
-    G.hand_of_order(s.st, s.tok, s.pl, s.g, s.ch, s.land, s.cand, s.votes, s.score)
-    assert s.g[G.G_VICTORY] == G.V_HAND and s.g[G.G_WINMASK] == 1 << RED
+    s.g[G.KILLED] = 4
+    G.hand_of_order(s.context, s.state, s.scratch)
+    assert s.g[G.VICTORY] == G.V_HAND and s.g[G.WINNERS] == 1 << RED
 
 
 def test_max_turns_without_a_winner_is_a_draw():
@@ -512,15 +542,13 @@ def test_a_draw_with_no_token_on_any_land_is_counted_as_stalled():
 def place(s, k: int, kind: int, owner: int, target: str, bribe: bool = False) -> None:
     """A face-down card k placed last turn, carrying one of its owner's tokens."""
     s.card[k] = (kind, owner, char(target), 2, int(bribe), 0)
-    s.pl[owner, G.P_SUPPLY] -= 1
+    s.pl[owner, P_SUPPLY] -= 1
 
 
 def reveal(s) -> None:
-    s.g[G.G_TURN] = 1
-    G.reveal_step(
-        s.st, s.tok, s.pl, s.g, s.ch, s.land, s.card, s.mv, s.score, s.tied, s.cand, s.votes
-    )
-    assert G.violations(s.tok, s.pl, s.g, s.ch, s.land, s.card) == 0
+    s.g[G.TURN] = 1
+    G.reveal_step(s.context, s.state, s.scratch)
+    assert G.violations(s.state) == 0
 
 
 def streams(build, played: int, n: int = 48):
@@ -528,9 +556,9 @@ def streams(build, played: int, n: int = 48):
     out = []
     for seed in range(n):
         s = build()
-        s.st[0] = np.uint64(1000 + seed)
+        s.context[0] = np.uint64(1000 + seed)
         reveal(s)
-        if s.g[G.G_MERC0 + played] > 0:
+        if s.g[G.PLAYED + played] > 0:
             out.append(s)
     assert out, "the card was never revealed"
     return out
@@ -553,7 +581,7 @@ def test_a_spy_exposing_an_assassin_strips_its_sender():
         assert s.tok[RED, col + char("Gunter the Fisherman")] == 0
         assert s.tok[RED, col + char("Mark the Broad-Shouldered")] == 0
         assert s.tok[RED, col + char("Matej the Verbose")] == 1
-        assert s.g[G.G_KILLED] == 0 and (s.card[:2, G.K_STATUS] == 0).all()
+        assert s.g[G.KILLED] == 0 and (s.card[:2, K_STATUS] == 0).all()
 
 
 def test_an_assassin_kills_unless_a_guard_answers():
@@ -569,17 +597,17 @@ def test_an_assassin_kills_unless_a_guard_answers():
     outcomes = set()
     for s in streams(build, G.ASSASSIN):
         edmar = char("Edmar the Dark")
-        if s.g[G.G_MERC0 + G.GUARD] == 1:
+        if s.g[G.PLAYED + G.GUARD] == 1:
             outcomes.add("guarded")
             assert s.tok[BLUE, G.N_LANDS + edmar] == 4  # the Guard's owner puts 2 tokens on it
             assert s.tok[RED, G.N_LANDS :].sum() == 0  # 1 token off 3 Characters
-            assert s.ch[edmar, G.C_SEAT] == G.WARLORD
+            assert s.ch[edmar, C_SEAT] == G.WARLORD
         else:
             outcomes.add("killed")
-            assert s.ch[edmar, G.C_SEAT] == -2 and s.g[G.G_KILLED] == 1
-            assert s.g[G.G_HOLDER0 + G.WARLORD] == -1
+            assert s.ch[edmar, C_SEAT] == -2 and s.g[G.KILLED] == 1
+            assert s.g[G.HOLDERS + G.WARLORD] == -1
             assert s.tok[:, G.N_LANDS + edmar].sum() == 0
-            assert (s.card[:2, G.K_STATUS] == 0).all()  # the Guard on him is discarded too
+            assert (s.card[:2, K_STATUS] == 0).all()  # the Guard on him is discarded too
     assert outcomes == {"guarded", "killed"}
 
 
@@ -591,9 +619,9 @@ def test_a_thief_exposing_a_gift_takes_the_messenger_into_its_hand():
         return s
 
     for s in streams(build, G.THIEF):
-        assert s.card[0, G.K_STATUS] == 0
-        assert s.card[1, G.K_STATUS] == 1 and s.card[1, G.K_OWNER] == BLUE
-        assert s.pl[RED, G.P_SUPPLY] == s.p.tokens_per_player
+        assert s.card[0, K_STATUS] == 0
+        assert s.card[1, K_STATUS] == 1 and s.card[1, K_OWNER] == BLUE
+        assert s.pl[RED, P_SUPPLY] == s.p.tokens_per_player
 
 
 def test_a_gift_puts_two_tokens_on_a_collector():
@@ -632,11 +660,11 @@ def test_tokens_coins_population_and_seats_stay_consistent_over_thousands_of_gam
 
 def test_the_invariant_audit_catches_a_token_out_of_nowhere():
     s = position(players=3)
-    assert G.violations(s.tok, s.pl, s.g, s.ch, s.land, s.card) == 0
+    assert G.violations(s.state) == 0
     s.tok[RED, land("Zalesye")] += 1  # not taken from the supply
-    assert G.violations(s.tok, s.pl, s.g, s.ch, s.land, s.card) == 1
-    s.pl[BLUE, G.P_COINS] += 2  # coins from nowhere
-    assert G.violations(s.tok, s.pl, s.g, s.ch, s.land, s.card) == 2
+    assert G.violations(s.state) == 1
+    s.pl[BLUE, P_COINS] += 2  # coins from nowhere
+    assert G.violations(s.state) == 2
 
 
 def test_without_mercenaries_nobody_is_killed_and_no_card_is_played():
@@ -763,6 +791,28 @@ def test_metric_names_cover_seats_victories_mercenaries_and_gaps():
     assert "length" in names and "decided_at" in names and "contested_lands" in names
     assert "mercenaries_played.assassin" in names and "gap.removal_four_votes" in names
     assert len(names) == len(PROC.metrics(PROC.params_model(players=5)))
+
+
+@pytest.mark.parametrize("players", [3, 4, 6])
+def test_the_metric_row_is_written_by_the_names_of_metrics(players):
+    """game_values writes by name into params.METRICS; the slot reported as metric k is named as
+    metric k (wins[i] for wins.seat<i+1>, '_' for '.')."""
+    names = [m.name for m in PROC.metrics(PROC.params_model(players=players))]
+    slots = G.METRICS.slots()
+    for k, name in enumerate(names):
+        slot = slots[G.metric_slot(k, players)]
+        expected = f"wins[{k}]" if name.startswith("wins.seat") else name.replace(".", "_")
+        assert slot == expected
+    assert len(slots) == G.MAX_PLAYERS + len(names) - players
+
+
+def test_the_position_is_one_flat_array_of_declared_pieces():
+    s = position(players=4)
+    assert s.state.shape == (G.POSITION.size,) and s.state.dtype == np.int64
+    assert G.POSITION.at("tokens") == G.TOKENS and G.POSITION.size == G.POSITION_SIZE
+    on_land(s, BLUE, "Zalesye", 2)  # the table views write the flat array
+    assert s.state[G.TOKENS + BLUE * G.N_COL + land("Zalesye")] == 2
+    assert s.state[G.SUPPLY + BLUE] == s.p.tokens_per_player - 2
 
 
 @pytest.mark.parametrize(

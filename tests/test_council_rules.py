@@ -11,7 +11,12 @@ from pydantic import ValidationError
 
 from tests.test_council_game import (
     BLUE,
+    C_SEAT,
+    C_TRAITS,
+    L_CIV,
+    L_EFFECT,
     MILITARY,
+    P_COINS,
     PROC,
     RED,
     YELLOW,
@@ -33,26 +38,26 @@ from tests.test_council_game import (
 def test_black_harbour_gives_its_coin_to_nobody_on_a_tied_total_even_when_the_head_breaks_it():
     s = position(players=3)
     arthur = char("Arthur the Handsome")  # the Head of Black Harbour
-    s.ch[arthur, G.C_TRAITS] = 0  # no Thrifty/Wasteful: income is the civilians alone
+    s.ch[arthur, C_TRAITS] = 0  # no Thrifty/Wasteful: income is the civilians alone
     full(s, "Black Harbour")
     on_land(s, BLUE, "Black Harbour", 2)  # Blue 2 on the Land + 0 on the Head
     on_land(s, RED, "Black Harbour", 1)  # Red 1 + 1
     on_char(s, RED, "Arthur the Handsome", 1)
-    civilians = s.land[land("Black Harbour"), G.L_CIV]
+    civilians = s.land[land("Black Harbour"), L_CIV]
     income(s)
     # Red has priority for the income (more on the Head) but the extra coin goes to nobody.
-    assert list(s.pl[:3, G.P_COINS]) == [6, 6 + civilians, 6]
+    assert list(s.pl[:3, P_COINS]) == [6, 6 + civilians, 6]
 
 
 def test_black_harbour_gives_its_coin_to_the_one_player_with_the_largest_total():
     s = position(players=3)
-    s.ch[char("Arthur the Handsome"), G.C_TRAITS] = 0
+    s.ch[char("Arthur the Handsome"), C_TRAITS] = 0
     full(s, "Black Harbour")
     on_land(s, BLUE, "Black Harbour", 2)
     on_char(s, RED, "Arthur the Handsome", 1)
-    civilians = s.land[land("Black Harbour"), G.L_CIV]
+    civilians = s.land[land("Black Harbour"), L_CIV]
     income(s)
-    assert list(s.pl[:3, G.P_COINS]) == [6 + civilians + 1, 6, 6]
+    assert list(s.pl[:3, P_COINS]) == [6 + civilians + 1, 6, 6]
 
 
 # --- The Treasurer stands in for the Privy Councillor only for a tied Council seat -------------
@@ -60,36 +65,36 @@ def test_black_harbour_gives_its_coin_to_the_one_player_with_the_largest_total()
 
 def _no_privy_councillor(**params):
     s = position(players=3, **params)
-    s.ch[char("Gustav the Wise"), G.C_SEAT] = -1  # in the pool
-    s.g[G.G_HOLDER0 + G.PRIVY] = -1
+    s.ch[char("Gustav the Wise"), C_SEAT] = -1  # in the pool
+    s.g[G.HOLDERS + G.PRIVY] = -1
     on_char(s, RED, "Eliza of the Evening", 1)  # Red controls the Treasurer
     return s
 
 
 def test_the_treasurer_appoints_only_to_a_tied_council_seat_not_to_heads():
     s = _no_privy_councillor()
-    assert G.appointer(s.tok, s.g, True) == RED
-    assert G.appointer(s.tok, s.g, False) == -1
+    assert G.appointer(s.state, True) == RED
+    assert G.appointer(s.state, False) == -1
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_a_tied_head_vote_for_a_council_seat_goes_to_the_treasurers_choice(seed):
     s = _no_privy_councillor(policies="greedy")
-    s.st[0] = np.uint64(70 + seed)
+    s.context[0] = np.uint64(70 + seed)
     on_char(s, RED, "Irena the Tall", 1)  # Red's favourite, kept neutral by Blue:
     on_char(s, BLUE, "Irena the Tall", 1)  # no Head votes, all seven tie
-    G.fill_vacancies(s.st, s.tok, s.pl, s.g, s.ch, s.land, s.cand, s.votes, s.score)
-    assert s.g[G.G_HOLDER0 + G.PRIVY] == char("Irena the Tall")
-    assert s.g[G.G_GAP0 + G.GAP_APPOINT] == 0  # no lot: the Treasurer chose
+    G.fill_vacancies(s.context, s.state, s.scratch)
+    assert s.g[G.HOLDERS + G.PRIVY] == char("Irena the Tall")
+    assert s.g[G.GAP_COUNTS + G.GAP_APPOINT] == 0  # no lot: the Treasurer chose
 
 
 def test_a_tied_representative_without_a_privy_councillor_is_chosen_by_lot_not_by_the_treasurer():
     s = _no_privy_councillor(policies="greedy")
     golden, valley = land("Golden Coast"), land("Valley of Arrows")
     s.land[golden, :3] = s.land[valley, :3]  # two Heads tie on every key
-    G.choose_representative(s.st, s.tok, s.pl, s.g, s.ch, s.land, s.cand, s.score)
-    assert s.g[G.G_REP] in (char("Matej the Verbose"), char("Thomas the Firm"))
-    assert s.g[G.G_GAP0 + G.GAP_APPOINT] == 1  # by lot: the Treasurer does not stand in
+    G.choose_representative(s.context, s.state, s.scratch)
+    assert s.g[G.REPRESENTATIVE] in (char("Matej the Verbose"), char("Thomas the Firm"))
+    assert s.g[G.GAP_COUNTS + G.GAP_APPOINT] == 1  # by lot: the Treasurer does not stand in
 
 
 # --- A Head's player may pay the Mercenary's token from the Land --------------------------------
@@ -101,7 +106,7 @@ def test_a_heads_player_may_pay_a_mercenarys_token_from_the_land_instead_of_the_
     on_char(s, RED, "Thomas the Firm", 1)
     on_land(s, RED, "Valley of Arrows", 1)
     s.card[0] = (G.SPY, RED, -1, 1, 0, 1)  # in Red's hand
-    n = G.add_sends(s.tok, s.ch, s.card, s.mv, 0, RED, thomas)
+    n = G.add_sends(s.state, s.scratch, 0, RED, thomas)
     assert n == 2 * 10  # each of the other ten Characters, from either place
     assert {int(x) for x in s.mv[:n, 4]} == {G.N_LANDS + thomas, valley}
 
@@ -112,7 +117,7 @@ def test_a_councillors_player_pays_a_mercenarys_token_from_the_councillor():
     on_char(s, RED, "Edmar the Dark", 1)
     on_land(s, RED, "Valley of Arrows", 1)
     s.card[0] = (G.SPY, RED, -1, 1, 0, 1)
-    n = G.add_sends(s.tok, s.ch, s.card, s.mv, 0, RED, edmar)
+    n = G.add_sends(s.state, s.scratch, 0, RED, edmar)
     assert n == 10 and {int(x) for x in s.mv[:n, 4]} == {G.N_LANDS + edmar}
 
 
@@ -123,22 +128,22 @@ def test_a_sycophant_takes_a_token_of_the_council_leader_each_time_the_leader_ch
     s = position(players=3)
     mark = G.N_LANDS + char("Mark the Broad-Shouldered")  # the Bishop, a Sycophant by default
     on_char(s, RED, "Edmar the Dark", 2)
-    assert G.sycophants(s.tok, s.pl, s.g, s.ch) == 1
+    assert G.sycophants(s.state) == 1
     assert s.tok[RED, mark] == 1
-    assert G.sycophants(s.tok, s.pl, s.g, s.ch) == 0  # the same leader: nothing more
+    assert G.sycophants(s.state) == 0  # the same leader: nothing more
     on_char(s, BLUE, "Eliza of the Evening", 4)  # Blue 4 against Red 2 + 1 on Mark
-    assert G.sycophants(s.tok, s.pl, s.g, s.ch) == 1
+    assert G.sycophants(s.state) == 1
     assert s.tok[BLUE, mark] == 1 and s.tok[RED, mark] == 1  # tokens put earlier stay
     on_char(s, YELLOW, "Gustav the Wise", 5)  # Yellow 5, Blue 4 + 1: a tie names no leader
-    assert G.sycophants(s.tok, s.pl, s.g, s.ch) == 0
+    assert G.sycophants(s.state) == 0
 
 
 def test_a_sycophant_in_the_pool_takes_nothing():
     s = position(players=3)
-    s.ch[char("Mark the Broad-Shouldered"), G.C_SEAT] = -1
-    s.g[G.G_HOLDER0 + G.BISHOP] = -1
+    s.ch[char("Mark the Broad-Shouldered"), C_SEAT] = -1
+    s.g[G.HOLDERS + G.BISHOP] = -1
     on_char(s, RED, "Edmar the Dark", 2)
-    assert G.sycophants(s.tok, s.pl, s.g, s.ch) == 0
+    assert G.sycophants(s.state) == 0
 
 
 # --- The Golden Coast's rare gift ---------------------------------------------------------------
@@ -167,7 +172,7 @@ def test_a_golden_coast_player_makes_a_gift_rare_for_two_coins_once_a_turn(once)
             got = int(s.tok[q, G.N_LANDS + char(name)])
             seen.add(got)
             assert got in (0, 1, 2)  # kept, a gift, a rare gift (none is a Collector)
-            assert s.pl[q, G.P_COINS] == (4 if got == 2 else 6)
+            assert s.pl[q, P_COINS] == (4 if got == 2 else 6)
             rare.append(got == 2)
         assert not rare[2]  # Yellow has neither the Head nor 3 tokens on the Land
         both += rare[0] and rare[1]
@@ -186,12 +191,12 @@ def test_advice_makes_a_neutral_councillor_vote_with_the_heavier_side_as_in_the_
     s.decl[:] = 0
     s.decl[2, green], s.decl[2, red] = 1, -1
     # Edmar and Gustav (Warlike, neutral, no tokens) vote for; Eliza abstains; no Representative.
-    s.decl[2, G.ADVICE] = 1 - 1 - 1  # green once for (Brothers), red and yellow once against
-    assert G.tally_council(s.tok, s.pl, s.g, s.ch, MILITARY, s.decl) == 2
-    s.decl[2, G.ADVICE] = 1
-    assert G.tally_council(s.tok, s.pl, s.g, s.ch, MILITARY, s.decl) == 3
-    s.decl[2, G.ADVICE] = 0  # equal weight: Mark has no military trait and abstains
-    assert G.tally_council(s.tok, s.pl, s.g, s.ch, MILITARY, s.decl) == 2
+    s.decl[2, G.ADVICE_COLUMN] = 1 - 1 - 1  # green once for (Brothers), red and yellow once against
+    assert G.tally_council(s.state, MILITARY, s.scratch) == 2
+    s.decl[2, G.ADVICE_COLUMN] = 1
+    assert G.tally_council(s.state, MILITARY, s.scratch) == 3
+    s.decl[2, G.ADVICE_COLUMN] = 0  # equal weight: Mark has no military trait and abstains
+    assert G.tally_council(s.state, MILITARY, s.scratch) == 2
 
 
 def test_heads_advise_once_each_paying_a_token_except_through_the_brothers():
@@ -202,20 +207,20 @@ def test_heads_advise_once_each_paying_a_token_except_through_the_brothers():
     on_char(s, RED, "Gunter the Fisherman", 2)  # the Brown Plains' Head
     s.decl[:] = 0
     s.decl[2, BLUE], s.decl[2, RED] = 1, -1
-    G.advise(s.st, s.tok, s.pl, s.g, s.ch, s.land, YELLOW, s.mv, s.score, s.tied, s.decl)
-    assert s.decl[2, G.ADVICE] == 0  # Blue +1 through the Brothers, Red -1 through Gunter
+    G.advise(s.context, s.state, YELLOW, s.scratch)
+    assert s.decl[2, G.ADVICE_COLUMN] == 0  # Blue +1 through the Brothers, Red -1 through Gunter
     assert s.tok[BLUE, G.N_LANDS + char("Irena the Tall")] == 1  # free
     assert s.tok[RED, G.N_LANDS + char("Gunter the Fisherman")] == 1  # paid
-    assert s.decl[[0, 1, 3, 4], G.ADVICE].tolist() == [0, 0, 0, 0]
+    assert s.decl[[0, 1, 3, 4], G.ADVICE_COLUMN].tolist() == [0, 0, 0, 0]
 
 
 def test_without_the_advice_knob_nobody_advises():
     s = position(players=3, policies="greedy", advice=False)
     on_char(s, BLUE, "Irena the Tall", 1)
     s.decl[:] = 0
-    s.decl[2, G.ADVICE] = 5
-    G.advise(s.st, s.tok, s.pl, s.g, s.ch, s.land, BLUE, s.mv, s.score, s.tied, s.decl)
-    assert (s.decl[:, G.ADVICE] == 0).all()
+    s.decl[2, G.ADVICE_COLUMN] = 5
+    G.advise(s.context, s.state, BLUE, s.scratch)
+    assert (s.decl[:, G.ADVICE_COLUMN] == 0).all()
 
 
 # --- The Sapphire Lakes -----------------------------------------------------------------------
@@ -226,9 +231,9 @@ def test_the_sapphire_lakes_player_makes_one_neutral_head_vote_to_remove_a_counc
     effect, expected
 ):
     s = position(players=3, policies="greedy")
-    s.land[land("Sapphire Lakes"), G.L_EFFECT] = G.EFFECTS.index(effect)
+    s.land[land("Sapphire Lakes"), L_EFFECT] = G.EFFECTS.index(effect)
     on_char(s, RED, "Josette the Fiery", 1)  # the Head of the Sapphire Lakes; the rest neutral
-    assert G.land_vote(s.st, s.tok, s.pl, s.g, s.land, RED, s.score) == expected
+    assert G.land_vote(s.context, s.state, RED, s.scratch) == expected
 
 
 # --- Players ----------------------------------------------------------------------------------

@@ -127,6 +127,102 @@ ASSUMPTIONS = (
         fires=("gap.removal_four_votes",),
     ),
     Assumption(
+        name="warlord_tax",
+        knob="lands",
+        tag="rulebook",
+        rule=f"Council rules, Land cards (Valley of Arrows: 'the Warlord sets the tax on this Land "
+        f"... 1, 2 or 3 coins; if there is no such player, the tax by law or default'); {PAGE}",
+        text="before the tax phase the player with priority on the Warlord sets the Valley's tax "
+        "(1, 2 or 3 coins, whatever the laws; greedy: the lowest on itself, the highest on a "
+        "rival) when someone holds the Valley; it counts in its holder's total like any Land's "
+        "rate; a contested Valley still costs each tied player 1 coin (reading)",
+    ),
+    Assumption(
+        name="ignore_law",
+        knob="lands",
+        tag="reading",
+        rule=f"Council rules, Land cards (Brown Plains: 'one of the three laws in force does not "
+        f"apply to this Land; choosing another brings the former back; chosen by the player with "
+        f"priority on Head + Land'); {PAGE}",
+        text="each time a law passes, the player with strictly most Land + Head tokens on the "
+        "Brown Plains may make it the ignored law (the former one applies again); the ignored "
+        "law's tax change and population change do not apply there, the mood track stays one "
+        "for the table; a law replaced is ignored no more",
+    ),
+    Assumption(
+        name="greedy_bribe",
+        knob="greedy_bribe",
+        tag="reading",
+        rule=f"Council rules, Character traits 8 (Greedy: '+1 coin on receiving a bribe, "
+        f"whatever its sum'); {PAGE}",
+        text="a Character holds no coins: the briber pays a Greedy target one coin more (to the "
+        "bank), and a briber without that coin cannot reveal the bribe yet",
+        alternatives=(
+            Alternative("the Greedy's player gains 1 coin", {"greedy_bribe": "holder_gains"}),
+        ),
+        fires=("mercenaries_played.messenger",),
+    ),
+    Assumption(
+        name="traits",
+        knob="characters",
+        tag="reading",
+        rule=f"Council rules, Character traits 7, 12, 19, 20 (Bribable, Cautious, Fanatic, "
+        f"Incorruptible); {PAGE}",
+        text="a trait acts from the Character that bears it: a Spy exposing a bribe on a "
+        "Bribable leaves the briber's token; a player whose bribe or Thief is exposed (by "
+        "another's Spy or Thief) takes 1 token, whose Assassin is exposed 2, off every Cautious "
+        "Character not killed; presenting a revealed gift or bribe to an Atheist costs 1 token on "
+        "every Fanatic, a gift to a Bribable 1 on every Incorruptible",
+    ),
+    Assumption(
+        name="transfer",
+        knob="transfer",
+        tag="reading",
+        rule=f"Council rules, Character traits 13, 14 (Traveller, Homebody: 'the house that "
+        f"initiated the transfer to another Land'); {PAGE}",
+        text="a transfer is an appointment to head a Land other than the one the Character "
+        "headed last, initiated by the player who chose it (the Privy Councillor's; not a lot): "
+        "that player puts a token on a Traveller, takes one off a Homebody",
+        alternatives=(Alternative("the traits do nothing", {"transfer": "never"}),),
+    ),
+    Assumption(
+        name="reveal_windows",
+        knob="reveal_windows",
+        tag="reading",
+        rule=f"Council rules, Mercenary cards ('may be revealed at any moment from the first phase "
+        f"of the next turn'; Spy and Thief 'have priority at the start of each phase'); {PAGE}",
+        text="'any moment' is played as a window at the start of each phase (before income, "
+        "spending, actions and tax), the owners of face-down cards deciding in card order",
+        alternatives=(
+            Alternative("only at the start of a turn", {"reveal_windows": "turn"}, tag="reading"),
+        ),
+        fires=("phase_reveals",),
+    ),
+    Assumption(
+        name="spy_thief_first",
+        knob="spy_thief_first",
+        tag="rulebook",
+        rule=f"Council rules, Mercenary cards (a player revealing a Thief or Spy to check another "
+        f"card 'has priority at the start of each phase'); {PAGE}",
+        text="in each reveal window the Spies and Thieves are offered first, then the other cards",
+        alternatives=(Alternative("every card in card order", {"spy_thief_first": False}),),
+    ),
+    Assumption(
+        name="advice_by",
+        knob="advice_by",
+        tag="rulebook",
+        rule=f"Council rules §6 (Voting: 'first the player with priority on the Head may advise, "
+        f"then the other players by their influence; equal influence: Land + Head; still equal: "
+        f"it does not advise unless they agree'); {PAGE}",
+        text="each Head advises once a vote: its priority player first, then the others in line "
+        "by their tokens on it (ties by Land + Head; a tie after that leaves the Head silent, "
+        "counted as gap.advice_tie); an adviser without priority pays a token from the Head",
+        alternatives=(
+            Alternative("the priority player only", {"advice_by": "priority"}, tag="reading"),
+        ),
+        fires=("advice_without_priority", "gap.advice_tie"),
+    ),
+    Assumption(
         name="rare_gift_once",
         knob="rare_gift_once",
         tag="reading",
@@ -164,21 +260,18 @@ PROCEDURE = Procedure(
         "and resample the other seats' hidden Mercenary kinds)",
         "Land powers played: income_bonus (Black Harbour: a tie on Land + Head gives nobody the "
         "coin), mercenary_discount, mood_immune, rare_gift (Golden Coast), sway_head (Sapphire "
-        "Lakes), sway_council (Brothers); the others are printed only (docs/council.md)",
+        "Lakes), sway_council (Brothers), warlord_tax (Valley of Arrows), ignore_law (Brown "
+        "Plains); the others are printed only (docs/council.md)",
         "remove_councillor_votes: the rulebook says both 4 and 5 of 7; default 5, counted as a gap",
         "rare_gift_once: the rulebook's '1/turn' read as once a turn for the table (knob: player)",
         "sycophant_count: the rulebook's 'at the start of each Action' read as each Character's "
         "action (knob: phase); a tie on the Council names no leader",
-        "advice: each Head advises once a vote, by the player with priority on it only (the "
-        "rulebook's 'then the other players by their influence' is not played); a neutral "
-        "Councillor "
-        "votes with the heavier side (tied players' tokens plus advice), equal weight: traits",
+        "advice: each Head advises once a vote, its priority player first, then the others by "
+        "their influence (advice_by); a neutral Councillor votes with the heavier side (tied "
+        "players' tokens plus advice), equal weight: traits",
         "the Treasurer stands in for an absent Privy Councillor only for a tied Council-seat vote",
         "a Mercenary's token comes from the acting Character or, for a Head, its Land (choice)",
-        "reading, not a knob yet: face-down Mercenaries are revealed at the start of a turn, "
-        "owner's choice in card order (the rulebook: 'at any moment from the next turn'); the "
-        "Spy/Thief priority at the start of each phase is not played",
-        "reading, not a knob yet: a Head advises only through the player with priority on it "
-        "(the rulebook's 'then the other players by their influence' is not played)",
+        "reveal_windows: face-down Mercenaries may be revealed at the start of each phase "
+        "(the rulebook's 'at any moment'), Spies and Thieves first (spy_thief_first)",
     ),
 )

@@ -26,18 +26,55 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.jit import inline, kernel
+from simulator.layout import Layout
 from simulator.procedures.council.game.params import (
-    MAX_CARDS,
-    MAX_LAWS,
     MAX_MOVES,
-    MAX_PLAYERS,
-    N_CHARS,
-    N_LANDS,
 )
-from simulator.procedures.council.game.state import G_DONE, G_SIZE, P_POLICY
+from simulator.procedures.council.game.state import (
+    DONE,
+    POLICY,
+    POSITION_SIZE,
+    SCORES,
+)
 from simulator.rng import low32, next_word
 
-# Header of the interface state (int64 words; X_RNG holds uint64 bits).
+#: The interface state (:mod:`.interface`; the trial kernel's context is its first ``CTX``
+#: words): a header (``X_*``; ``X_RNG`` holds uint64 bits), the script of the values the hooks
+#: returned since the phase began and their tags, the packed params row (float64 bits), and three
+#: positions (:data:`.state.POSITION`): at the start of the current phase (``SNAP``), where the
+#: phase is replayed (``WORK``) and at the pending decision (``CUR``); then greedy's scores of the
+#: pending decision's moves.
+HEADER = (
+    "rng",
+    "mode",
+    "script_position",
+    "script_length",
+    "pending_seat",
+    "pending_moves",
+    "over",
+    "turn",
+    "phase",
+    "clamps",
+    "overflow",
+    "check",
+    "pending_tag",
+    "pending_best",
+    "window",
+)
+MAX_SCRIPT = 1024
+ROW_WORDS = 512
+CTX = 16
+INTERFACE = Layout(
+    *HEADER,
+    ("spare", CTX - len(HEADER)),
+    ("script", MAX_SCRIPT),
+    ("tags", MAX_SCRIPT),
+    ("row", ROW_WORDS),
+    ("snap", POSITION_SIZE),
+    ("work", POSITION_SIZE),
+    ("cur", POSITION_SIZE),
+    ("pending_scores", MAX_MOVES),
+)
 (
     X_RNG,
     X_MODE,
@@ -53,62 +90,48 @@ from simulator.rng import low32, next_word
     X_CHECK,
     X_PEND_TAG,
     X_PEND_BEST,
-) = range(14)
-CTX = 16
+    X_WINDOW,
+) = (INTERFACE.at(name) for name in HEADER)
 PLAIN, REPLAY, DISCARD = 0, 1, 2
 #: Policy codes at or above this decide through the game interface (rollout 2, mcts 3).
 SEARCH = 2
 #: The seat of a chance value in a script tag.
 CHANCE = 15
 
-MAX_SCRIPT = 1024
-SCRIPT = CTX
-TAGS = SCRIPT + MAX_SCRIPT
-
-# One position: tok, pl, g, ch, land, law, card, flattened one after the other.
-N_COL = N_LANDS + N_CHARS
-O_TOK = 0
-O_PL = O_TOK + MAX_PLAYERS * N_COL
-O_G = O_PL + MAX_PLAYERS * 3
-O_CH = O_G + G_SIZE
-O_LAND = O_CH + N_CHARS * 4
-O_LAW = O_LAND + N_LANDS * 4
-O_CARD = O_LAW + MAX_LAWS * 6
-POS_SIZE = O_CARD + MAX_CARDS * 6
-
-ROW0 = TAGS + MAX_SCRIPT  # the packed params row (float64 bits), for setup
-ROW_WORDS = 512
-SNAP = ROW0 + ROW_WORDS  # the position at the start of the current phase
-WORK = SNAP + POS_SIZE  # where the phase is replayed
-CUR = WORK + POS_SIZE  # the position at the pending decision (or the end)
-PEND_SCORES = CUR + POS_SIZE  # greedy's scores of the pending decision's moves
-STATE_SIZE = PEND_SCORES + MAX_MOVES
+SCRIPT = INTERFACE.at("script")
+TAGS = INTERFACE.at("tags")
+ROW0 = INTERFACE.at("row")  # the packed params row (float64 bits), for setup
+SNAP = INTERFACE.at("snap")  # the position at the start of the current phase
+WORK = INTERFACE.at("work")  # where the phase is replayed
+CUR = INTERFACE.at("cur")  # the position at the pending decision (or the end)
+PEND_SCORES = INTERFACE.at("pending_scores")  # greedy's scores of the pending decision's moves
+STATE_SIZE = INTERFACE.size
 
 
 @inline
-def raw_pick(st, n):
+def raw_pick(context, n):
     """A uniform index below n from the stream; reads a word only when there is a choice."""
     if n <= 1:
         return np.int64(0)
-    return np.int64((low32(next_word(st)) * np.uint64(n)) >> np.uint64(32))
+    return np.int64((low32(next_word(context)) * np.uint64(n)) >> np.uint64(32))
 
 
 @kernel
-def legacy_choose(st, pl, p, n, score):
+def legacy_choose(context, state, p, n, scratch):
     """The random and greedy rungs as they always were: random uniformly, greedy by best score,
     ties by lot."""
-    if pl[p, P_POLICY] == 0:
-        return raw_pick(st, n)
-    best = score[0]
+    if state[POLICY + p] == 0:
+        return raw_pick(context, n)
+    best = scratch[SCORES]
     for i in range(1, n):
-        best = max(best, score[i])
+        best = max(best, scratch[SCORES + i])
     nbest = 0
     for i in range(n):
-        if score[i] == best:
+        if scratch[SCORES + i] == best:
             nbest += 1
-    k = raw_pick(st, nbest)
+    k = raw_pick(context, nbest)
     for i in range(n):
-        if score[i] == best:
+        if scratch[SCORES + i] == best:
             if k == 0:
                 return np.int64(i)
             k -= 1
@@ -116,157 +139,158 @@ def legacy_choose(st, pl, p, n, score):
 
 
 @inline
-def scripted(st):
+def scripted(context):
     """Whether a scripted value is left to replay."""
-    return st[X_POS] < st[X_LEN]
+    return context[X_POS] < context[X_LEN]
 
 
 @inline
-def wants_scores(st, pl, p):
+def wants_scores(context, state, p):
     """Whether p's moves need greedy's scores now: a greedy seat's, and a searching seat's at
     its pending decision (its playouts' default move, :func:`.interface.default_move`); never
     for a scripted value or a discarded phase."""
-    policy = pl[p, P_POLICY]
+    policy = state[POLICY + p]
     if policy == 0:
         return False
-    mode = np.int64(st[X_MODE])
-    if mode == DISCARD or (mode == REPLAY and scripted(st)):
+    mode = np.int64(context[X_MODE])
+    if mode == DISCARD or (mode == REPLAY and scripted(context)):
         return False
     return policy == 1 or mode == REPLAY
 
 
 @inline
-def first_best(n, score):
+def first_best(n, scratch):
     """The first of the best-scored moves among n."""
     b = np.int64(0)
     for i in range(1, n):
-        if score[i] > score[b]:
+        if scratch[SCORES + i] > scratch[SCORES + b]:
             b = i
     return b
 
 
 @kernel
-def expose(st, p, n, tag, best, score):
+def expose(context, p, n, tag, best, scratch):
     """Make the game pending on seat p's decision among n (``tag``: its script tag, see
     :func:`choose_tagged`; ``best``: greedy's choice, the playouts' default move; ``score``:
     greedy's scores of the n moves, kept for :func:`.interface.move_values`): keep the
     position, discard the rest of the phase."""
     for i in range(n):
-        st[PEND_SCORES + i] = np.uint64(score[i])
-    st[X_PEND_SEAT] = p
-    st[X_PEND_N] = n
-    st[X_PEND_TAG] = tag
-    st[X_PEND_BEST] = best
-    st[CUR : CUR + POS_SIZE] = st[WORK : WORK + POS_SIZE]
+        context[PEND_SCORES + i] = np.uint64(scratch[SCORES + i])
+    context[X_PEND_SEAT] = p
+    context[X_PEND_N] = n
+    context[X_PEND_TAG] = tag
+    context[X_PEND_BEST] = best
+    context[CUR : CUR + POSITION_SIZE] = context[WORK : WORK + POSITION_SIZE]
     # The rest of the phase is thrown away: ending it early only saves time.
-    st[WORK + O_G + G_DONE] = 1
-    st[X_MODE] = DISCARD
+    context[WORK + DONE] = 1
+    context[X_MODE] = DISCARD
 
 
 @kernel
-def record(st, v, tag):
+def record(context, v, tag):
     """Append a value to the script (a full script ends the replay: counted in X_OVERFLOW)."""
-    k = np.int64(st[X_LEN])
+    k = np.int64(context[X_LEN])
     if k >= MAX_SCRIPT:
-        st[X_OVERFLOW] += np.uint64(1)
-        st[WORK + O_G + G_DONE] = 1
-        st[X_MODE] = DISCARD
+        context[X_OVERFLOW] += np.uint64(1)
+        context[WORK + DONE] = 1
+        context[X_MODE] = DISCARD
         return
-    st[SCRIPT + k] = np.uint64(v)
-    st[TAGS + k] = np.uint64(tag)
-    st[X_LEN] = np.uint64(k + 1)
-    st[X_POS] = np.uint64(k + 1)
+    context[SCRIPT + k] = np.uint64(v)
+    context[TAGS + k] = np.uint64(tag)
+    context[X_LEN] = np.uint64(k + 1)
+    context[X_POS] = np.uint64(k + 1)
 
 
 @inline
-def next_scripted(st, n):
+def next_scripted(context, n):
     """The next scripted value as an index below n (clamped: a resampled hidden card can shorten
-    a list an opponent chose from; counted in X_CLAMPS)."""
-    k = np.int64(st[X_POS])
-    st[X_POS] = np.uint64(k + 1)
-    v = np.int64(st[SCRIPT + k])
-    if v >= n:
-        st[X_CLAMPS] += np.uint64(1)
+    a list an opponent chose from, or change which hook reads a value, a lot's raw word then
+    read as a choice; counted in X_CLAMPS)."""
+    k = np.int64(context[X_POS])
+    context[X_POS] = np.uint64(k + 1)
+    v = np.int64(context[SCRIPT + k])
+    if v >= n or v < 0:
+        context[X_CLAMPS] += np.uint64(1)
         return n - 1
     return v
 
 
 @kernel
-def choose_tagged(st, pl, p, n, score, first_merc):
+def choose_tagged(context, state, p, n, scratch, first_merc):
     """Index of p's chosen move among n (``first_merc``: index of the first Mercenary kind in a
     spending list, else -1)."""
-    mode = np.int64(st[X_MODE])
+    mode = np.int64(context[X_MODE])
     if mode == PLAIN:
-        return legacy_choose(st, pl, p, n, score)
+        return legacy_choose(context, state, p, n, scratch)
     if n <= 1 or mode == DISCARD:
         return np.int64(0)
-    if scripted(st):
-        return next_scripted(st, n)
+    if scripted(context):
+        return next_scripted(context, n)
     tag = p + 16 * (first_merc + 1)
-    if pl[p, P_POLICY] >= SEARCH:
-        expose(st, p, n, tag, first_best(n, score), score)
+    if state[POLICY + p] >= SEARCH:
+        expose(context, p, n, tag, first_best(n, scratch), scratch)
         return np.int64(0)
-    i = legacy_choose(st, pl, p, n, score)
-    record(st, i, tag)
+    i = legacy_choose(context, state, p, n, scratch)
+    record(context, i, tag)
     return i
 
 
 @kernel
-def choose(st, pl, p, n, score):
+def choose(context, state, p, n, scratch):
     """Index of p's chosen move among n (module docstring for the modes)."""
-    return choose_tagged(st, pl, p, n, score, -1)
+    return choose_tagged(context, state, p, n, scratch, -1)
 
 
 @kernel
-def pick(st, n):
+def pick(context, n):
     """A lot: a uniform index below n; reads a word only when there is a choice."""
-    mode = np.int64(st[X_MODE])
+    mode = np.int64(context[X_MODE])
     if mode == PLAIN:
-        return raw_pick(st, n)
+        return raw_pick(context, n)
     if n <= 1 or mode == DISCARD:
         return np.int64(0)
-    if scripted(st):
-        return next_scripted(st, n)
-    i = raw_pick(st, n)
-    record(st, i, CHANCE)
+    if scripted(context):
+        return next_scripted(context, n)
+    i = raw_pick(context, n)
+    record(context, i, CHANCE)
     return i
 
 
 @kernel
-def draw(st):
+def draw(context):
     """A raw random word (the acting order's lot keys)."""
-    mode = np.int64(st[X_MODE])
+    mode = np.int64(context[X_MODE])
     if mode == PLAIN:
-        return next_word(st)
+        return next_word(context)
     if mode == DISCARD:
         return np.uint64(0)
-    if scripted(st):
-        k = np.int64(st[X_POS])
-        st[X_POS] = np.uint64(k + 1)
-        return st[SCRIPT + k]
-    w = next_word(st)
-    record(st, w, CHANCE)
+    if scripted(context):
+        k = np.int64(context[X_POS])
+        context[X_POS] = np.uint64(k + 1)
+        return context[SCRIPT + k]
+    w = next_word(context)
+    record(context, w, CHANCE)
     return w
 
 
 @kernel
-def tip_bid(st, pl, q, top_bid):
+def tip_bid(context, state, scratch, q, top_bid):
     """Tokens q discards from a Land to tip its neutral Head (0..top_bid): random uniformly,
     greedy 1 if it can, a searching seat by its agent."""
-    mode = np.int64(st[X_MODE])
+    mode = np.int64(context[X_MODE])
     if mode == PLAIN:
-        return raw_pick(st, top_bid + 1) if pl[q, P_POLICY] == 0 else min(top_bid, 1)
+        return raw_pick(context, top_bid + 1) if state[POLICY + q] == 0 else min(top_bid, 1)
     if top_bid <= 0 or mode == DISCARD:
         return np.int64(0)
-    if scripted(st):
-        return next_scripted(st, top_bid + 1)
-    if pl[q, P_POLICY] >= SEARCH:
+    if scripted(context):
+        return next_scripted(context, top_bid + 1)
+    if state[POLICY + q] >= SEARCH:
         # Greedy bids 1 when it can: scored 1, every other bid 0.
         best = min(top_bid, 1)
-        score = np.zeros(top_bid + 1, dtype=np.int64)
-        score[best] = 1
-        expose(st, q, top_bid + 1, q, best, score)
+        for i in range(top_bid + 1):
+            scratch[SCORES + i] = 1 if i == best else 0
+        expose(context, q, top_bid + 1, q, best, scratch)
         return np.int64(0)
-    v = raw_pick(st, top_bid + 1) if pl[q, P_POLICY] == 0 else min(top_bid, 1)
-    record(st, v, q)
+    v = raw_pick(context, top_bid + 1) if state[POLICY + q] == 0 else min(top_bid, 1)
+    record(context, v, q)
     return v

@@ -20,19 +20,21 @@ from simulator.procedures.council.game.params import (
     WARLORD,
 )
 from simulator.procedures.council.game.state import (
-    C_SEAT,
-    G_DECIDED_AT,
-    G_INF_COST,
-    G_LEAD_CHANGES,
-    G_LEADER,
-    G_PLAYERS,
-    G_REP,
-    G_RUN,
-    G_TAX_DELTA,
-    G_TAX_HALF,
-    L_CIV,
-    L_SOL,
-    P_COINS,
+    CIVILIANS,
+    COINS,
+    DECIDED_AT,
+    INFLUENCE_COST,
+    LEAD_CHANGES,
+    LEADER,
+    N_COL,
+    PLAYERS,
+    REPRESENTATIVE,
+    RUN,
+    SEATS,
+    SOLDIERS,
+    TAX_DELTA,
+    TAX_HALVES,
+    TOKENS,
     land_owner,
     strict_top,
     top_and_second,
@@ -40,25 +42,25 @@ from simulator.procedures.council.game.state import (
 
 
 @kernel
-def priority_count(tok, g, ch, p, tied):
+def priority_count(state, p, scratch):
     """Lands (income rule) and Characters in play on which player p has priority."""
     n = 0
     for li in range(N_LANDS):
-        if land_owner(tok, g, li, tied) == p:
+        if land_owner(state, li, scratch) == p:
             n += 1
     for c in range(N_CHARS):
-        if ch[c, C_SEAT] >= 0 and strict_top(tok, g[G_PLAYERS], N_LANDS + c) == p:
+        if state[SEATS + c] >= 0 and strict_top(state, state[PLAYERS], N_LANDS + c) == p:
             n += 1
     return n
 
 
 @kernel
-def leader(tok, g, ch, tied):
+def leader(state, scratch):
     """The player with strictly the highest priority count, or -1 (a tie names no leader)."""
     best = np.int64(-1)
     who = np.int64(-1)
-    for p in range(g[G_PLAYERS]):
-        x = priority_count(tok, g, ch, p, tied)
+    for p in range(state[PLAYERS]):
+        x = priority_count(state, p, scratch)
         if x > best:
             best = x
             who = p
@@ -68,18 +70,18 @@ def leader(tok, g, ch, tied):
 
 
 @kernel
-def record_round(tok, g, ch, tied, t):
+def record_round(state, scratch, t):
     """The leader at the end of turn t: counts lead changes (ignoring turns with no leader) and
     the turn from which the current leader has led without a break. Recording the same position
     twice changes nothing."""
-    w = leader(tok, g, ch, tied)
+    w = leader(state, scratch)
     if w >= 0:
-        if g[G_LEADER] >= 0 and g[G_LEADER] != w:
-            g[G_LEAD_CHANGES] += 1
-        g[G_LEADER] = w
-    if w != g[G_RUN]:
-        g[G_RUN] = w
-        g[G_DECIDED_AT] = t
+        if state[LEADER] >= 0 and state[LEADER] != w:
+            state[LEAD_CHANGES] += 1
+        state[LEADER] = w
+    if w != state[RUN]:
+        state[RUN] = w
+        state[DECIDED_AT] = t
 
 
 #: Weights of :func:`value_of`, in priority units (one Land or Character held = 1). A Coup or a
@@ -117,41 +119,41 @@ B_ROWS = 7  # B_SEAT holds the Warlord's player in column 0 and the Privy Counci
 
 
 @inline
-def kind_terms(b, land, li, t, sign):
+def kind_terms(b, state, li, t, sign):
     """Add or take away Land li's kind (military and/or civil) for t, the player leading it."""
     if t >= 0:
-        if land[li, L_SOL] >= land[li, L_CIV]:
+        if state[SOLDIERS + li] >= state[CIVILIANS + li]:
             b[B_MILITARY, t] += sign
-        if land[li, L_SOL] <= land[li, L_CIV]:
+        if state[SOLDIERS + li] <= state[CIVILIANS + li]:
             b[B_CIVIL, t] += sign
 
 
 @inline
-def land_terms(tok, g, land, li, tied, b, sign):
+def land_terms(state, li, scratch, b, sign):
     """Add (sign 1) or take away (-1) Land li's part of breakdown b: its income priority (held),
     and the player leading it by its own tokens (its kind, military and/or civil, and margin)."""
-    o = land_owner(tok, g, li, tied)
+    o = land_owner(state, li, scratch)
     if o >= 0:
         b[B_HELD, o] += sign
-    t, m = top_and_second(tok, g[G_PLAYERS], li)
+    t, m = top_and_second(state, state[PLAYERS], li)
     if t >= 0:
         b[B_MARGIN, t] += sign * min(m - 1, 2)
-    kind_terms(b, land, li, t, sign)
+    kind_terms(b, state, li, t, sign)
 
 
 @inline
-def char_terms(tok, g, ch, c, b, sign):
+def char_terms(state, c, b, sign):
     """Add or take away Character c's part of breakdown b: priority and margin if it is in play,
     a Council place, the Warlord's or the Privy Councillor's seat."""
-    if ch[c, C_SEAT] < 0:
+    if state[SEATS + c] < 0:
         return
-    t, m = top_and_second(tok, g[G_PLAYERS], N_LANDS + c)
+    t, m = top_and_second(state, state[PLAYERS], N_LANDS + c)
     if t < 0:
         return
     b[B_PRIO, t] += sign
     b[B_MARGIN, t] += sign * min(m - 1, 2)
-    seat = ch[c, C_SEAT]
-    if seat < HEAD0 or g[G_REP] == c:
+    seat = state[SEATS + c]
+    if seat < HEAD0 or state[REPRESENTATIVE] == c:
         b[B_COUNCIL, t] += sign
     if seat == WARLORD:
         b[B_SEAT, 0] = t if sign > 0 else -1
@@ -160,21 +162,21 @@ def char_terms(tok, g, ch, c, b, sign):
 
 
 @kernel
-def breakdown(tok, g, ch, land, tied):
+def breakdown(state, scratch):
     """What each player holds that :func:`values` weighs (rows ``B_*``), followed by as many
     rows of scratch where :func:`gain_at` and :func:`soldier_gain` score a move."""
     b = np.zeros((2 * B_ROWS, MAX_PLAYERS), dtype=np.int64)
     b[B_SEAT, 0] = -1
     b[B_SEAT, 1] = -1
     for li in range(N_LANDS):
-        land_terms(tok, g, land, li, tied, b, 1)
+        land_terms(state, li, scratch, b, 1)
     for c in range(N_CHARS):
-        char_terms(tok, g, ch, c, b, 1)
+        char_terms(state, c, b, 1)
     return b
 
 
 @inline
-def value_of(b, pl, g, half, p):
+def value_of(b, state, half, p):
     """How close player p is to winning, in priority units: its priority count (Lands by the
     income rule, Characters in play), the better of its Coup and Will of the People progress
     (Lands led by their own tokens of the right kind, up to four, and the seat), Council members
@@ -193,51 +195,51 @@ def value_of(b, pl, g, half, p):
     council = b[B_COUNCIL, p]
     v += COUNCIL_STEP * council + COUNCIL_NEAR * max(council - 3, 0)
     v += MARGIN * b[B_MARGIN, p]
-    need = (half * held) // 2 + g[G_INF_COST]
-    coins = pl[p, P_COINS]
+    need = (half * held) // 2 + state[INFLUENCE_COST]
+    coins = state[COINS + p]
     v += COIN * min(coins, need) + COIN_SPARE * max(coins - need, 0)
     return v
 
 
 @kernel
-def values(b, pl, g, out):
+def values(b, state, out):
     """:func:`value_of` each player, into ``out``."""
-    half = max(g[G_TAX_HALF] + g[G_TAX_DELTA], 0)
-    for p in range(g[G_PLAYERS]):
-        out[p] = value_of(b, pl, g, half, p)
+    half = max(state[TAX_HALVES] + state[TAX_DELTA], 0)
+    for p in range(state[PLAYERS]):
+        out[p] = value_of(b, state, half, p)
 
 
 @kernel
-def standings(tok, pl, g, ch, land, tied, out):
+def standings(state, scratch, out):
     """:func:`values` of the position."""
-    values(breakdown(tok, g, ch, land, tied), pl, g, out)
+    values(breakdown(state, scratch), state, out)
 
 
 @inline
-def edge_of(b, pl, g, p):
+def edge_of(b, state, p):
     """p's standing less :data:`RIVAL` times the best rival's: what greedy maximises."""
-    half = max(g[G_TAX_HALF] + g[G_TAX_DELTA], 0)
+    half = max(state[TAX_HALVES] + state[TAX_DELTA], 0)
     best = -1e18
-    for q in range(g[G_PLAYERS]):
+    for q in range(state[PLAYERS]):
         if q != p:
-            best = max(best, value_of(b, pl, g, half, q))
-    return value_of(b, pl, g, half, p) - RIVAL * best
+            best = max(best, value_of(b, state, half, q))
+    return value_of(b, state, half, p) - RIVAL * best
 
 
 @inline
-def column_terms(tok, g, ch, land, col, tied, b, sign):
+def column_terms(state, col, scratch, b, sign):
     """The parts of breakdown b that tokens at column col change (a Head's also its Land's)."""
     if col < N_LANDS:
-        land_terms(tok, g, land, col, tied, b, sign)
+        land_terms(state, col, scratch, b, sign)
         return
     c = col - N_LANDS
-    char_terms(tok, g, ch, c, b, sign)
-    if ch[c, C_SEAT] >= HEAD0:
-        land_terms(tok, g, land, ch[c, C_SEAT] - HEAD0, tied, b, sign)
+    char_terms(state, c, b, sign)
+    if state[SEATS + c] >= HEAD0:
+        land_terms(state, state[SEATS + c] - HEAD0, scratch, b, sign)
 
 
 @kernel
-def gain_at(b, base, tok, pl, g, ch, land, p, col, d, coins, tied):
+def gain_at(b, base, state, p, col, d, coins, scratch):
     """Greedy's score of a move that changes p's tokens at column col (none if negative) by d
     and its coins by ``coins``: the change of :func:`edge_of` from ``base`` (the edge of
     breakdown ``b`` of the position), times :data:`SCALE`, as an integer. Only the parts of b
@@ -252,48 +254,48 @@ def gain_at(b, base, tok, pl, g, ch, land, p, col, d, coins, tied):
     w = b[B_ROWS:]  # the scratch rows: b after the move
     w[:] = b[:B_ROWS]
     if col >= 0:
-        column_terms(tok, g, ch, land, col, tied, w, -1)
-        tok[p, col] += d
-        column_terms(tok, g, ch, land, col, tied, w, 1)
-        tok[p, col] -= d
-    pl[p, P_COINS] += coins
-    after = edge_of(w, pl, g, p)
-    pl[p, P_COINS] -= coins
+        column_terms(state, col, scratch, w, -1)
+        state[TOKENS + p * N_COL + col] += d
+        column_terms(state, col, scratch, w, 1)
+        state[TOKENS + p * N_COL + col] -= d
+    state[COINS + p] += coins
+    after = edge_of(w, state, p)
+    state[COINS + p] -= coins
     return np.int64(round((after - base) * SCALE))
 
 
 @kernel
-def gain(tok, pl, g, ch, land, p, col, d, coins, tied):
+def gain(state, p, col, d, coins, scratch):
     """:func:`gain_at` the position as it stands."""
-    b = breakdown(tok, g, ch, land, tied)
-    return gain_at(b, edge_of(b, pl, g, p), tok, pl, g, ch, land, p, col, d, coins, tied)
+    b = breakdown(state, scratch)
+    return gain_at(b, edge_of(b, state, p), state, p, col, d, coins, scratch)
 
 
 @kernel
-def soldier_gain(b, base, tok, pl, g, land, p, a, to):
+def soldier_gain(b, base, state, p, a, to):
     """Greedy's score of the Warlord moving a soldier from Land a to Land ``to`` (only the two
     Lands' kinds change), as :func:`gain_at`."""
-    ta, _ = top_and_second(tok, g[G_PLAYERS], a)
-    tt, _ = top_and_second(tok, g[G_PLAYERS], to)
+    ta, _ = top_and_second(state, state[PLAYERS], a)
+    tt, _ = top_and_second(state, state[PLAYERS], to)
     w = b[B_ROWS:]  # the scratch rows: b after the move
     w[:] = b[:B_ROWS]
-    kind_terms(w, land, a, ta, -1)
-    kind_terms(w, land, to, tt, -1)
-    land[a, L_SOL] -= 1
-    land[to, L_SOL] += 1
-    kind_terms(w, land, a, ta, 1)
-    kind_terms(w, land, to, tt, 1)
-    land[a, L_SOL] += 1
-    land[to, L_SOL] -= 1
-    after = edge_of(w, pl, g, p)
+    kind_terms(w, state, a, ta, -1)
+    kind_terms(w, state, to, tt, -1)
+    state[SOLDIERS + a] -= 1
+    state[SOLDIERS + to] += 1
+    kind_terms(w, state, a, ta, 1)
+    kind_terms(w, state, to, tt, 1)
+    state[SOLDIERS + a] += 1
+    state[SOLDIERS + to] -= 1
+    after = edge_of(w, state, p)
     return np.int64(round((after - base) * SCALE))
 
 
 @kernel
-def win_chances(tok, pl, g, ch, land, tied, out):
+def win_chances(state, scratch, out):
     """Each seat's estimated chance to win: a softmax of :func:`value_of` (:data:`TEMPERATURE`)."""
-    standings(tok, pl, g, ch, land, tied, out)
-    soften(out, g[G_PLAYERS])
+    standings(state, scratch, out)
+    soften(out, state[PLAYERS])
 
 
 @inline

@@ -36,22 +36,13 @@ import numpy as np
 from simulator.agents.game import GameFunctions
 from simulator.agents.spec import AGENT_CODES, AGENT_KIND, AGENT_ROW
 from simulator.agents.streams import below
-from simulator.jit import inline, kernel
+from simulator.jit import borrowed, inline, kernel
 from simulator.procedures.council.game.actions import actions_phase
 from simulator.procedures.council.game.context import (
     CHANCE,
     CUR,
     MAX_SCRIPT,
-    N_COL,
-    O_CARD,
-    O_CH,
-    O_G,
-    O_LAND,
-    O_LAW,
-    O_PL,
-    O_TOK,
     PEND_SCORES,
-    POS_SIZE,
     REPLAY,
     ROW0,
     SCRIPT,
@@ -72,6 +63,7 @@ from simulator.procedures.council.game.context import (
     X_POS,
     X_RNG,
     X_TURN,
+    X_WINDOW,
 )
 from simulator.procedures.council.game.economy import income_phase, spending_phase, tax_phase
 from simulator.procedures.council.game.heuristic import (
@@ -81,35 +73,35 @@ from simulator.procedures.council.game.heuristic import (
     standings,
     win_chances,
 )
-from simulator.procedures.council.game.mercenaries import reveal_step
+from simulator.procedures.council.game.mercenaries import phase_window, reveal_step
 from simulator.procedures.council.game.params import (
     H_AGENTS,
     H_PLAYERS,
     H_POLICY,
     MAX_CARDS,
-    MAX_LAWS,
     MAX_MOVES,
     MAX_PLAYERS,
     MESSENGER,
-    N_CHARS,
-    N_LANDS,
     ROW,
 )
-from simulator.procedures.council.game.setup import audit, scratch, setup
+from simulator.procedures.council.game.setup import audit, setup
 from simulator.procedures.council.game.state import (
-    G_CHECK,
-    G_DONE,
-    G_MAX_TURNS,
-    G_MERCS_ON,
-    G_PLAYERS,
-    G_TURN,
-    G_VIOLATIONS,
-    G_WINMASK,
-    K_KIND,
-    K_MODE,
-    K_OWNER,
-    K_STATUS,
-    P_POLICY,
+    CARD_KIND,
+    CARD_MODE,
+    CARD_OWNER,
+    CARD_STATUS,
+    CHECK,
+    DONE,
+    MAX_TURNS,
+    MERCENARIES_ON,
+    PLAYERS,
+    POLICY,
+    POSITION_SIZE,
+    REVEAL_PHASES,
+    SCRATCH_SIZE,
+    TURN,
+    VIOLATIONS,
+    WINNERS,
 )
 from simulator.procedures.council.game.victory import check_victory, draw_at_turn_limit
 
@@ -121,15 +113,9 @@ _GREEDY = float(AGENT_CODES["greedy"])
 
 @inline
 def position(s, base):
-    """Views of the position stored at ``base`` (SNAP, WORK or CUR)."""
-    tok = s[base + O_TOK : base + O_PL].reshape((MAX_PLAYERS, N_COL))
-    pl = s[base + O_PL : base + O_G].reshape((MAX_PLAYERS, 3))
-    g = s[base + O_G : base + O_CH]
-    ch = s[base + O_CH : base + O_LAND].reshape((N_CHARS, 4))
-    land = s[base + O_LAND : base + O_LAW].reshape((N_LANDS, 4))
-    law = s[base + O_LAW : base + O_CARD].reshape((MAX_LAWS, 6))
-    card = s[base + O_CARD : base + POS_SIZE].reshape((MAX_CARDS, 6))
-    return tok, pl, g, ch, land, law, card
+    """The position stored at ``base`` (SNAP, WORK or CUR) as a borrowed view (:data:`.state.
+    POSITION`; only while ``s`` itself is in use, simulator.jit.borrowed)."""
+    return borrowed(s[base : base + POSITION_SIZE])
 
 
 @kernel
@@ -144,100 +130,107 @@ def new_state(row, check):
 
 
 @kernel
-def run_phase(s, mv, score, tied, cand, votes, order, owner, contest, decl):
+def run_phase(s, scratch):
     """Replay the current phase on WORK from the script (see :mod:`.context`)."""
-    st = s.view(np.uint64)
-    tok, pl, g, ch, land, law, card = position(s, WORK)
+    context = borrowed(s.view(np.uint64))
+    state = position(s, WORK)
     ph = s[X_PHASE]
     if ph == PH_SETUP:
-        row = s[ROW0 : ROW0 + ROW].view(np.float64)
-        setup(row, st, tok, pl, g, ch, land, law, card, mv, score, tied)
-        g[G_CHECK] = s[X_CHECK]
-        audit(tok, pl, g, ch, land, card)
+        row = borrowed(s[ROW0 : ROW0 + ROW].view(np.float64))
+        setup(row, context, state, scratch)
+        state[CHECK] = s[X_CHECK]
+        audit(state)
     elif ph == PH_REVEAL:
-        g[G_TURN] = s[X_TURN]
-        if g[G_MERCS_ON] == 1:
-            reveal_step(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes)
-            audit(tok, pl, g, ch, land, card)
+        state[TURN] = s[X_TURN]
+        if state[MERCENARIES_ON] == 1:
+            reveal_step(context, state, scratch)
+            audit(state)
     elif ph == PH_INCOME:
-        income_phase(st, tok, pl, g, ch, land, mv, score, tied, owner, contest)
-        audit(tok, pl, g, ch, land, card)
+        income_phase(context, state, scratch)
+        audit(state)
+    elif s[X_WINDOW] == 1:
+        # The reveal window before the spending, action or tax phase (reveal_windows: phase),
+        # a phase of its own here so that a determinized replay never crosses it.
+        phase_window(context, state, scratch)
     elif ph == PH_SPEND:
-        spending_phase(st, tok, pl, g, ch, land, card, mv, score, tied)
-        audit(tok, pl, g, ch, land, card)
+        spending_phase(context, state, scratch)
+        audit(state)
     elif ph == PH_ACTIONS:
-        actions_phase(
-            st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, votes, order, decl
-        )
-        audit(tok, pl, g, ch, land, card)
+        actions_phase(context, state, scratch)
+        audit(state)
     else:
-        tax_phase(tok, pl, g, land, owner, contest, tied)
-        audit(tok, pl, g, ch, land, card)
-        record_round(tok, g, ch, tied, s[X_TURN])
-        check_victory(tok, g, land, ch)
+        tax_phase(context, state, scratch)
+        audit(state)
+        record_round(state, scratch, s[X_TURN])
+        check_victory(state)
 
 
 @kernel
-def finish(s, tied):
+def finish(s, scratch):
     """The game is over (SNAP holds the last position): a draw at the turn limit if nobody won."""
-    tok, _pl, g, ch, _land, _law, _card = position(s, SNAP)
-    if g[G_DONE] == 0:
-        draw_at_turn_limit(tok, g)
-    record_round(tok, g, ch, tied, g[G_TURN])
+    state = position(s, SNAP)
+    if state[DONE] == 0:
+        draw_at_turn_limit(state)
+    record_round(state, scratch, state[TURN])
     s[X_OVER] = 1
     s[X_PEND_SEAT] = -1
-    s[CUR : CUR + POS_SIZE] = s[SNAP : SNAP + POS_SIZE]
+    s[CUR : CUR + POSITION_SIZE] = s[SNAP : SNAP + POSITION_SIZE]
 
 
 @kernel
-def next_phase(s, tied):
-    """Move on from the phase just completed in SNAP (the turn loop of the kernel)."""
-    g = s[SNAP + O_G : SNAP + O_CH]
+def next_phase(s, scratch):
+    """Move on from the phase just completed in SNAP (the turn loop of the kernel). Under
+    ``reveal_windows: phase`` the spending, action and tax phases each open with a reveal window
+    (``X_WINDOW``), counted in the same round as the phase it opens (``round_of``)."""
     ph = s[X_PHASE]
-    if g[G_DONE] == 1 and ph != PH_INCOME:
-        finish(s, tied)
+    if s[SNAP + DONE] == 1 and ph != PH_INCOME:
+        finish(s, scratch)
+    elif s[X_WINDOW] == 1:
+        s[X_WINDOW] = 0
     elif ph == PH_TAX:
-        if s[X_TURN] + 1 > g[G_MAX_TURNS]:
-            finish(s, tied)
+        if s[X_TURN] + 1 > s[SNAP + MAX_TURNS]:
+            finish(s, scratch)
         else:
             s[X_TURN] += 1
             s[X_PHASE] = PH_REVEAL
     elif ph == PH_SETUP:
-        if g[G_MAX_TURNS] < 1:
-            finish(s, tied)
+        if s[SNAP + MAX_TURNS] < 1:
+            finish(s, scratch)
         else:
             s[X_TURN] = 1
             s[X_PHASE] = PH_REVEAL
     else:
         s[X_PHASE] = ph + 1
+        windows = s[SNAP + MERCENARIES_ON] == 1 and s[SNAP + REVEAL_PHASES] == 1
+        if windows and ph + 1 >= PH_SPEND:
+            s[X_WINDOW] = 1
 
 
 @kernel
 def advance(s, rng):
     """Replay from SNAP with the script, on the stream ``rng``, up to the next pending decision
     or the end of the game."""
-    st = s.view(np.uint64)
-    st[X_RNG] = rng[0]
-    mv, score, tied, cand, votes, order, owner, contest, decl = scratch()
+    s[X_RNG] = rng.view(np.int64)[0]
+    scratch = np.zeros(SCRATCH_SIZE, dtype=np.int64)
     while s[X_OVER] == 0:
-        s[WORK : WORK + POS_SIZE] = s[SNAP : SNAP + POS_SIZE]
+        s[WORK : WORK + POSITION_SIZE] = s[SNAP : SNAP + POSITION_SIZE]
         s[X_MODE] = REPLAY
         s[X_POS] = 0
         s[X_PEND_SEAT] = -1
-        run_phase(s, mv, score, tied, cand, votes, order, owner, contest, decl)
+        run_phase(s, scratch)
         if s[X_OVERFLOW] > 0:
             # A phase longer than the script can hold: end the game where it stood (a draw).
-            s[SNAP + O_G + G_VIOLATIONS] += 1
-            s[SNAP + O_G + G_DONE] = 0
-            finish(s, tied)
+            s[SNAP + VIOLATIONS] += 1
+            s[SNAP + DONE] = 0
+            finish(s, scratch)
             break
         if s[X_PEND_SEAT] >= 0:
             break
-        s[SNAP : SNAP + POS_SIZE] = s[WORK : WORK + POS_SIZE]
+        s[SNAP : SNAP + POSITION_SIZE] = s[WORK : WORK + POSITION_SIZE]
         s[X_LEN] = 0
         s[X_POS] = 0
-        next_phase(s, tied)
-    rng[0] = st[X_RNG]
+        next_phase(s, scratch)
+    rng[0] = s.view(np.uint64)[X_RNG]
 
 
 @kernel
@@ -264,8 +257,8 @@ def apply_move(s, move, rng):
     k = s[X_LEN]
     if k >= MAX_SCRIPT:
         s[X_OVERFLOW] += 1
-        s[SNAP + O_G + G_VIOLATIONS] += 1
-        finish(s, np.zeros(MAX_PLAYERS, dtype=np.int64))
+        s[SNAP + VIOLATIONS] += 1
+        finish(s, np.zeros(SCRATCH_SIZE, dtype=np.int64))
         return
     s[SCRIPT + k] = move
     s[TAGS + k] = s[X_PEND_TAG]  # seat, and where Mercenary kinds start in a spending list
@@ -293,17 +286,17 @@ def n_seats(s):
 
 @kernel
 def returns(s, out):
-    tok, pl, g, ch, land, _law, _card = position(s, CUR)
-    tied = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    n = g[G_PLAYERS]
+    state = position(s, CUR)
+    scratch = np.empty(SCRATCH_SIZE, dtype=np.int64)  # the tied players only, written first
+    n = state[PLAYERS]
     winners = 0
     total = 0.0
-    standings(tok, pl, g, ch, land, tied, out)
+    standings(state, scratch, out)
     for p in range(n):
-        winners += (g[G_WINMASK] >> p) & 1
+        winners += (state[WINNERS] >> p) & 1
         total += out[p]
     for p in range(n):
-        share = 1.0 / winners if (g[G_WINMASK] >> p) & 1 else 0.0
+        share = 1.0 / winners if (state[WINNERS] >> p) & 1 else 0.0
         out[p] = share + 0.999e-3 * out[p] / (total + 1.0)
 
 
@@ -312,9 +305,8 @@ def heuristic(s, out):
     if s[X_OVER] == 1:
         returns(s, out)
         return
-    tok, pl, g, ch, land, _law, _card = position(s, CUR)
-    tied = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    win_chances(tok, pl, g, ch, land, tied, out)
+    scratch = np.empty(SCRATCH_SIZE, dtype=np.int64)  # the tied players only, written first
+    win_chances(position(s, CUR), scratch, out)
 
 
 @kernel
@@ -334,14 +326,14 @@ def move_values(s, moves, n, rng, out):
     the score, so the moves rank (ties included) as greedy ranks them. Draws no random word
     (greedy draws only for ties)."""
     me = s[X_PEND_SEAT]
-    tok, pl, g, ch, land, _law, _card = position(s, CUR)
+    state = position(s, CUR)
     v = np.empty(MAX_PLAYERS, dtype=np.float64)
-    standings(tok, pl, g, ch, land, np.zeros(MAX_PLAYERS, dtype=np.int64), v)
+    standings(state, np.empty(SCRATCH_SIZE, dtype=np.int64), v)
     after = np.empty(MAX_PLAYERS, dtype=np.float64)
     for i in range(n):
         after[:] = v
         after[me] += s[PEND_SCORES + moves[i]] / SCALE
-        soften(after, g[G_PLAYERS])
+        soften(after, state[PLAYERS])
         out[i] = after[me]
 
 
@@ -349,31 +341,31 @@ def move_values(s, moves, n, rng, out):
 def determinize(s, seat, rng):
     """A copy of ``s`` as ``seat`` sees it (module docstring)."""
     t = s.copy()
-    _tok, pl, _g, _ch, _land, _law, card = position(t, SNAP)
-    _ctok, cpl, _cg, _cch, _cland, _claw, ccard = position(t, CUR)
+    snap = position(t, SNAP)
+    cur = position(t, CUR)
     # Every other seat is modelled as greedy: in the phase's positions and, for a decision of
     # the setup phase (whose positions are still empty and are rebuilt from it on replay), in
     # the state's copy of the params row.
     row = t[ROW0 : ROW0 + ROW].view(np.float64)
     for p in range(n_seats(t)):
         if p != seat:
-            pl[p, P_POLICY] = 1
-            cpl[p, P_POLICY] = 1
+            snap[POLICY + p] = 1
+            cur[POLICY + p] = 1
             row[H_POLICY + p] = 1
             agent = row[H_AGENTS + p * AGENT_ROW : H_AGENTS + (p + 1) * AGENT_ROW]
             agent[:] = 0.0
             agent[AGENT_KIND] = _GREEDY
     for k in range(MAX_CARDS):
-        q = card[k, K_OWNER]
-        hidden = card[k, K_STATUS] >= 1 and q != seat
-        still = ccard[k, K_STATUS] >= 1 and ccard[k, K_OWNER] == q
-        if hidden and still and ccard[k, K_KIND] == card[k, K_KIND]:
+        q = snap[CARD_OWNER + k]
+        hidden = snap[CARD_STATUS + k] >= 1 and q != seat
+        still = cur[CARD_STATUS + k] >= 1 and cur[CARD_OWNER + k] == q
+        if hidden and still and cur[CARD_KIND + k] == snap[CARD_KIND + k]:
             kind = below(rng, 5)
-            card[k, K_KIND] = kind
-            ccard[k, K_KIND] = kind
-            mode = below(rng, 2) if kind == MESSENGER and card[k, K_STATUS] == 2 else 0
-            card[k, K_MODE] = mode
-            ccard[k, K_MODE] = mode
+            snap[CARD_KIND + k] = kind
+            cur[CARD_KIND + k] = kind
+            mode = below(rng, 2) if kind == MESSENGER and snap[CARD_STATUS + k] == 2 else 0
+            snap[CARD_MODE + k] = mode
+            cur[CARD_MODE + k] = mode
     # Mercenaries bought in this phase: the k-th purchase of the script took the k-th free card
     # of SNAP (nothing is discarded while buying), so CUR shows the kind an opponent bought
     # unless it is redrawn with its script value.
@@ -384,13 +376,13 @@ def determinize(s, seat, rng):
         first = (tag >> 4) - 1
         if who == CHANCE or first < 0 or t[SCRIPT + i] < first:
             continue
-        while free < MAX_CARDS and card[free, K_STATUS] != 0:
+        while free < MAX_CARDS and snap[CARD_STATUS + free] != 0:
             free += 1
         if who != seat:
             t[SCRIPT + i] = first + below(rng, 5)
-            if free < MAX_CARDS and ccard[free, K_STATUS] >= 1 and ccard[free, K_OWNER] == who:
-                ccard[free, K_KIND] = t[SCRIPT + i] - first
-                ccard[free, K_MODE] = 0
+            if free < MAX_CARDS and cur[CARD_STATUS + free] >= 1 and cur[CARD_OWNER + free] == who:
+                cur[CARD_KIND + free] = t[SCRIPT + i] - first
+                cur[CARD_MODE + free] = 0
         free += 1
     return t
 

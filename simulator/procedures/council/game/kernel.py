@@ -9,169 +9,156 @@ from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
 from simulator.agents.factory import make_search_agents
 from simulator.agents.spec import AGENT_ROW
 from simulator.agents.streams import start_decision
-from simulator.jit import kernel
-from simulator.procedures.council.game.actions import (
-    actions_phase,
-)
-from simulator.procedures.council.game.context import (
-    CTX,
-    CUR,
-    O_CH,
-    O_G,
-    SEARCH,
-    X_CLAMPS,
-    X_OVERFLOW,
-)
-from simulator.procedures.council.game.economy import (
-    income_phase,
-    spending_phase,
-    tax_phase,
-)
-from simulator.procedures.council.game.heuristic import (
-    record_round,
-)
+from simulator.jit import borrowed, kernel
+from simulator.procedures.council.game.actions import actions_phase
+from simulator.procedures.council.game.context import CTX, CUR, SEARCH, X_CLAMPS, X_OVERFLOW
+from simulator.procedures.council.game.economy import income_phase, spending_phase, tax_phase
+from simulator.procedures.council.game.heuristic import record_round
 from simulator.procedures.council.game.interface import GAME, apply_move, is_over, to_move
 from simulator.procedures.council.game.interface import start as start_game
-from simulator.procedures.council.game.mercenaries import (
-    reveal_step,
-)
+from simulator.procedures.council.game.mercenaries import phase_window, reveal_step
 from simulator.procedures.council.game.params import (
     GAP_STALLED,
     H_AGENTS,
     H_PLAYERS,
     H_POLICY,
-    MAX_CARDS,
-    MAX_LAWS,
     MAX_PLAYERS,
-    N_CHARS,
+    METRICS,
     N_GAPS,
-    N_LANDS,
     N_METRICS_BASE,
     V_DRAW,
     WIN_SCALE,
     CouncilGameParams,
+    metric_slot,
     pack,
 )
-from simulator.procedures.council.game.setup import audit, scratch, setup
+from simulator.procedures.council.game.setup import audit, setup
 from simulator.procedures.council.game.state import (
-    G_CHECK,
-    G_CONTESTED,
-    G_DECIDED_AT,
-    G_DONE,
-    G_EMPTY_CHANCES,
-    G_GAP0,
-    G_KILLED,
-    G_LAWS_PASSED,
-    G_LEAD_CHANGES,
-    G_MAX_TURNS,
-    G_MERC0,
-    G_MERCS_ON,
-    G_PLAYERS,
-    G_RUN,
-    G_SIZE,
-    G_TURN,
-    G_VICTORY,
-    G_VIOLATIONS,
-    G_WINMASK,
+    ADVICE_NO_PRIORITY,
+    CHECK,
+    CONTESTED,
+    DECIDED_AT,
+    DONE,
+    EMPTY_CHANCES,
+    GAP_COUNTS,
+    KILLED,
+    LAWS_PASSED,
+    LEAD_CHANGES,
+    MAX_TURNS,
+    MERCENARIES_ON,
+    PHASE_REVEALS,
+    PLAYED,
+    PLAYERS,
+    POSITION_SIZE,
+    RUN,
+    SCRATCH_SIZE,
+    TURN,
+    VICTORY,
+    VIOLATIONS,
+    WINDOW,
+    WINNERS,
 )
-from simulator.procedures.council.game.victory import (
-    check_victory,
-    draw_at_turn_limit,
-)
+from simulator.procedures.council.game.victory import check_victory, draw_at_turn_limit
 from simulator.rng import trial_state
 
+#: The metric row's offsets (params.METRICS), written by name.
+M_WINS = METRICS.at("wins")
+M_VICTORY = METRICS.at("victory_election")  # then coup, will_of_people, hand_of_order, draw
+M_DRAWS = METRICS.at("draws")
+M_LENGTH = METRICS.at("length")
+M_LEAD_CHANGES = METRICS.at("lead_changes")
+M_DECIDED_AT = METRICS.at("decided_at")
+M_LAWS_PASSED = METRICS.at("laws_passed")
+M_KILLED = METRICS.at("characters_killed")
+M_PLAYED = METRICS.at("mercenaries_played_messenger")  # then spy, thief, guard, assassin
+M_CONTESTED = METRICS.at("contested_lands")
+M_GAPS = METRICS.at("gap_tip_tie")  # then every gap in params.GAPS order
+M_EMPTY_HEAD_CHANCES = METRICS.at("empty_head_chances")
+M_CUT_BY_TURN_LIMIT = METRICS.at("cut_by_turn_limit")
+M_PHASE_REVEALS = METRICS.at("phase_reveals")
+M_ADVICE_WITHOUT_PRIORITY = METRICS.at("advice_without_priority")
+METRICS_SIZE = METRICS.size
+
 
 @kernel
-def play_game(
-    row,
-    st,
-    tok,
-    pl,
-    g,
-    ch,
-    land,
-    law,
-    card,
-    mv,
-    score,
-    tied,
-    cand,
-    votes,
-    order,
-    owner,
-    contest,
-    decl,
-    check,
-):
-    """One whole game from ``st``'s stream; the result is left in ``g`` (and the position)."""
-    setup(row, st, tok, pl, g, ch, land, law, card, mv, score, tied)
-    g[G_CHECK] = check
-    audit(tok, pl, g, ch, land, card)
-    max_turns = g[G_MAX_TURNS]
-    for t in range(1, max_turns + 1):
-        if g[G_DONE] == 1:
+def play_game(row, context, state, scratch, check):
+    """One whole game from ``context``'s stream; the result is left in ``state``. An entry
+    point: it works on borrowed views of its arrays (simulator.jit.borrowed), which the caller
+    keeps alive for the call."""
+    row = borrowed(row)
+    context = borrowed(context)
+    state = borrowed(state)
+    scratch = borrowed(scratch)
+    setup(row, context, state, scratch)
+    state[CHECK] = check
+    audit(state)
+    for t in range(1, state[MAX_TURNS] + 1):
+        if state[DONE] == 1:
             break
-        g[G_TURN] = t
-        if g[G_MERCS_ON] == 1:
-            reveal_step(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes)
-            audit(tok, pl, g, ch, land, card)
-            if g[G_DONE] == 1:
+        state[TURN] = t
+        if state[MERCENARIES_ON] == 1:
+            state[WINDOW] = 0
+            reveal_step(context, state, scratch)
+            audit(state)
+            if state[DONE] == 1:
                 break
-        income_phase(st, tok, pl, g, ch, land, mv, score, tied, owner, contest)
-        audit(tok, pl, g, ch, land, card)
-        spending_phase(st, tok, pl, g, ch, land, card, mv, score, tied)
-        audit(tok, pl, g, ch, land, card)
-        if g[G_DONE] == 1:
+        income_phase(context, state, scratch)
+        audit(state)
+        if phase_window(context, state, scratch):
             break
-        actions_phase(
-            st, tok, pl, g, ch, land, law, card, mv, score, tied, cand, votes, order, decl
-        )
-        audit(tok, pl, g, ch, land, card)
-        if g[G_DONE] == 1:
+        spending_phase(context, state, scratch)
+        audit(state)
+        if state[DONE] == 1:
             break
-        tax_phase(tok, pl, g, land, owner, contest, tied)
-        audit(tok, pl, g, ch, land, card)
-        record_round(tok, g, ch, tied, t)
-        if check_victory(tok, g, land, ch):
+        if phase_window(context, state, scratch):
             break
-    if g[G_DONE] == 0:
-        draw_at_turn_limit(tok, g)
-    record_round(tok, g, ch, tied, g[G_TURN])
+        actions_phase(context, state, scratch)
+        audit(state)
+        if state[DONE] == 1:
+            break
+        if phase_window(context, state, scratch):
+            break
+        tax_phase(context, state, scratch)
+        audit(state)
+        record_round(state, scratch, t)
+        if check_victory(state):
+            break
+    if state[DONE] == 0:
+        draw_at_turn_limit(state)
+    record_round(state, scratch, state[TURN])
 
 
 @kernel
-def game_values(g, out):
-    """The metric values of a finished game, in the order of metrics()."""
-    n_players = g[G_PLAYERS]
+def game_values(state, out):
+    """The metric values of a finished game, written by name into ``out`` (:data:`.params.
+    METRICS`)."""
+    n_players = state[PLAYERS]
     winners = 0
     for p in range(n_players):
-        winners += (g[G_WINMASK] >> p) & 1
+        winners += (state[WINNERS] >> p) & 1
     for p in range(n_players):
-        out[p] = WIN_SCALE // winners if (g[G_WINMASK] >> p) & 1 else 0
-    m = n_players
+        out[M_WINS + p] = WIN_SCALE // winners if (state[WINNERS] >> p) & 1 else 0
     for v in range(5):
-        out[m + v] = 1 if g[G_VICTORY] == v else 0
-    m += 5
-    out[m] = 1 if g[G_VICTORY] == V_DRAW else 0
-    out[m + 1] = g[G_TURN]
-    out[m + 2] = g[G_LEAD_CHANGES]
-    out[m + 3] = UNDEFINED
+        out[M_VICTORY + v] = 1 if state[VICTORY] == v else 0
+    out[M_DRAWS] = 1 if state[VICTORY] == V_DRAW else 0
+    out[M_LENGTH] = state[TURN]
+    out[M_LEAD_CHANGES] = state[LEAD_CHANGES]
+    out[M_DECIDED_AT] = UNDEFINED
     if winners == 1:
-        led = g[G_RUN] >= 0 and g[G_WINMASK] == 1 << g[G_RUN]
-        out[m + 3] = g[G_DECIDED_AT] if led else g[G_TURN]
-    out[m + 4] = g[G_LAWS_PASSED]
-    out[m + 5] = g[G_KILLED]
-    m += 6
+        led = state[RUN] >= 0 and state[WINNERS] == 1 << state[RUN]
+        out[M_DECIDED_AT] = state[DECIDED_AT] if led else state[TURN]
+    out[M_LAWS_PASSED] = state[LAWS_PASSED]
+    out[M_KILLED] = state[KILLED]
     for k in range(5):
-        out[m + k] = g[G_MERC0 + k]
-    m += 5
-    out[m] = g[G_CONTESTED]
-    m += 1
+        out[M_PLAYED + k] = state[PLAYED + k]
+    out[M_CONTESTED] = state[CONTESTED]
     for k in range(N_GAPS):
-        out[m + k] = g[G_GAP0 + k]
-    m += N_GAPS
-    out[m] = g[G_EMPTY_CHANCES]
-    out[m + 1] = 1 if g[G_VICTORY] == V_DRAW and g[G_GAP0 + GAP_STALLED] == 0 else 0
+        out[M_GAPS + k] = state[GAP_COUNTS + k]
+    out[M_EMPTY_HEAD_CHANCES] = state[EMPTY_CHANCES]
+    stalled = state[GAP_COUNTS + GAP_STALLED] != 0
+    out[M_CUT_BY_TURN_LIMIT] = 1 if state[VICTORY] == V_DRAW and not stalled else 0
+    out[M_PHASE_REVEALS] = state[PHASE_REVEALS]
+    out[M_ADVICE_WITHOUT_PRIORITY] = state[ADVICE_NO_PRIORITY]
 
 
 _search = make_search_agents(GAME)
@@ -212,59 +199,37 @@ def search_play(row, key, trial, check, out):
         start_decision(decision, trial_key, k)
         k += 1
         apply_move(s, _search(s, agents[seat], decision), rng)
-    g = s[CUR + O_G : CUR + O_CH]
+    state = s[CUR : CUR + POSITION_SIZE]  # a view that keeps s alive (not borrowed)
     # A scripted choice out of range cannot happen in the real game (nothing is resampled).
-    g[G_VIOLATIONS] += s[X_CLAMPS] + s[X_OVERFLOW]
-    game_values(g, out)
-    return g[G_VIOLATIONS]
+    state[VIOLATIONS] += s[X_CLAMPS] + s[X_OVERFLOW]
+    game_values(state, out)
+    return state[VIOLATIONS]
 
 
 @kernel
 def buffers_play(row, key, trial, check, out):
+    """One game of trial ``trial``: its metric row in ``out`` (METRICS); the invariant
+    violations returned. Three arrays a game: the stream (``context``), the position and the
+    phases' scratch (:func:`play_game` plays on borrowed views of them)."""
     if searching(row):
         return search_play(row, key, trial, check, out)
-    st = np.zeros(CTX, dtype=np.uint64)
-    st[0] = trial_state(key, trial)
-    tok = np.zeros((MAX_PLAYERS, N_LANDS + N_CHARS), dtype=np.int64)
-    pl = np.zeros((MAX_PLAYERS, 3), dtype=np.int64)
-    g = np.zeros(G_SIZE, dtype=np.int64)
-    ch = np.zeros((N_CHARS, 4), dtype=np.int64)
-    land = np.zeros((N_LANDS, 4), dtype=np.int64)
-    law = np.zeros((MAX_LAWS, 6), dtype=np.int64)
-    card = np.zeros((MAX_CARDS, 6), dtype=np.int64)
-    mv, score, tied, cand, votes, order, owner, contest, decl = scratch()
-    play_game(
-        row,
-        st,
-        tok,
-        pl,
-        g,
-        ch,
-        land,
-        law,
-        card,
-        mv,
-        score,
-        tied,
-        cand,
-        votes,
-        order,
-        owner,
-        contest,
-        decl,
-        check,
-    )
-    game_values(g, out)
-    return g[G_VIOLATIONS]
+    context = np.zeros(CTX, dtype=np.uint64)
+    context[0] = trial_state(key, trial)
+    state = np.zeros(POSITION_SIZE, dtype=np.int64)
+    scratch = np.zeros(SCRATCH_SIZE, dtype=np.int64)
+    play_game(row, context, state, scratch, check)
+    game_values(state, out)
+    return state[VIOLATIONS]
 
 
 @kernel
 def council_game_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
     n_variants = packed.shape[0]
-    n_metrics = np.int64(packed[0, H_PLAYERS]) + N_METRICS_BASE
+    players = np.int64(packed[0, H_PLAYERS])
+    n_metrics = players + N_METRICS_BASE
     stats = new_stats(n_variants, n_slots)
     values = np.zeros((n_variants, n_metrics, BLOCK), dtype=np.int64)
-    out = np.zeros(n_metrics, dtype=np.int64)
+    out = np.zeros(METRICS_SIZE, dtype=np.int64)
     end = first_trial + n_trials
     for start in range(first_trial, end, BLOCK):
         m = min(BLOCK, end - start)
@@ -273,7 +238,7 @@ def council_game_kernel(packed, key, first_trial, n_trials, hist_offset, hist_ma
                 # np.int64: a literal 0 would compile the whole game once more (heuristic.gain_at).
                 buffers_play(packed[v], key, start + i, np.int64(0), out)
                 for k in range(n_metrics):
-                    values[v, k, i] = out[k]
+                    values[v, k, i] = out[k if k < players else k - players + MAX_PLAYERS]
         accumulate_block(stats, values, m, hist_offset, hist_max)
     return stats
 
@@ -281,7 +246,7 @@ def council_game_kernel(packed, key, first_trial, n_trials, hist_offset, hist_ma
 @kernel
 def invariant_violations(row, key, first_trial, n_trials):
     """Games first..first+n-1 with every invariant audited after each phase: total violations."""
-    out = np.zeros(np.int64(row[H_PLAYERS]) + N_METRICS_BASE, dtype=np.int64)
+    out = np.zeros(METRICS_SIZE, dtype=np.int64)
     bad = 0
     for t in range(first_trial, first_trial + n_trials):
         bad += buffers_play(row, key, t, np.int64(1), out)
@@ -289,7 +254,8 @@ def invariant_violations(row, key, first_trial, n_trials):
 
 
 def play_one(p: CouncilGameParams, key: int, trial: int) -> list[int]:
-    """The metric values of one game (a convenience for tests and notebooks)."""
-    out = np.zeros(p.players + N_METRICS_BASE, dtype=np.int64)
+    """The metric values of one game in the order of metrics() (for tests and notebooks)."""
+    out = np.zeros(METRICS_SIZE, dtype=np.int64)
     buffers_play(pack(p), np.uint64(key), np.int64(trial), np.int64(0), out)
-    return [int(x) for x in out]
+    n = p.players + N_METRICS_BASE
+    return [int(out[metric_slot(k, p.players)]) for k in range(n)]

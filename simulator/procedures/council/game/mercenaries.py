@@ -24,35 +24,53 @@ from simulator.procedures.council.game.params import (
     N_CHARS,
     N_LANDS,
     SPY,
+    T_ATHEIST,
     T_BELIEVER,
+    T_BRIBABLE,
+    T_CAUTIOUS,
+    T_FANATIC,
+    T_GREEDY,
     T_HUMANE,
     T_INCORRUPTIBLE,
     T_PEACEFUL,
     THIEF,
 )
+from simulator.procedures.council.game.setup import audit
 from simulator.procedures.council.game.state import (
-    C_SEAT,
-    G_BRIBE_CAP,
-    G_ISSUED,
-    G_KILLED,
-    G_MERC0,
-    G_RARE_COST,
-    G_RARE_MASK,
-    G_RARE_SCOPE,
-    G_RARE_TURN,
-    G_TO_BANK,
-    G_TURN,
-    K_KIND,
-    K_MODE,
-    K_OWNER,
-    K_STATUS,
-    K_TARGET,
-    K_TURN,
-    MV_PASS,
-    MV_REVEAL,
-    MV_SEND,
-    P_COINS,
-    P_SUPPLY,
+    BRIBE_CAP,
+    CARD_KIND,
+    CARD_MODE,
+    CARD_OWNER,
+    CARD_STATUS,
+    CARD_TARGET,
+    CARD_TURN,
+    COINS,
+    DONE,
+    GREEDY_BRIBE,
+    ISSUED,
+    KILLED,
+    MERCENARIES_ON,
+    MOVE_FIELDS,
+    MOVE_PASS,
+    MOVE_REVEAL,
+    MOVE_SEND,
+    MOVES,
+    N_COL,
+    PHASE_REVEALS,
+    PLAYED,
+    RARE_COST,
+    RARE_MASK,
+    RARE_SCOPE,
+    RARE_TURN,
+    REVEAL_PHASES,
+    SCORES,
+    SEATS,
+    SPY_THIEF_FIRST,
+    SUPPLY,
+    TO_BANK,
+    TOKENS,
+    TURN,
+    WINDOW,
     char_owner,
     discard_card,
     gift_size,
@@ -69,227 +87,312 @@ from simulator.procedures.council.game.victory import (
 
 
 @kernel
-def guard_answers(st, tok, pl, g, ch, land, card, target, bonus, tied, score):
+def guard_answers(context, state, target, bonus, scratch):
     """A face-down Guard on ``target`` may answer (its owner chooses). Returns its card or -1."""
     for m in range(MAX_CARDS):
-        if card[m, K_STATUS] != 2 or card[m, K_KIND] != GUARD or card[m, K_TARGET] != target:
+        if (
+            state[CARD_STATUS + m] != 2
+            or state[CARD_KIND + m] != GUARD
+            or state[CARD_TARGET + m] != target
+        ):
             continue
-        r = card[m, K_OWNER]
-        score[0] = 0
-        if wants_scores(st, pl, r):
-            put = min(bonus, pl[r, P_SUPPLY] + 1)
-            score[0] = gain(tok, pl, g, ch, land, r, N_LANDS + target, put, 0, tied)
-        score[1] = -1 if char_owner(tok, g, target) == r else 0
-        if choose(st, pl, r, 2, score) == 0:
+        r = state[CARD_OWNER + m]
+        scratch[SCORES] = 0
+        if wants_scores(context, state, r):
+            put = min(bonus, state[SUPPLY + r] + 1)
+            scratch[SCORES] = gain(state, r, N_LANDS + target, put, 0, scratch)
+        scratch[SCORES + 1] = -1 if char_owner(state, target) == r else 0
+        if choose(context, state, r, 2, scratch) == 0:
             return np.int64(m)
     return np.int64(-1)
 
 
 @kernel
-def reveal_step(st, tok, pl, g, ch, land, card, mv, score, tied, cand, votes):
-    """Start of a turn: each face-down card placed in an earlier turn may be revealed (owner's
-    choice), in card order."""
-    t = g[G_TURN]
-    for k in range(MAX_CARDS):
-        if card[k, K_STATUS] != 2 or card[k, K_TURN] >= t or card[k, K_KIND] == GUARD:
-            continue
-        p = card[k, K_OWNER]
-        scored = wants_scores(st, pl, p)
-        target = card[k, K_TARGET]
-        kind = card[k, K_KIND]
-        n = 1
-        mv[0, 0] = MV_PASS
-        score[0] = 0
-        if kind == MESSENGER:
-            extra_max = 0
-            if card[k, K_MODE] == 1:
-                # "raised by any amount: 1 token per 3 coins" (bribe_cap: the old cap of 2)
-                extra_max = min(pl[p, P_COINS] // 3, g[G_BRIBE_CAP])
-            elif rare_gift_open(tok, pl, g, land, p):
-                extra_max = 1  # j = 1: the gift made rare (Golden Coast)
-            for j in range(extra_max + 1):
-                mv[n, 0] = MV_REVEAL
-                mv[n, 1] = k
-                mv[n, 2] = j
-                size = gift_size(ch, target) + j if card[k, K_MODE] == 0 else 1 + j
-                if card[k, K_MODE] == 1 and has_trait(ch, target, T_INCORRUPTIBLE) == 1:
-                    size = 0
-                put = min(size, pl[p, P_SUPPLY] + 1)
-                paid = -3 * j if card[k, K_MODE] == 1 else (-g[G_RARE_COST] if j == 1 else 0)
-                score[n] = 0
-                if scored:
-                    score[n] = gain(tok, pl, g, ch, land, p, N_LANDS + target, put, paid, tied)
-                n += 1
-        elif kind == ASSASSIN:
-            mv[n, 0] = MV_REVEAL
-            mv[n, 1] = k
-            mv[n, 2] = 0
-            score[n] = -1 if char_owner(tok, g, target) == p else 0
-            n += 1
-        else:
-            for m in range(MAX_CARDS):
-                if card[m, K_STATUS] == 2 and card[m, K_OWNER] != p and n < MAX_MOVES:
-                    mv[n, 0] = MV_REVEAL
-                    mv[n, 1] = k
-                    mv[n, 2] = m
-                    score[n] = 0
+def reveal_step(context, state, scratch):
+    """A window to reveal Mercenaries (the start of a turn; under ``reveal_windows: phase`` also
+    of the spending, action and tax phases): each face-down card placed in an earlier turn may be
+    revealed (owner's choice), in card order, Spies and Thieves before the others
+    (``spy_thief_first``)."""
+    t = state[TURN]
+    passes = 2 if state[SPY_THIEF_FIRST] == 1 else 1
+    for sweep in range(passes):
+        for k in range(MAX_CARDS):
+            if (
+                state[CARD_STATUS + k] != 2
+                or state[CARD_TURN + k] >= t
+                or state[CARD_KIND + k] == GUARD
+            ):
+                continue
+            # Spies and Thieves first (Mercenary cards: "priority at the start of each phase")
+            spy_or_thief = state[CARD_KIND + k] == SPY or state[CARD_KIND + k] == THIEF
+            if passes == 2 and (sweep == 0) != spy_or_thief:
+                continue
+            p = state[CARD_OWNER + k]
+            scored = wants_scores(context, state, p)
+            target = state[CARD_TARGET + k]
+            kind = state[CARD_KIND + k]
+            n = 1
+            scratch[MOVES] = MOVE_PASS
+            scratch[SCORES] = 0
+            if kind == MESSENGER:
+                extra_max = 0
+                fee = greedy_fee(state, target) if state[CARD_MODE + k] == 1 else 0
+                if state[CARD_MODE + k] == 1:
+                    # "raised by any amount: 1 token per 3 coins" (bribe_cap: the old cap of 2);
+                    # a Greedy target takes a coin more: a briber without it waits
+                    extra_max = min((state[COINS + p] - fee) // 3, state[BRIBE_CAP])
+                elif rare_gift_open(state, p):
+                    extra_max = 1  # j = 1: the gift made rare (Golden Coast)
+                for j in range(extra_max + 1):
+                    scratch[MOVES + MOVE_FIELDS * n] = MOVE_REVEAL
+                    scratch[MOVES + MOVE_FIELDS * n + 1] = k
+                    scratch[MOVES + MOVE_FIELDS * n + 2] = j
+                    size = gift_size(state, target) + j if state[CARD_MODE + k] == 0 else 1 + j
+                    if state[CARD_MODE + k] == 1 and has_trait(state, target, T_INCORRUPTIBLE) == 1:
+                        size = 0
+                    put = min(size, state[SUPPLY + p] + 1)
+                    paid = -3 * j - fee if state[CARD_MODE + k] == 1 else -state[RARE_COST] * j
+                    scratch[SCORES + n] = 0
+                    if scored:
+                        scratch[SCORES + n] = gain(state, p, N_LANDS + target, put, paid, scratch)
                     n += 1
-        i = choose(st, pl, p, n, score)
-        if mv[i, 0] == MV_PASS:
-            continue
-        g[G_MERC0 + kind] += 1
-        if kind == MESSENGER:
-            j = mv[i, 2]
-            mode = card[k, K_MODE]
-            discard_card(tok, pl, card, k)
-            if mode == 0:
-                if j == 1:
-                    use_rare_gift(pl, g, p)
-                give_tokens(tok, pl, p, N_LANDS + target, gift_size(ch, target) + j)
+            elif kind == ASSASSIN:
+                scratch[MOVES + MOVE_FIELDS * n] = MOVE_REVEAL
+                scratch[MOVES + MOVE_FIELDS * n + 1] = k
+                scratch[MOVES + MOVE_FIELDS * n + 2] = 0
+                scratch[SCORES + n] = -1 if char_owner(state, target) == p else 0
+                n += 1
             else:
-                pl[p, P_COINS] -= 3 * j
-                g[G_TO_BANK] += 3 * j
-                if has_trait(ch, target, T_INCORRUPTIBLE) == 0:
-                    give_tokens(tok, pl, p, N_LANDS + target, 1 + j)
-        elif kind == ASSASSIN:
-            m = guard_answers(st, tok, pl, g, ch, land, card, target, 2, tied, score)
-            if m >= 0:
-                r = card[m, K_OWNER]
-                g[G_MERC0 + GUARD] += 1
-                discard_card(tok, pl, card, m)
-                discard_card(tok, pl, card, k)
-                give_tokens(tok, pl, r, N_LANDS + target, 2)
-                # The assassin's owner takes 1 token from any 3 Characters.
-                for _ in range(3):
-                    n = 0
-                    for c in range(N_CHARS):
-                        if tok[p, N_LANDS + c] > 0:
-                            mv[n, 1] = c
-                            score[n] = 0
-                            if wants_scores(st, pl, p):
-                                col = N_LANDS + c
-                                score[n] = gain(tok, pl, g, ch, land, p, col, -1, 0, tied)
-                            n += 1
-                    if n == 0:
-                        break
-                    c = mv[choose(st, pl, p, n, score), 1]
-                    remove_tokens(tok, pl, p, N_LANDS + c, 1)
-            else:
-                kill(tok, pl, g, ch, card, target)
-                if g[G_KILLED] >= 5:
-                    hand_of_order(st, tok, pl, g, ch, land, cand, votes, score)
-                    return
-        else:
-            m = mv[i, 2]
-            q = card[m, K_OWNER]
-            km = card[m, K_KIND]
-            tm = card[m, K_TARGET]
-            if kind == SPY:
-                mode = card[m, K_MODE]
-                discard_card(tok, pl, card, k)
-                discard_card(tok, pl, card, m)
-                if km == MESSENGER and mode == 0:
-                    give_tokens(tok, pl, q, N_LANDS + tm, gift_size(ch, tm))
-                elif km == MESSENGER:
-                    remove_tokens(tok, pl, q, N_LANDS + tm, 1)
-                    for c in range(N_CHARS):
-                        if ch[c, C_SEAT] >= -1 and has_trait(ch, c, T_INCORRUPTIBLE) == 1:
-                            remove_tokens(tok, pl, q, N_LANDS + c, 1)
-                elif km == THIEF:
-                    remove_tokens(tok, pl, q, N_LANDS + tm, 1)
-                elif km == ASSASSIN:
-                    remove_tokens(tok, pl, q, N_LANDS + tm, tok[q, N_LANDS + tm])
-                    for c in range(N_CHARS):
-                        if ch[c, C_SEAT] >= -1 and (
-                            has_trait(ch, c, T_PEACEFUL)
-                            + has_trait(ch, c, T_BELIEVER)
-                            + has_trait(ch, c, T_HUMANE)
-                            > 0
-                        ):
-                            remove_tokens(tok, pl, q, N_LANDS + c, 1)
-                elif km == GUARD:
-                    remove_tokens(tok, pl, p, N_LANDS + tm, 1)
-            else:  # THIEF
-                if km == MESSENGER:
-                    gm = guard_answers(st, tok, pl, g, ch, land, card, tm, 1, tied, score)
-                    if gm >= 0:
-                        r = card[gm, K_OWNER]
-                        g[G_MERC0 + GUARD] += 1
-                        discard_card(tok, pl, card, gm)
-                        discard_card(tok, pl, card, k)
-                        give_tokens(tok, pl, r, N_LANDS + tm, 1)
-                        if check_victory(tok, g, land, ch):
-                            return
-                        continue
-                    take = True
-                    if card[m, K_MODE] == 1:
-                        score[0] = 0
-                        score[1] = 0
-                        take = choose(st, pl, p, 2, score) == 0
-                    discard_card(tok, pl, card, k)
-                    discard_card(tok, pl, card, m)
-                    if take:
-                        card[m, K_STATUS] = 1
-                        card[m, K_OWNER] = p
-                        card[m, K_TURN] = t
-                        card[m, K_MODE] = 0
-                    else:
-                        pl[p, P_COINS] += 2
-                        g[G_ISSUED] += 2
+                for m in range(MAX_CARDS):
+                    if state[CARD_STATUS + m] == 2 and state[CARD_OWNER + m] != p and n < MAX_MOVES:
+                        scratch[MOVES + MOVE_FIELDS * n] = MOVE_REVEAL
+                        scratch[MOVES + MOVE_FIELDS * n + 1] = k
+                        scratch[MOVES + MOVE_FIELDS * n + 2] = m
+                        scratch[SCORES + n] = 0
+                        n += 1
+            i = choose(context, state, p, n, scratch)
+            if scratch[MOVES + MOVE_FIELDS * i] == MOVE_PASS:
+                continue
+            state[PLAYED + kind] += 1
+            state[PHASE_REVEALS] += state[WINDOW]
+            if kind == MESSENGER:
+                j = scratch[MOVES + MOVE_FIELDS * i + 2]
+                mode = state[CARD_MODE + k]
+                discard_card(state, k)
+                if mode == 0:
+                    if j == 1:
+                        use_rare_gift(state, p)
+                    give_tokens(state, p, N_LANDS + target, gift_size(state, target) + j)
                 else:
-                    discard_card(tok, pl, card, k)
-                    discard_card(tok, pl, card, m)
-        if check_victory(tok, g, land, ch):
-            return
+                    fee = greedy_fee(state, target)
+                    state[COINS + p] -= 3 * j + fee
+                    state[TO_BANK] += 3 * j + fee
+                    if has_trait(state, target, T_INCORRUPTIBLE) == 0:
+                        give_tokens(state, p, N_LANDS + target, 1 + j)
+                        greedy_gains(state, target)
+                presented(state, p, target, mode == 0)
+            elif kind == ASSASSIN:
+                m = guard_answers(context, state, target, 2, scratch)
+                if m >= 0:
+                    r = state[CARD_OWNER + m]
+                    state[PLAYED + GUARD] += 1
+                    discard_card(state, m)
+                    discard_card(state, k)
+                    give_tokens(state, r, N_LANDS + target, 2)
+                    # The assassin's owner takes 1 token from any 3 Characters.
+                    for _ in range(3):
+                        n = 0
+                        for c in range(N_CHARS):
+                            if state[TOKENS + p * N_COL + N_LANDS + c] > 0:
+                                scratch[MOVES + MOVE_FIELDS * n + 1] = c
+                                scratch[SCORES + n] = 0
+                                if wants_scores(context, state, p):
+                                    col = N_LANDS + c
+                                    scratch[SCORES + n] = gain(state, p, col, -1, 0, scratch)
+                                n += 1
+                        if n == 0:
+                            break
+                        c = scratch[
+                            MOVES + MOVE_FIELDS * (choose(context, state, p, n, scratch)) + 1
+                        ]
+                        remove_tokens(state, p, N_LANDS + c, 1)
+                else:
+                    kill(state, target)
+                    if state[KILLED] >= 5:
+                        hand_of_order(context, state, scratch)
+                        return
+            else:
+                m = scratch[MOVES + MOVE_FIELDS * i + 2]
+                q = state[CARD_OWNER + m]
+                km = state[CARD_KIND + m]
+                tm = state[CARD_TARGET + m]
+                if kind == SPY:
+                    mode = state[CARD_MODE + m]
+                    discard_card(state, k)
+                    discard_card(state, m)
+                    if km == MESSENGER and mode == 0:
+                        give_tokens(state, q, N_LANDS + tm, gift_size(state, tm))
+                        presented(state, q, tm, True)
+                    elif km == MESSENGER:
+                        # A Bribable target keeps the briber's token (trait 7).
+                        if has_trait(state, tm, T_BRIBABLE) == 0:
+                            remove_tokens(state, q, N_LANDS + tm, 1)
+                        trait_toll(state, q, T_INCORRUPTIBLE, 1)
+                        trait_toll(state, q, T_CAUTIOUS, 1)
+                    elif km == THIEF:
+                        remove_tokens(state, q, N_LANDS + tm, 1)
+                        trait_toll(state, q, T_CAUTIOUS, 1)
+                    elif km == ASSASSIN:
+                        remove_tokens(
+                            state, q, N_LANDS + tm, state[TOKENS + q * N_COL + N_LANDS + tm]
+                        )
+                        trait_toll(state, q, T_CAUTIOUS, 2)
+                        for c in range(N_CHARS):
+                            if state[SEATS + c] >= -1 and (
+                                has_trait(state, c, T_PEACEFUL)
+                                + has_trait(state, c, T_BELIEVER)
+                                + has_trait(state, c, T_HUMANE)
+                                > 0
+                            ):
+                                remove_tokens(state, q, N_LANDS + c, 1)
+                    elif km == GUARD:
+                        remove_tokens(state, p, N_LANDS + tm, 1)
+                else:  # THIEF
+                    if km == MESSENGER:
+                        gm = guard_answers(context, state, tm, 1, scratch)
+                        if gm >= 0:
+                            r = state[CARD_OWNER + gm]
+                            state[PLAYED + GUARD] += 1
+                            discard_card(state, gm)
+                            discard_card(state, k)
+                            give_tokens(state, r, N_LANDS + tm, 1)
+                            if check_victory(state):
+                                return
+                            continue
+                        take = True
+                        if state[CARD_MODE + m] == 1:
+                            trait_toll(state, q, T_CAUTIOUS, 1)  # a bribe exposed (trait 12)
+                            scratch[SCORES] = 0
+                            scratch[SCORES + 1] = 0
+                            take = choose(context, state, p, 2, scratch) == 0
+                        discard_card(state, k)
+                        discard_card(state, m)
+                        if take:
+                            state[CARD_STATUS + m] = 1
+                            state[CARD_OWNER + m] = p
+                            state[CARD_TURN + m] = t
+                            state[CARD_MODE + m] = 0
+                        else:
+                            state[COINS + p] += 2
+                            state[ISSUED] += 2
+                    else:
+                        discard_card(state, k)
+                        discard_card(state, m)
+                        if km in (THIEF, ASSASSIN):
+                            trait_toll(state, q, T_CAUTIOUS, 1 if km == THIEF else 2)
+            if check_victory(state):
+                return
 
 
 @kernel
-def rare_gift_open(tok, pl, g, land, p):
+def phase_window(context, state, scratch):
+    """The reveal window at the start of the spending, action or tax phase (``reveal_windows:
+    phase``; the turn's first is :func:`reveal_step` before income). Returns whether the game
+    ended in it."""
+    if state[MERCENARIES_ON] == 0 or state[REVEAL_PHASES] == 0:
+        return False
+    state[WINDOW] = 1
+    reveal_step(context, state, scratch)
+    state[WINDOW] = 0
+    audit(state)
+    return state[DONE] == 1
+
+
+@kernel
+def trait_toll(state, p, trait, n):
+    """Player p takes up to n of its tokens off every Character not killed with this trait."""
+    for c in range(N_CHARS):
+        if state[SEATS + c] >= -1 and has_trait(state, c, trait) == 1:
+            remove_tokens(state, p, N_LANDS + c, n)
+
+
+@kernel
+def presented(state, p, target, gift):
+    """p presented a revealed gift (``gift``) or bribe to ``target``: to an Atheist, p takes a
+    token off every Fanatic (trait 19); a gift to a Bribable, off every Incorruptible (trait 20)."""
+    if has_trait(state, target, T_ATHEIST) == 1:
+        trait_toll(state, p, T_FANATIC, 1)
+    if gift and has_trait(state, target, T_BRIBABLE) == 1:
+        trait_toll(state, p, T_INCORRUPTIBLE, 1)
+
+
+@kernel
+def greedy_fee(state, target):
+    """The coin a Greedy target takes from its briber on top of the bribe (trait 8, ``greedy_bribe:
+    briber_pays``; none from an Incorruptible, whom bribes do not reach)."""
+    if state[GREEDY_BRIBE] != 0 or has_trait(state, target, T_INCORRUPTIBLE) == 1:
+        return np.int64(0)
+    return np.int64(has_trait(state, target, T_GREEDY))
+
+
+@kernel
+def greedy_gains(state, target):
+    """A bribe reached a Greedy target: under ``greedy_bribe: holder_gains`` the player with
+    priority on it takes one coin from the bank."""
+    if state[GREEDY_BRIBE] == 1 and has_trait(state, target, T_GREEDY) == 1:
+        q = char_owner(state, target)
+        if q >= 0:
+            state[COINS + q] += 1
+            state[ISSUED] += 1
+
+
+@kernel
+def rare_gift_open(state, p):
     """Whether p may make a gift rare now: priority on a rare-gift Land's Head or 3+ tokens on it,
     the coins, and the power not yet played this turn (by anyone, or by p: ``rare_gift_once``)."""
-    if pl[p, P_COINS] < g[G_RARE_COST] or not power_user(tok, g, land, p, E_RARE_GIFT):
+    if state[COINS + p] < state[RARE_COST] or not power_user(state, p, E_RARE_GIFT):
         return False
-    if g[G_RARE_TURN] != g[G_TURN]:
+    if state[RARE_TURN] != state[TURN]:
         return True
-    if g[G_RARE_SCOPE] == 0:
-        return g[G_RARE_MASK] == 0
-    return (g[G_RARE_MASK] >> p) & 1 == 0
+    if state[RARE_SCOPE] == 0:
+        return state[RARE_MASK] == 0
+    return (state[RARE_MASK] >> p) & 1 == 0
 
 
 @kernel
-def use_rare_gift(pl, g, p):
+def use_rare_gift(state, p):
     """p pays for a rare gift; the power is marked played this turn."""
-    if g[G_RARE_TURN] != g[G_TURN]:
-        g[G_RARE_TURN] = g[G_TURN]
-        g[G_RARE_MASK] = 0
-    g[G_RARE_MASK] |= 1 << p
-    pl[p, P_COINS] -= g[G_RARE_COST]
-    g[G_TO_BANK] += g[G_RARE_COST]
+    if state[RARE_TURN] != state[TURN]:
+        state[RARE_TURN] = state[TURN]
+        state[RARE_MASK] = 0
+    state[RARE_MASK] |= 1 << p
+    state[COINS + p] -= state[RARE_COST]
+    state[TO_BANK] += state[RARE_COST]
 
 
 @kernel
-def add_sends(tok, ch, card, mv, n, p, c):
+def add_sends(state, scratch, n, p, c):
     """Append the moves sending one of p's cards (as gift or bribe for a Messenger) to another
     Character in play, paying the token from the acting Character or, for a Head, from its Land
     (the player's choice: Council rules §3, "from this Character, or from the Land if the Character
     is a Head"). ``mv[., 4]`` is the column the token comes from."""
-    seat = ch[c, C_SEAT]
+    seat = state[SEATS + c]
     for k in range(MAX_CARDS):
-        if card[k, K_STATUS] != 1 or card[k, K_OWNER] != p:
+        if state[CARD_STATUS + k] != 1 or state[CARD_OWNER + k] != p:
             continue
         for t in range(N_CHARS):
-            if t == c or ch[t, C_SEAT] < 0:
+            if t == c or state[SEATS + t] < 0:
                 continue
-            for mode in range(2 if card[k, K_KIND] == MESSENGER else 1):
+            for mode in range(2 if state[CARD_KIND + k] == MESSENGER else 1):
                 for src in range(2):
                     col = N_LANDS + c if src == 0 else (seat - HEAD0 if seat >= HEAD0 else -1)
-                    if col < 0 or tok[p, col] == 0 or n >= MAX_MOVES:
+                    if col < 0 or state[TOKENS + p * N_COL + col] == 0 or n >= MAX_MOVES:
                         continue
-                    mv[n, 0] = MV_SEND
-                    mv[n, 1] = k
-                    mv[n, 2] = t
-                    mv[n, 3] = mode
-                    mv[n, 4] = col
+                    scratch[MOVES + MOVE_FIELDS * n] = MOVE_SEND
+                    scratch[MOVES + MOVE_FIELDS * n + 1] = k
+                    scratch[MOVES + MOVE_FIELDS * n + 2] = t
+                    scratch[MOVES + MOVE_FIELDS * n + 3] = mode
+                    scratch[MOVES + MOVE_FIELDS * n + 4] = col
                     n += 1
     return n
 
@@ -298,41 +401,39 @@ UNSCORED = -(2**62)
 
 
 @kernel
-def score_sends(tok, pl, g, ch, land, card, mv, score, first, n, p, tied):
+def score_sends(state, scratch, first, n, p):
     """Scores of moves first..n-1 for a greedy seat: a send by what the token it costs is worth
     (:func:`.heuristic.gain`), plus for a Messenger what its gift or bribe will bring to the
     target when revealed; the rest 0."""
-    bd = breakdown(tok, g, ch, land, tied)
-    base = edge_of(bd, pl, g, p)
+    bd = breakdown(state, scratch)
+    base = edge_of(bd, state, p)
     # The same few sources and targets recur across cards and modes: each is scored once.
     paid = np.full(N_LANDS + N_CHARS, UNSCORED, dtype=np.int64)
     brought = np.full((N_CHARS, 3), UNSCORED, dtype=np.int64)
     for i in range(first, n):
-        score[i] = 0
-        if mv[i, 0] != MV_SEND:
+        scratch[SCORES + i] = 0
+        if scratch[MOVES + MOVE_FIELDS * i] != MOVE_SEND:
             continue
-        src = mv[i, 4]
+        src = scratch[MOVES + MOVE_FIELDS * i + 4]
         if paid[src] == UNSCORED:
-            paid[src] = gain_at(
-                bd, base, tok, pl, g, ch, land, p, src, np.int64(-1), np.int64(0), tied
-            )
-        score[i] = paid[src]
-        t = mv[i, 2]
-        gives = mv[i, 3] == 0 or has_trait(ch, t, T_INCORRUPTIBLE) == 0
-        if card[mv[i, 1], K_KIND] == MESSENGER and gives:
-            put = gift_size(ch, t) if mv[i, 3] == 0 else 1
+            paid[src] = gain_at(bd, base, state, p, src, np.int64(-1), np.int64(0), scratch)
+        scratch[SCORES + i] = paid[src]
+        t = scratch[MOVES + MOVE_FIELDS * i + 2]
+        gives = (
+            scratch[MOVES + MOVE_FIELDS * i + 3] == 0 or has_trait(state, t, T_INCORRUPTIBLE) == 0
+        )
+        if state[CARD_KIND + scratch[MOVES + MOVE_FIELDS * i + 1]] == MESSENGER and gives:
+            put = gift_size(state, t) if scratch[MOVES + MOVE_FIELDS * i + 3] == 0 else 1
             if brought[t, put] == UNSCORED:
                 col = N_LANDS + t
-                brought[t, put] = gain_at(
-                    bd, base, tok, pl, g, ch, land, p, col, put, np.int64(0), tied
-                )
-            score[i] += brought[t, put]
+                brought[t, put] = gain_at(bd, base, state, p, col, put, np.int64(0), scratch)
+            scratch[SCORES + i] += brought[t, put]
 
 
 @kernel
-def send_card(tok, g, card, p, from_col, k, target, mode):
-    tok[p, from_col] -= 1
-    card[k, K_STATUS] = 2
-    card[k, K_TARGET] = target
-    card[k, K_MODE] = mode
-    card[k, K_TURN] = g[G_TURN]
+def send_card(state, p, from_col, k, target, mode):
+    state[TOKENS + p * N_COL + from_col] -= 1
+    state[CARD_STATUS + k] = 2
+    state[CARD_TARGET + k] = target
+    state[CARD_MODE + k] = mode
+    state[CARD_TURN + k] = state[TURN]

@@ -8,6 +8,7 @@ import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
 from simulator.agents.spec import AGENT_CODES, AGENT_ROW, Policies, pack_agents, seat_agents
+from simulator.layout import Layout
 from simulator.procedures.base import Metric, Params
 
 N_LANDS = 7
@@ -49,6 +50,7 @@ TRAITS = (
 T_WARLIKE, T_PEACEFUL, T_BELIEVER, T_ATHEIST, T_HUMANE, T_EGOIST = 0, 1, 2, 3, 4, 5
 T_PROUD, T_THRIFTY, T_WASTEFUL, T_COLLECTOR, T_DOMINEERING, T_INCORRUPTIBLE = 8, 9, 10, 14, 16, 19
 T_COWARDLY, T_SYCOPHANT = 15, 17
+T_BRIBABLE, T_GREEDY, T_CAUTIOUS, T_TRAVELLER, T_HOMEBODY, T_FANATIC = 6, 7, 11, 12, 13, 18
 
 CATEGORIES = ("none", "military", "religious", "social")
 EFFECTS = (
@@ -59,9 +61,11 @@ EFFECTS = (
     "rare_gift",
     "sway_head",
     "sway_council",
+    "warlord_tax",
+    "ignore_law",
 )
 E_INCOME_BONUS, E_MERC_DISCOUNT, E_MOOD_IMMUNE = 1, 2, 3
-E_RARE_GIFT, E_SWAY_HEAD, E_SWAY_COUNCIL = 4, 5, 6
+E_RARE_GIFT, E_SWAY_HEAD, E_SWAY_COUNCIL, E_WARLORD_TAX, E_IGNORE_LAW = 4, 5, 6, 7, 8
 Effect = Literal[
     "none",
     "income_bonus",
@@ -70,6 +74,8 @@ Effect = Literal[
     "rare_gift",
     "sway_head",
     "sway_council",
+    "warlord_tax",
+    "ignore_law",
 ]
 MERC_KINDS = ("messenger", "spy", "thief", "guard", "assassin")
 MESSENGER, SPY, THIEF, GUARD, ASSASSIN = 0, 1, 2, 3, 4
@@ -87,6 +93,11 @@ GAPS = (
         "has no"
         " base income and no rule ending a stalled game)",
     ),
+    (
+        "advice_tie",
+        "a Head's advice was left ungiven: the players next in line to advise through it tied on "
+        "Head and Land + Head tokens (the rulebook: it does not advise unless they agree)",
+    ),
 )
 N_GAPS = len(GAPS)
 #: Counters of the cases where a reading or an invented value decides (after the gaps).
@@ -101,10 +112,28 @@ CASES = (
         "drawn at the invented turn limit with tokens still on a Land (not stalled): a game the "
         "limit cut short",
     ),
+    (
+        "phase_reveals",
+        "Mercenary cards revealed at the start of a phase other than the turn's first: the case "
+        "where reveal_windows decides",
+    ),
+    (
+        "advice_without_priority",
+        "advice given through a Head by a player without priority on it: the case where "
+        "advice_by decides",
+    ),
 )
 N_CASES = len(CASES)
 N_METRICS_BASE = 5 + 4 + 2 + 5 + 1 + N_GAPS + N_CASES  # metrics besides the per-seat wins
-GAP_TIP, GAP_APPOINT, GAP_SIMULTANEOUS, GAP_HAND_TIE, GAP_FOUR_VOTES, GAP_STALLED = range(N_GAPS)
+(
+    GAP_TIP,
+    GAP_APPOINT,
+    GAP_SIMULTANEOUS,
+    GAP_HAND_TIE,
+    GAP_FOUR_VOTES,
+    GAP_STALLED,
+    GAP_ADVICE_TIE,
+) = range(N_GAPS)
 #: The setup placement orders (packed as their index; "fixed" is the order before it was a knob).
 SETUP_ORDERS = ("fixed", "rotating", "snake", "random")
 SETUP_FIXED, SETUP_ROTATING, SETUP_SNAKE, SETUP_RANDOM = range(4)
@@ -130,7 +159,10 @@ class Land(Params):
         "mood_immune (income ignores the mood), rare_gift (the Head's player or a player with 3+ "
         "tokens on the Land may make a gift rare: +1 token for rare_gift_cost coins), sway_head "
         "(the Head's player makes one neutral Head vote as it says in a Land vote), sway_council "
-        "(the Head's player advises neutral Councillors without losing tokens), none",
+        "(the Head's player advises neutral Councillors without losing tokens), warlord_tax (the "
+        "Warlord's player sets this Land's tax at 1, 2 or 3 coins before the tax phase), "
+        "ignore_law (the player with most Land + Head tokens names an active law that does not "
+        "apply here: its tax change and population change), none",
     )
 
     @field_validator("soldiers")
@@ -209,8 +241,16 @@ DEFAULT_LANDS: list[dict] = [
         "civilians": 3,
         "soldiers": 4,
         "power": "the Warlord sets the tax",
+        "effect": "warlord_tax",
     },
-    {"name": "Brown Plains", "size": 6, "civilians": 4, "soldiers": 1, "power": "ignore one law"},
+    {
+        "name": "Brown Plains",
+        "size": 6,
+        "civilians": 4,
+        "soldiers": 1,
+        "power": "ignore one law",
+        "effect": "ignore_law",
+    },
     {
         "name": "Black Harbour",
         "size": 6,
@@ -355,6 +395,37 @@ class CouncilGameParams(Params):
         description="most tokens a bribe is raised by (3 coins each) when revealed; none: any "
         "amount the briber can pay (Council rules, Mercenary cards: 'by any amount')",
     )
+    greedy_bribe: Literal["briber_pays", "holder_gains"] = Field(
+        default="briber_pays",
+        description="Greedy (trait 8: '+1 coin on receiving a bribe, whatever its sum'): the "
+        "briber pays the Greedy Character one coin more for a bribe it delivers (briber_pays), or "
+        "the player with priority on it takes one coin from the bank (holder_gains)",
+    )
+    transfer: Literal["other_land", "never"] = Field(
+        default="other_land",
+        description="Traveller and Homebody (traits 13, 14: 'the house that initiated the "
+        "transfer to another Land'): a Character a player appoints to head a Land other than the "
+        "one it headed last (other_land); never: the traits do nothing",
+    )
+    reveal_windows: Literal["phase", "turn"] = Field(
+        default="phase",
+        description="when face-down Mercenaries may be revealed ('at any moment from the first "
+        "phase of the next turn'): at the start of each of the four phases (phase) or only at the "
+        "start of a turn (turn)",
+    )
+    spy_thief_first: bool = Field(
+        default=True,
+        description="a Spy or Thief revealed to check another card goes first at the start of a "
+        "phase, before other cards (Mercenary cards: 'has priority at the start of each phase'); "
+        "false: every card in card order",
+    )
+    advice_by: Literal["influence", "priority"] = Field(
+        default="influence",
+        description="who advises through a Head: its priority player first, then the other "
+        "players by their tokens on it (ties: Land + Head; still tied: that Head does not advise) "
+        "(influence, Voting: 'then the other players by their influence'); priority: its priority "
+        "player only",
+    )
     tokens_per_player: int = Field(default=40, ge=1, le=200, description="influence supply")
     start_treasury: int = Field(default=0, ge=0, le=100, description="coins in the Treasury")
     rare_gift_cost: int = Field(
@@ -468,8 +539,13 @@ class CouncilGameParams(Params):
     H_TIP_EMPTY,
     H_TIP_CAP,
     H_BRIBE_CAP,
-) = range(23)
-H_POLICY = 24
+    H_GREEDY_BRIBE,
+    H_TRANSFER,
+    H_REVEAL_PHASES,
+    H_SPY_THIEF_FIRST,
+    H_ADVICE_BY_INFLUENCE,
+) = range(28)
+H_POLICY = 32
 H_LANDS = H_POLICY + MAX_PLAYERS  # size, civilians, soldiers, effect per Land
 H_CHARS = H_LANDS + 4 * N_LANDS  # traits bitmask, seat per Character
 H_LAWS = H_CHARS + 2 * N_CHARS  # category, cost, mood, militarise, tax delta in halves
@@ -487,6 +563,22 @@ def metric_names(players: int) -> list[str]:
     names += [f"gap.{g}" for g, _ in GAPS]
     names += [c for c, _ in CASES]
     return names
+
+
+def _slot(name: str) -> str:
+    return name.replace(".", "_")
+
+
+#: The metric row a finished game is written to, by name (``kernel.game_values``): the seats'
+#: wins (``MAX_PLAYERS`` slots, the first ``players`` of them reported), then every other metric
+#: of :func:`metrics` in its order, each named as its metric with ``_`` for ``.``. The trial
+#: loop reports slot :func:`metric_slot` ``(k, players)`` as metric k.
+METRICS = Layout(("wins", MAX_PLAYERS), *(_slot(n) for n in metric_names(0)))
+
+
+def metric_slot(k: int, players: int) -> int:
+    """The METRICS slot of metric k of :func:`metrics` (a game of ``players`` seats)."""
+    return k if k < players else k - players + MAX_PLAYERS
 
 
 def metrics(p: CouncilGameParams) -> list[Metric]:
@@ -524,8 +616,11 @@ def metrics(p: CouncilGameParams) -> list[Metric]:
     out.append(Metric("contested_lands", "mean", "contested Land incomes per game", headline=False))
     for g, desc in GAPS:
         out.append(Metric(f"gap.{g}", "mean", desc, headline=False))
-    out.append(Metric(CASES[0][0], "mean", CASES[0][1], headline=False))
-    out.append(Metric(CASES[1][0], "proportion", CASES[1][1], headline=False))
+    for name, desc in CASES:
+        if name == "cut_by_turn_limit":
+            out.append(Metric(name, "proportion", desc, headline=False))
+        else:
+            out.append(Metric(name, "mean", desc, headline=False))
     return out
 
 
@@ -563,6 +658,11 @@ def pack(p: CouncilGameParams) -> np.ndarray:
     row[H_TIP_EMPTY] = 1 if p.tip_empty_heads else 0
     row[H_TIP_CAP] = NO_CAP if p.tip_cap is None else p.tip_cap
     row[H_BRIBE_CAP] = NO_CAP if p.bribe_cap is None else p.bribe_cap
+    row[H_GREEDY_BRIBE] = 1 if p.greedy_bribe == "holder_gains" else 0
+    row[H_TRANSFER] = 1 if p.transfer == "other_land" else 0
+    row[H_REVEAL_PHASES] = 1 if p.reveal_windows == "phase" else 0
+    row[H_SPY_THIEF_FIRST] = 1 if p.spy_thief_first else 0
+    row[H_ADVICE_BY_INFLUENCE] = 1 if p.advice_by == "influence" else 0
     agents = seat_agents(p.policies, p.players)
     for k, a in enumerate(agents):
         row[H_POLICY + k] = AGENT_CODES[a.agent]

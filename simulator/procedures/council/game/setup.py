@@ -9,9 +9,11 @@ from simulator.procedures.council.game.context import pick, wants_scores
 from simulator.procedures.council.game.heuristic import breakdown, choose, edge_of, gain_at
 from simulator.procedures.council.game.params import (
     H_ADVICE,
+    H_ADVICE_BY_INFLUENCE,
     H_BRIBE_CAP,
     H_CHARS,
     H_COUNCIL_VOTES,
+    H_GREEDY_BRIBE,
     H_INFLUENCE_COST,
     H_LANDS,
     H_LAWS,
@@ -26,7 +28,9 @@ from simulator.procedures.council.game.params import (
     H_RARE_COST,
     H_RARE_SCOPE,
     H_REMOVE_VOTES,
+    H_REVEAL_PHASES,
     H_SETUP_ORDER,
+    H_SPY_THIEF_FIRST,
     H_START_COINS,
     H_START_TOKENS,
     H_SYCOPHANT_PHASE,
@@ -34,10 +38,11 @@ from simulator.procedures.council.game.params import (
     H_TIP_CAP,
     H_TIP_EMPTY,
     H_TOKENS,
+    H_TRANSFER,
     H_TREASURY,
+    HEAD0,
     MAX_CARDS,
     MAX_LAWS,
-    MAX_MOVES,
     MAX_PLAYERS,
     N_CHARS,
     N_LANDS,
@@ -47,122 +52,119 @@ from simulator.procedures.council.game.params import (
     SETUP_SNAKE,
 )
 from simulator.procedures.council.game.state import (
-    C_LEADER,
-    C_LOT,
-    C_SEAT,
-    C_TRAITS,
-    G_ADVICE,
-    G_BRIBE_CAP,
-    G_CHECK,
-    G_COUNCIL_VOTES,
-    G_HOLDER0,
-    G_INF_COST,
-    G_ISSUED,
-    G_LEADER,
-    G_MAX_TURNS,
-    G_MERC_COST,
-    G_MERCS_ON,
-    G_MOOD,
-    G_MOOD_ON,
-    G_N_LAWS,
-    G_PLAYERS,
-    G_RARE_COST,
-    G_RARE_SCOPE,
-    G_REMOVE_VOTES,
-    G_REP,
-    G_RUN,
-    G_START_COINS,
-    G_START_TREASURY,
-    G_SYCOPHANT_PHASE,
-    G_TAX_HALF,
-    G_TIP_CAP,
-    G_TIP_EMPTY,
-    G_TO_BANK,
-    G_TOKENS,
-    G_TREASURY,
-    G_VICTORY,
-    G_VIOLATIONS,
-    K_OWNER,
-    K_STATUS,
-    L_CIV,
-    L_EFFECT,
-    L_SIZE,
-    L_SOL,
-    MV_CHAR_TOKEN,
-    MV_LAND_TOKEN,
-    P_COINS,
-    P_POLICY,
-    P_SUPPLY,
+    ADVICE_BY_INFLUENCE,
+    ADVICE_ON,
+    BRIBE_CAP,
+    CARD_OWNER,
+    CARD_STATUS,
+    CHARACTER_TRAITS,
+    CHECK,
+    CIVILIANS,
+    COINS,
+    COUNCIL_VOTES,
+    GREEDY_BRIBE,
+    HOLDERS,
+    IGNORED_LAW,
+    INFLUENCE_COST,
+    ISSUED,
+    LAND_EFFECT,
+    LAND_SIZE,
+    LAST_LAND,
+    LAW_CATEGORY,
+    LAW_SLOT,
+    LAWS_IN_DECK,
+    LEADER,
+    LOT_KEYS,
+    MAX_TURNS,
+    MERCENARIES_ON,
+    MERCENARY_COST,
+    MOOD,
+    MOOD_ON,
+    MOVE_CHAR_TOKEN,
+    MOVE_FIELDS,
+    MOVE_LAND_TOKEN,
+    MOVES,
+    N_COL,
+    PLAYERS,
+    POLICY,
+    RARE_COST,
+    RARE_SCOPE,
+    REMOVE_VOTES,
+    REPRESENTATIVE,
+    REVEAL_PHASES,
+    RUN,
+    SCORES,
+    SEATS,
+    SOLDIERS,
+    SPY_THIEF_FIRST,
+    START_COINS,
+    START_TREASURY,
+    SUPPLY,
+    SYCOPHANT_LEADERS,
+    SYCOPHANT_PHASE,
+    TAX_HALVES,
+    TIP_CAP,
+    TIP_EMPTY,
+    TO_BANK,
+    TOKENS,
+    TOKENS_EACH,
+    TRANSFER,
+    TREASURY,
+    VICTORY,
+    VIOLATIONS,
     give_tokens,
 )
 from simulator.procedures.council.game.victory import check_victory
 
 
 @kernel
-def violations(tok, pl, g, ch, land, card):
+def violations(state):
     """Broken invariants of a position (tokens, coins, population, seats); 0 when all hold."""
     bad = 0
-    n_players = g[G_PLAYERS]
-    coins = g[G_TREASURY] + g[G_TO_BANK]
+    n_players = state[PLAYERS]
+    coins = state[TREASURY] + state[TO_BANK]
     for p in range(n_players):
-        total = pl[p, P_SUPPLY]
-        if pl[p, P_SUPPLY] < 0 or pl[p, P_COINS] < 0:
+        total = state[SUPPLY + p]
+        if state[SUPPLY + p] < 0 or state[COINS + p] < 0:
             bad += 1
         for col in range(N_LANDS + N_CHARS):
-            total += tok[p, col]
-            if tok[p, col] < 0:
+            total += state[TOKENS + p * N_COL + col]
+            if state[TOKENS + p * N_COL + col] < 0:
                 bad += 1
         for k in range(MAX_CARDS):
-            if card[k, K_STATUS] == 2 and card[k, K_OWNER] == p:
+            if state[CARD_STATUS + k] == 2 and state[CARD_OWNER + k] == p:
                 total += 1
-        if total != g[G_TOKENS]:
+        if total != state[TOKENS_EACH]:
             bad += 1
-        coins += pl[p, P_COINS]
-    if coins != n_players * g[G_START_COINS] + g[G_START_TREASURY] + g[G_ISSUED]:
+        coins += state[COINS + p]
+    if coins != n_players * state[START_COINS] + state[START_TREASURY] + state[ISSUED]:
         bad += 1
-    if g[G_TREASURY] < 0:
+    if state[TREASURY] < 0:
         bad += 1
     for li in range(N_LANDS):
-        if land[li, L_CIV] < 0 or land[li, L_SOL] < 0:
+        if state[CIVILIANS + li] < 0 or state[SOLDIERS + li] < 0:
             bad += 1
-        if land[li, L_CIV] + land[li, L_SOL] > land[li, L_SIZE]:
+        if state[CIVILIANS + li] + state[SOLDIERS + li] > state[LAND_SIZE + li]:
             bad += 1
     for s in range(N_SEATS):
-        h = g[G_HOLDER0 + s]
-        if h >= 0 and ch[h, C_SEAT] != s:
+        h = state[HOLDERS + s]
+        if h >= 0 and state[SEATS + h] != s:
             bad += 1
     for c in range(N_CHARS):
-        s = ch[c, C_SEAT]
-        if s >= 0 and g[G_HOLDER0 + s] != c:
+        s = state[SEATS + c]
+        if s >= 0 and state[HOLDERS + s] != c:
             bad += 1
         if s == -2:
             for p in range(n_players):
-                if tok[p, N_LANDS + c] != 0:
+                if state[TOKENS + p * N_COL + N_LANDS + c] != 0:
                     bad += 1
-    if g[G_MOOD] < -3 or g[G_MOOD] > 3:
+    if state[MOOD] < -3 or state[MOOD] > 3:
         bad += 1
     return bad
 
 
 @kernel
-def scratch():
-    """The work arrays the phases share: moves, scores, tied players, candidates, votes, acting
-    order, Land owners, contests, declarations."""
-    return (
-        np.zeros((MAX_MOVES, 5), dtype=np.int64),
-        np.zeros(MAX_MOVES, dtype=np.int64),
-        np.zeros(MAX_PLAYERS, dtype=np.int64),
-        np.zeros(N_CHARS + 1, dtype=np.int64),
-        np.zeros(N_CHARS + 1, dtype=np.int64),
-        np.zeros(N_CHARS, dtype=np.int64),
-        np.zeros(N_LANDS, dtype=np.int64),
-        np.zeros((N_LANDS, MAX_PLAYERS), dtype=np.int64),
-        np.zeros((5, MAX_PLAYERS + 1), dtype=np.int64),
-    )
-
-
-@kernel
-def placement_order(st, n_players, how, seats):
+def placement_order(context, n_players, how, seats):
     """The seats' order in setup placement round 0 (``seats``) for ``how`` (params.SETUP_ORDERS):
     seat order, or for ``random`` one order drawn from the game's stream (a Fisher-Yates
     shuffle, one lot per seat but the last; no word is read for the other orders)."""
@@ -170,7 +172,7 @@ def placement_order(st, n_players, how, seats):
         seats[k] = k
     if how == SETUP_RANDOM:
         for i in range(n_players - 1, 0, -1):
-            j = pick(st, i + 1)
+            j = pick(context, i + 1)
             seats[i], seats[j] = seats[j], seats[i]
 
 
@@ -186,91 +188,98 @@ def placer(seats, n_players, how, r, k):
 
 
 @kernel
-def setup(row, st, tok, pl, g, ch, land, law, card, mv, score, tied):
+def setup(row, context, state, scratch):
     """The starting position, then the players place ``start_tokens`` tokens each, one at a time,
     in the ``setup_order`` (an invented setup: the rulebook lays out the cards only)."""
     n_players = np.int64(row[H_PLAYERS])
-    tok[:, :] = 0
-    g[:] = 0
-    card[:, :] = 0
-    g[G_PLAYERS] = n_players
-    g[G_TOKENS] = np.int64(row[H_TOKENS])
-    g[G_MOOD] = np.int64(row[H_MOOD_START])
-    g[G_TREASURY] = np.int64(row[H_TREASURY])
-    g[G_START_TREASURY] = g[G_TREASURY]
-    g[G_RARE_COST] = np.int64(row[H_RARE_COST])
-    g[G_RARE_SCOPE] = np.int64(row[H_RARE_SCOPE])
-    g[G_SYCOPHANT_PHASE] = np.int64(row[H_SYCOPHANT_PHASE])
-    g[G_ADVICE] = np.int64(row[H_ADVICE])
-    g[G_TIP_EMPTY] = np.int64(row[H_TIP_EMPTY])
-    g[G_TIP_CAP] = np.int64(row[H_TIP_CAP])
-    g[G_BRIBE_CAP] = np.int64(row[H_BRIBE_CAP])
-    g[G_LEADER] = -1
-    g[G_RUN] = -1
-    g[G_START_COINS] = np.int64(row[H_START_COINS])
-    g[G_N_LAWS] = np.int64(row[H_N_LAWS])
-    g[G_MOOD_ON] = np.int64(row[H_MOOD])
-    g[G_MERCS_ON] = np.int64(row[H_MERCS])
-    g[G_INF_COST] = np.int64(row[H_INFLUENCE_COST])
-    g[G_MERC_COST] = np.int64(row[H_MERC_COST])
-    g[G_TAX_HALF] = np.int64(row[H_TAX_HALF])
-    g[G_REMOVE_VOTES] = np.int64(row[H_REMOVE_VOTES])
-    g[G_COUNCIL_VOTES] = np.int64(row[H_COUNCIL_VOTES])
-    g[G_MAX_TURNS] = np.int64(row[H_MAX_TURNS])
-    g[G_VICTORY] = -1
-    g[G_REP] = -1
+    state[:] = 0
+    state[PLAYERS] = n_players
+    state[TOKENS_EACH] = np.int64(row[H_TOKENS])
+    state[MOOD] = np.int64(row[H_MOOD_START])
+    state[TREASURY] = np.int64(row[H_TREASURY])
+    state[START_TREASURY] = state[TREASURY]
+    state[RARE_COST] = np.int64(row[H_RARE_COST])
+    state[RARE_SCOPE] = np.int64(row[H_RARE_SCOPE])
+    state[SYCOPHANT_PHASE] = np.int64(row[H_SYCOPHANT_PHASE])
+    state[ADVICE_ON] = np.int64(row[H_ADVICE])
+    state[TIP_EMPTY] = np.int64(row[H_TIP_EMPTY])
+    state[TIP_CAP] = np.int64(row[H_TIP_CAP])
+    state[BRIBE_CAP] = np.int64(row[H_BRIBE_CAP])
+    state[GREEDY_BRIBE] = np.int64(row[H_GREEDY_BRIBE])
+    state[TRANSFER] = np.int64(row[H_TRANSFER])
+    state[REVEAL_PHASES] = np.int64(row[H_REVEAL_PHASES])
+    state[SPY_THIEF_FIRST] = np.int64(row[H_SPY_THIEF_FIRST])
+    state[ADVICE_BY_INFLUENCE] = np.int64(row[H_ADVICE_BY_INFLUENCE])
+    state[IGNORED_LAW] = -1
+    state[LEADER] = -1
+    state[RUN] = -1
+    state[START_COINS] = np.int64(row[H_START_COINS])
+    state[LAWS_IN_DECK] = np.int64(row[H_N_LAWS])
+    state[MOOD_ON] = np.int64(row[H_MOOD])
+    state[MERCENARIES_ON] = np.int64(row[H_MERCS])
+    state[INFLUENCE_COST] = np.int64(row[H_INFLUENCE_COST])
+    state[MERCENARY_COST] = np.int64(row[H_MERC_COST])
+    state[TAX_HALVES] = np.int64(row[H_TAX_HALF])
+    state[REMOVE_VOTES] = np.int64(row[H_REMOVE_VOTES])
+    state[COUNCIL_VOTES] = np.int64(row[H_COUNCIL_VOTES])
+    state[MAX_TURNS] = np.int64(row[H_MAX_TURNS])
+    state[VICTORY] = -1
+    state[REPRESENTATIVE] = -1
     for p in range(n_players):
-        pl[p, P_COINS] = g[G_START_COINS]
-        pl[p, P_SUPPLY] = g[G_TOKENS]
-        pl[p, P_POLICY] = np.int64(row[H_POLICY + p])
+        state[COINS + p] = state[START_COINS]
+        state[SUPPLY + p] = state[TOKENS_EACH]
+        state[POLICY + p] = np.int64(row[H_POLICY + p])
     for li in range(N_LANDS):
-        land[li, L_SIZE] = np.int64(row[H_LANDS + 4 * li])
-        land[li, L_CIV] = np.int64(row[H_LANDS + 4 * li + 1])
-        land[li, L_SOL] = np.int64(row[H_LANDS + 4 * li + 2])
-        land[li, L_EFFECT] = np.int64(row[H_LANDS + 4 * li + 3])
+        state[LAND_SIZE + li] = np.int64(row[H_LANDS + 4 * li])
+        state[CIVILIANS + li] = np.int64(row[H_LANDS + 4 * li + 1])
+        state[SOLDIERS + li] = np.int64(row[H_LANDS + 4 * li + 2])
+        state[LAND_EFFECT + li] = np.int64(row[H_LANDS + 4 * li + 3])
     for s in range(N_SEATS):
-        g[G_HOLDER0 + s] = -1
+        state[HOLDERS + s] = -1
     for c in range(N_CHARS):
-        ch[c, C_TRAITS] = np.int64(row[H_CHARS + 2 * c])
-        ch[c, C_SEAT] = np.int64(row[H_CHARS + 2 * c + 1])
-        ch[c, C_LOT] = 0
-        ch[c, C_LEADER] = -1
-        if ch[c, C_SEAT] >= 0:
-            g[G_HOLDER0 + ch[c, C_SEAT]] = c
+        state[CHARACTER_TRAITS + c] = np.int64(row[H_CHARS + 2 * c])
+        state[SEATS + c] = np.int64(row[H_CHARS + 2 * c + 1])
+        state[LOT_KEYS + c] = 0
+        state[SYCOPHANT_LEADERS + c] = -1
+        state[LAST_LAND + c] = state[SEATS + c] - HEAD0 if state[SEATS + c] >= HEAD0 else -1
+        if state[SEATS + c] >= 0:
+            state[HOLDERS + state[SEATS + c]] = c
     for i in range(MAX_LAWS):
         for j in range(5):
-            law[i, j] = np.int64(row[H_LAWS + 5 * i + j])
-        law[i, 5] = -1
+            state[LAW_CATEGORY + MAX_LAWS * j + i] = np.int64(row[H_LAWS + 5 * i + j])
+        state[LAW_SLOT + i] = -1
     how = np.int64(row[H_SETUP_ORDER])
     seats = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    placement_order(st, n_players, how, seats)
+    placement_order(context, n_players, how, seats)
     for r in range(np.int64(row[H_START_TOKENS])):
         for k in range(n_players):
             p = placer(seats, n_players, how, r, k)
-            if pl[p, P_SUPPLY] == 0:
+            if state[SUPPLY + p] == 0:
                 continue
             n = 0
-            scored = wants_scores(st, pl, p)
+            scored = wants_scores(context, state, p)
             if scored:
-                bd = breakdown(tok, g, ch, land, tied)
-                base = edge_of(bd, pl, g, p)
+                bd = breakdown(state, scratch)
+                base = edge_of(bd, state, p)
             for col in range(N_LANDS + N_CHARS):
-                if col >= N_LANDS and ch[col - N_LANDS, C_SEAT] < 0:
+                if col >= N_LANDS and state[SEATS + col - N_LANDS] < 0:
                     continue
-                mv[n, 0] = MV_LAND_TOKEN if col < N_LANDS else MV_CHAR_TOKEN
-                mv[n, 1] = col
+                scratch[MOVES + MOVE_FIELDS * n] = (
+                    MOVE_LAND_TOKEN if col < N_LANDS else MOVE_CHAR_TOKEN
+                )
+                scratch[MOVES + MOVE_FIELDS * n + 1] = col
                 if scored:
-                    score[n] = gain_at(
-                        bd, base, tok, pl, g, ch, land, p, col, np.int64(1), np.int64(0), tied
+                    scratch[SCORES + n] = gain_at(
+                        bd, base, state, p, col, np.int64(1), np.int64(0), scratch
                     )
                 n += 1
-            i = choose(st, pl, p, n, score)
-            give_tokens(tok, pl, p, mv[i, 1], 1)
-            if check_victory(tok, g, land, ch):
+            i = choose(context, state, p, n, scratch)
+            give_tokens(state, p, scratch[MOVES + MOVE_FIELDS * i + 1], 1)
+            if check_victory(state):
                 return
 
 
 @kernel
-def audit(tok, pl, g, ch, land, card):
-    if g[G_CHECK] == 1:
-        g[G_VIOLATIONS] += violations(tok, pl, g, ch, land, card)
+def audit(state):
+    if state[CHECK] == 1:
+        state[VIOLATIONS] += violations(state)

@@ -1,119 +1,267 @@
-"""The position of a council game: array layouts, move codes, the accessors every rule uses.
+"""The position of a council game: its declared layout, move codes, the accessors every rule uses.
 
-Arrays only, so the whole game compiles:
-  tok[p, 0..6]  tokens of player p on Land li;  tok[p, 7 + c] on Character c
-  pl[p]         coins, supply, policy
-  land[li]      size, civilians, soldiers, effect
-  ch[c]         traits, seat (-1 pool, -2 dead), lot key
-  g             the globals (including who holds each seat)
-  law[i]        category, cost, mood, militarise, tax delta (halves), active slot or -1
-  card[k]       kind, owner, target, status (0 free, 1 in hand, 2 face down), mode, turn"""
+The whole position is ONE flat int64 array (``POSITION``, named pieces with sizes; ``simulator
+.layout``), so an agent copies it in one call and a compiled function receives one reference;
+the scratch the phases share is a second flat array (``SCRATCH``), never copied with the
+position. The offsets are module constants generated from the layouts."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from simulator.jit import inline, kernel
+from simulator.layout import Layout
 from simulator.procedures.council.game.params import (
     HEAD0,
     MAX_CARDS,
+    MAX_LAWS,
+    MAX_MOVES,
     MAX_PLAYERS,
+    N_CHARS,
     N_GAPS,
     N_LANDS,
     N_SEATS,
     T_COLLECTOR,
 )
 
-P_COINS, P_SUPPLY, P_POLICY = 0, 1, 2
-L_SIZE, L_CIV, L_SOL, L_EFFECT = 0, 1, 2, 3
-C_TRAITS, C_SEAT, C_LOT, C_LEADER = 0, 1, 2, 3  # C_LEADER: a Sycophant's last leader
-K_KIND, K_OWNER, K_TARGET, K_STATUS, K_MODE, K_TURN = range(6)
-(
-    G_MOOD,
-    G_TREASURY,
-    G_TURN,
-    G_WINMASK,
-    G_VICTORY,
-    G_LAWS_PASSED,
-    G_KILLED,
-    G_CONTESTED,
-    G_REP,
-    G_TAX_DELTA,
-    G_VETO_USED,
-    G_PLAYERS,
-    G_ISSUED,
-    G_TO_BANK,
-    G_DONE,
-    G_TOKENS,
-    G_VIOLATIONS,
-    G_CHECK,
-    G_N_LAWS,
-    G_MOOD_ON,
-    G_MERCS_ON,
-    G_INF_COST,
-    G_MERC_COST,
-    G_TAX_HALF,
-    G_REMOVE_VOTES,
-    G_COUNCIL_VOTES,
-    G_MAX_TURNS,
-    G_START_COINS,
-    G_START_TREASURY,
-    G_RARE_COST,
-    G_RARE_SCOPE,
-    G_RARE_TURN,
-    G_RARE_MASK,
-    G_SYCOPHANT_PHASE,
-    G_ADVICE,
-    G_ADVISED,
-    G_LEADER,
-    G_LEAD_CHANGES,
-    G_DECIDED_AT,
-    G_RUN,
-    G_TIP_EMPTY,
-    G_TIP_CAP,
-    G_BRIBE_CAP,
-    G_EMPTY_CHANCES,
-) = range(44)
-G_MERC0 = 44
-G_GAP0 = G_MERC0 + 5
-G_HOLDER0 = G_GAP0 + N_GAPS
-G_SIZE = G_HOLDER0 + N_SEATS
+#: The position: ONE flat int64 array, its pieces declared once (offsets below are plain ints
+#: Numba folds). The scalars come first; then per piece one slot per player, Character, Land,
+#: law or card. Tokens of player p at column col (Lands 0..6, then Character c at 7 + c):
+#: ``TOKENS + p * N_COL + col``.
+N_COL = N_LANDS + N_CHARS
+SCALARS = (
+    "mood",
+    "treasury",
+    "turn",
+    "winners",  # bit p: player p won
+    "victory",
+    "laws_passed",
+    "killed",
+    "contested",
+    "representative",
+    "tax_delta",
+    "veto_used",
+    "players",
+    "issued",
+    "to_bank",
+    "done",
+    "tokens_each",
+    "violations",
+    "check",
+    "laws_in_deck",
+    "mood_on",
+    "mercenaries_on",
+    "influence_cost",
+    "mercenary_cost",
+    "tax_halves",
+    "remove_votes",
+    "council_votes",
+    "max_turns",
+    "start_coins",
+    "start_treasury",
+    "rare_cost",
+    "rare_scope",
+    "rare_turn",
+    "rare_mask",
+    "sycophant_phase",
+    "advice_on",
+    "advised",
+    "leader",
+    "lead_changes",
+    "decided_at",
+    "run",
+    "tip_empty",
+    "tip_cap",
+    "bribe_cap",
+    "empty_chances",
+    "greedy_bribe",
+    "transfer",
+    "reveal_phases",
+    "spy_thief_first",
+    "advice_by_influence",
+    "ignored_law",
+    "window",
+    "phase_reveals",
+    "advice_no_priority",
+)
+POSITION = Layout(
+    *SCALARS,
+    ("played", 5),  # Mercenary cards revealed, by kind
+    ("gap_counts", N_GAPS),
+    ("holders", N_SEATS),  # the Character in each seat (Council 0-3, Head of Land li at 4 + li)
+    ("tokens", MAX_PLAYERS * N_COL),
+    ("coins", MAX_PLAYERS),
+    ("supply", MAX_PLAYERS),
+    ("policy", MAX_PLAYERS),
+    ("character_traits", N_CHARS),  # a bitmask of params.TRAITS
+    ("seats", N_CHARS),  # -1 the pool, -2 killed
+    ("lot_keys", N_CHARS),
+    ("sycophant_leaders", N_CHARS),  # the last Council leader a Sycophant followed
+    ("last_land", N_CHARS),  # the Land a Character headed last (-1: none)
+    ("land_size", N_LANDS),
+    ("civilians", N_LANDS),
+    ("soldiers", N_LANDS),
+    ("land_effect", N_LANDS),
+    ("law_category", MAX_LAWS),
+    ("law_cost", MAX_LAWS),
+    ("law_mood", MAX_LAWS),
+    ("law_militarise", MAX_LAWS),
+    ("law_tax", MAX_LAWS),  # the tax change in half coins
+    ("law_slot", MAX_LAWS),  # the active slot, or -1
+    ("card_kind", MAX_CARDS),
+    ("card_owner", MAX_CARDS),
+    ("card_target", MAX_CARDS),
+    ("card_status", MAX_CARDS),  # 0 free, 1 in hand, 2 face down
+    ("card_mode", MAX_CARDS),  # a Messenger's: 0 gift, 1 bribe
+    ("card_turn", MAX_CARDS),
+)
+MOOD = POSITION.at("mood")
+TREASURY = POSITION.at("treasury")
+TURN = POSITION.at("turn")
+WINNERS = POSITION.at("winners")
+VICTORY = POSITION.at("victory")
+LAWS_PASSED = POSITION.at("laws_passed")
+KILLED = POSITION.at("killed")
+CONTESTED = POSITION.at("contested")
+REPRESENTATIVE = POSITION.at("representative")
+TAX_DELTA = POSITION.at("tax_delta")
+VETO_USED = POSITION.at("veto_used")
+PLAYERS = POSITION.at("players")
+ISSUED = POSITION.at("issued")
+TO_BANK = POSITION.at("to_bank")
+DONE = POSITION.at("done")
+TOKENS_EACH = POSITION.at("tokens_each")
+VIOLATIONS = POSITION.at("violations")
+CHECK = POSITION.at("check")
+LAWS_IN_DECK = POSITION.at("laws_in_deck")
+MOOD_ON = POSITION.at("mood_on")
+MERCENARIES_ON = POSITION.at("mercenaries_on")
+INFLUENCE_COST = POSITION.at("influence_cost")
+MERCENARY_COST = POSITION.at("mercenary_cost")
+TAX_HALVES = POSITION.at("tax_halves")
+REMOVE_VOTES = POSITION.at("remove_votes")
+COUNCIL_VOTES = POSITION.at("council_votes")
+MAX_TURNS = POSITION.at("max_turns")
+START_COINS = POSITION.at("start_coins")
+START_TREASURY = POSITION.at("start_treasury")
+RARE_COST = POSITION.at("rare_cost")
+RARE_SCOPE = POSITION.at("rare_scope")
+RARE_TURN = POSITION.at("rare_turn")
+RARE_MASK = POSITION.at("rare_mask")
+SYCOPHANT_PHASE = POSITION.at("sycophant_phase")
+ADVICE_ON = POSITION.at("advice_on")
+ADVISED = POSITION.at("advised")
+LEADER = POSITION.at("leader")
+LEAD_CHANGES = POSITION.at("lead_changes")
+DECIDED_AT = POSITION.at("decided_at")
+RUN = POSITION.at("run")
+TIP_EMPTY = POSITION.at("tip_empty")
+TIP_CAP = POSITION.at("tip_cap")
+BRIBE_CAP = POSITION.at("bribe_cap")
+EMPTY_CHANCES = POSITION.at("empty_chances")
+GREEDY_BRIBE = POSITION.at("greedy_bribe")
+TRANSFER = POSITION.at("transfer")
+REVEAL_PHASES = POSITION.at("reveal_phases")
+SPY_THIEF_FIRST = POSITION.at("spy_thief_first")
+ADVICE_BY_INFLUENCE = POSITION.at("advice_by_influence")
+IGNORED_LAW = POSITION.at("ignored_law")
+WINDOW = POSITION.at("window")
+PHASE_REVEALS = POSITION.at("phase_reveals")
+ADVICE_NO_PRIORITY = POSITION.at("advice_no_priority")
+PLAYED = POSITION.at("played")
+GAP_COUNTS = POSITION.at("gap_counts")
+HOLDERS = POSITION.at("holders")
+TOKENS = POSITION.at("tokens")
+COINS = POSITION.at("coins")
+SUPPLY = POSITION.at("supply")
+POLICY = POSITION.at("policy")
+CHARACTER_TRAITS = POSITION.at("character_traits")
+SEATS = POSITION.at("seats")
+LOT_KEYS = POSITION.at("lot_keys")
+SYCOPHANT_LEADERS = POSITION.at("sycophant_leaders")
+LAST_LAND = POSITION.at("last_land")
+LAND_SIZE = POSITION.at("land_size")
+CIVILIANS = POSITION.at("civilians")
+SOLDIERS = POSITION.at("soldiers")
+LAND_EFFECT = POSITION.at("land_effect")
+LAW_CATEGORY = POSITION.at("law_category")
+LAW_COST = POSITION.at("law_cost")
+LAW_MOOD = POSITION.at("law_mood")
+LAW_MILITARISE = POSITION.at("law_militarise")
+LAW_TAX = POSITION.at("law_tax")
+LAW_SLOT = POSITION.at("law_slot")
+CARD_KIND = POSITION.at("card_kind")
+CARD_OWNER = POSITION.at("card_owner")
+CARD_TARGET = POSITION.at("card_target")
+CARD_STATUS = POSITION.at("card_status")
+CARD_MODE = POSITION.at("card_mode")
+CARD_TURN = POSITION.at("card_turn")
+POSITION_SIZE = POSITION.size
+
+#: Scratch the phases share (not part of the position: never copied with it): the legal moves
+#: (``MOVE_FIELDS`` slots each: kind and up to four arguments), their scores, tied players,
+#: candidates and votes, the acting order, each Land's owner and contesting players, and the
+#: Council vote's declarations (``DECLARED_WIDTH`` a Council place: one per player, then the
+#: net advice, ``ADVICE_COLUMN``).
+MOVE_FIELDS = 5
+DECLARED_WIDTH = MAX_PLAYERS + 1
+ADVICE_COLUMN = MAX_PLAYERS
+SCRATCH = Layout(
+    ("moves", MAX_MOVES * MOVE_FIELDS),
+    ("scores", MAX_MOVES),
+    ("tied", MAX_PLAYERS),
+    ("candidates", N_CHARS + 1),
+    ("votes", N_CHARS + 1),
+    ("order", N_CHARS),
+    ("owners", N_LANDS),
+    ("contest", N_LANDS * MAX_PLAYERS),
+    ("declared", 5 * DECLARED_WIDTH),
+)
+MOVES = SCRATCH.at("moves")
+SCORES = SCRATCH.at("scores")
+TIED = SCRATCH.at("tied")
+CANDIDATES = SCRATCH.at("candidates")
+VOTES = SCRATCH.at("votes")
+ORDER = SCRATCH.at("order")
+OWNERS = SCRATCH.at("owners")
+CONTEST = SCRATCH.at("contest")
+DECLARED = SCRATCH.at("declared")
+SCRATCH_SIZE = SCRATCH.size
 
 # Move kinds of the legal-move lists.
 (
-    MV_PASS,
-    MV_LAND_TOKEN,
-    MV_CHAR_TOKEN,
-    MV_BUY_MERC,
-    MV_WARLORD,
-    MV_BISHOP,
-    MV_LAW,
-    MV_REMOVE_HEAD,
-    MV_REMOVE_COUNCILLOR,
-    MV_SEND,
-    MV_GIVE_UP,
-    MV_REVEAL,
-    MV_ADVISE,
+    MOVE_PASS,
+    MOVE_LAND_TOKEN,
+    MOVE_CHAR_TOKEN,
+    MOVE_BUY_MERC,
+    MOVE_WARLORD,
+    MOVE_BISHOP,
+    MOVE_LAW,
+    MOVE_REMOVE_HEAD,
+    MOVE_REMOVE_COUNCILLOR,
+    MOVE_SEND,
+    MOVE_GIVE_UP,
+    MOVE_REVEAL,
+    MOVE_ADVISE,
 ) = range(13)
-ADVICE = MAX_PLAYERS  # column of ``decl``: the net advice a neutral Councillor gets
 
 
 @inline
-def head_tok(tok, g, p, li):
-    h = g[G_HOLDER0 + HEAD0 + li]
+def head_tok(state, p, li):
+    h = state[HOLDERS + HEAD0 + li]
     if h < 0:
         return np.int64(0)
-    return tok[p, N_LANDS + h]
+    return state[TOKENS + p * N_COL + N_LANDS + h]
 
 
 @inline
-def land_owner(tok, g, li, tied):
+def land_owner(state, li, scratch):
     """Priority on Land li by Land + Head tokens (ties: more on the Head). Returns the player, -1
     when nobody has tokens, -2 when contested (``tied[p]`` then marks the contesting players)."""
-    n_players = g[G_PLAYERS]
+    n_players = state[PLAYERS]
     top = np.int64(0)
     for p in range(n_players):
-        c = tok[p, li] + head_tok(tok, g, p, li)
+        c = state[TOKENS + p * N_COL + li] + head_tok(state, p, li)
         top = max(top, c)
     if top == 0:
         return np.int64(-1)
@@ -121,33 +269,36 @@ def land_owner(tok, g, li, tied):
     who = -1
     head_top = np.int64(-1)
     for p in range(n_players):
-        if tok[p, li] + head_tok(tok, g, p, li) == top:
+        if state[TOKENS + p * N_COL + li] + head_tok(state, p, li) == top:
             count += 1
             who = p
-            head_top = max(head_top, head_tok(tok, g, p, li))
+            head_top = max(head_top, head_tok(state, p, li))
     if count == 1:
         return np.int64(who)
     count = 0
     for p in range(n_players):
-        tied[p] = 0
-        if tok[p, li] + head_tok(tok, g, p, li) == top and head_tok(tok, g, p, li) == head_top:
+        scratch[TIED + p] = 0
+        if (
+            state[TOKENS + p * N_COL + li] + head_tok(state, p, li) == top
+            and head_tok(state, p, li) == head_top
+        ):
             count += 1
             who = p
-            tied[p] = 1
+            scratch[TIED + p] = 1
     if count == 1:
         return np.int64(who)
     return np.int64(-2)
 
 
 @inline
-def top_and_second(tok, n_players, col):
+def top_and_second(state, n_players, col):
     """The player with strictly most tokens at col (or -1: nobody has any, or a tie) and its lead
     over the next highest count."""
     top = np.int64(0)
     second = np.int64(0)
     who = np.int64(-1)
     for q in range(n_players):
-        x = tok[q, col]
+        x = state[TOKENS + q * N_COL + col]
         if x > top:
             second = top
             top = x
@@ -161,19 +312,19 @@ def top_and_second(tok, n_players, col):
 
 
 @inline
-def strict_top(tok, n_players, col):
+def strict_top(state, n_players, col):
     """The player with strictly most tokens at col, or -1 (:func:`top_and_second`)."""
-    return top_and_second(tok, n_players, col)[0]
+    return top_and_second(state, n_players, col)[0]
 
 
 @kernel
-def combined_top(tok, g, li):
+def combined_top(state, li):
     """The one player with strictly most tokens on Land li and its Head together, or -1."""
     top = np.int64(0)
     who = -1
     count = 0
-    for p in range(g[G_PLAYERS]):
-        x = tok[p, li] + head_tok(tok, g, p, li)
+    for p in range(state[PLAYERS]):
+        x = state[TOKENS + p * N_COL + li] + head_tok(state, p, li)
         if x > top:
             top = x
             who = p
@@ -184,134 +335,136 @@ def combined_top(tok, g, li):
 
 
 @kernel
-def power_user(tok, g, land, p, effect):
+def power_user(state, p, effect):
     """Whether p may use a Land power of this kind (Zalesye, the Golden Coast): priority on the
     Land's Head or 3+ tokens on the Land."""
     for li in range(N_LANDS):
-        if land[li, L_EFFECT] != effect:
+        if state[LAND_EFFECT + li] != effect:
             continue
-        h = g[G_HOLDER0 + HEAD0 + li]
-        if (h >= 0 and strict_top(tok, g[G_PLAYERS], N_LANDS + h) == p) or tok[p, li] >= 3:
+        h = state[HOLDERS + HEAD0 + li]
+        if (h >= 0 and strict_top(state, state[PLAYERS], N_LANDS + h) == p) or state[
+            TOKENS + p * N_COL + li
+        ] >= 3:
             return True
     return False
 
 
 @kernel
-def power_holder(tok, g, land, effect):
+def power_holder(state, effect):
     """The player with priority on the Head of the (first) Land with this power, or -1."""
     for li in range(N_LANDS):
-        if land[li, L_EFFECT] != effect:
+        if state[LAND_EFFECT + li] != effect:
             continue
-        h = g[G_HOLDER0 + HEAD0 + li]
+        h = state[HOLDERS + HEAD0 + li]
         if h >= 0:
-            return strict_top(tok, g[G_PLAYERS], N_LANDS + h)
+            return strict_top(state, state[PLAYERS], N_LANDS + h)
     return np.int64(-1)
 
 
 @kernel
-def char_owner(tok, g, c):
+def char_owner(state, c):
     """The player with strictly most tokens on Character c, or -1 (neutral)."""
-    return strict_top(tok, g[G_PLAYERS], N_LANDS + c)
+    return strict_top(state, state[PLAYERS], N_LANDS + c)
 
 
 @kernel
-def council_member(g, k):
+def council_member(state, k):
     """Character in Council place k (0-3 the permanent seats, 4 the Representative), or -1."""
     if k < 4:
-        return g[G_HOLDER0 + k]
-    return g[G_REP]
+        return state[HOLDERS + k]
+    return state[REPRESENTATIVE]
 
 
 @kernel
-def remove_tokens(tok, pl, p, col, n):
+def remove_tokens(state, p, col, n):
     """Player p takes up to n of its tokens from column col back to its supply."""
-    k = min(n, tok[p, col])
-    tok[p, col] -= k
-    pl[p, P_SUPPLY] += k
+    k = min(n, state[TOKENS + p * N_COL + col])
+    state[TOKENS + p * N_COL + col] -= k
+    state[SUPPLY + p] += k
     return k
 
 
 @kernel
-def discard_card(tok, pl, card, k):
+def discard_card(state, k):
     """A card leaves play; the token on a face-down card returns to its owner's supply."""
-    if card[k, K_STATUS] == 2:
-        pl[card[k, K_OWNER], P_SUPPLY] += 1
-    card[k, K_STATUS] = 0
+    if state[CARD_STATUS + k] == 2:
+        state[SUPPLY + state[CARD_OWNER + k]] += 1
+    state[CARD_STATUS + k] = 0
 
 
 @kernel
-def give_tokens(tok, pl, p, col, n):
+def give_tokens(state, p, col, n):
     """Player p puts up to n tokens from its supply on column col."""
-    k = min(n, pl[p, P_SUPPLY])
-    tok[p, col] += k
-    pl[p, P_SUPPLY] -= k
+    k = min(n, state[SUPPLY + p])
+    state[TOKENS + p * N_COL + col] += k
+    state[SUPPLY + p] -= k
     return k
 
 
 @kernel
-def vacate(g, ch, c):
+def vacate(state, c):
     """Character c leaves its seat (to the pool)."""
-    s = ch[c, C_SEAT]
+    s = state[SEATS + c]
     if s >= 0:
-        g[G_HOLDER0 + s] = -1
-    if g[G_REP] == c:
-        g[G_REP] = -1
-    ch[c, C_SEAT] = -1
+        state[HOLDERS + s] = -1
+    if state[REPRESENTATIVE] == c:
+        state[REPRESENTATIVE] = -1
+    state[SEATS + c] = -1
 
 
 @kernel
-def kill(tok, pl, g, ch, card, c):
+def kill(state, c):
     """Character c is killed: out of the game, its tokens back to their supplies, cards on it
     discarded."""
-    vacate(g, ch, c)
-    ch[c, C_SEAT] = -2
-    for p in range(g[G_PLAYERS]):
-        remove_tokens(tok, pl, p, N_LANDS + c, tok[p, N_LANDS + c])
+    vacate(state, c)
+    state[SEATS + c] = -2
+    for p in range(state[PLAYERS]):
+        remove_tokens(state, p, N_LANDS + c, state[TOKENS + p * N_COL + N_LANDS + c])
     for k in range(MAX_CARDS):
-        if card[k, K_STATUS] == 2 and card[k, K_TARGET] == c:
-            discard_card(tok, pl, card, k)
-    g[G_KILLED] += 1
+        if state[CARD_STATUS + k] == 2 and state[CARD_TARGET + k] == c:
+            discard_card(state, k)
+    state[KILLED] += 1
 
 
 @kernel
-def char_total(tok, g, c):
+def char_total(state, c):
     t = np.int64(0)
-    for p in range(g[G_PLAYERS]):
-        t += tok[p, N_LANDS + c]
+    for p in range(state[PLAYERS]):
+        t += state[TOKENS + p * N_COL + N_LANDS + c]
     return t
 
 
 @kernel
-def land_total(tok, g, li):
+def land_total(state, li):
     t = np.int64(0)
-    for p in range(g[G_PLAYERS]):
-        t += tok[p, li]
+    for p in range(state[PLAYERS]):
+        t += state[TOKENS + p * N_COL + li]
     return t
 
 
 @inline
-def has_trait(ch, c, t):
-    return (ch[c, C_TRAITS] >> t) & 1
+def has_trait(state, c, t):
+    return (state[CHARACTER_TRAITS + c] >> t) & 1
 
 
 @kernel
-def gift_size(ch, c):
-    return np.int64(2 if has_trait(ch, c, T_COLLECTOR) == 1 else 1)
+def gift_size(state, c):
+    return np.int64(2 if has_trait(state, c, T_COLLECTOR) == 1 else 1)
 
 
 @kernel
-def free_card(card):
+def free_card(state):
     for k in range(MAX_CARDS):
-        if card[k, K_STATUS] == 0:
+        if state[CARD_STATUS + k] == 0:
             return np.int64(k)
     return np.int64(-1)
 
 
 @kernel
-def hand_size(card, p):
+def hand_size(state, p):
     n = 0
     for k in range(MAX_CARDS):
-        if card[k, K_STATUS] == 1 and card[k, K_OWNER] == p:
+        if state[CARD_STATUS + k] == 1 and state[CARD_OWNER + k] == p:
             n += 1
     return n
 

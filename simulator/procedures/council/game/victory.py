@@ -20,16 +20,18 @@ from simulator.procedures.council.game.params import (
     WARLORD,
 )
 from simulator.procedures.council.game.state import (
-    G_DONE,
-    G_GAP0,
-    G_HOLDER0,
-    G_MAX_TURNS,
-    G_PLAYERS,
-    G_TURN,
-    G_VICTORY,
-    G_WINMASK,
-    L_CIV,
-    L_SOL,
+    CIVILIANS,
+    DONE,
+    GAP_COUNTS,
+    HOLDERS,
+    MAX_TURNS,
+    N_COL,
+    PLAYERS,
+    SOLDIERS,
+    TOKENS,
+    TURN,
+    VICTORY,
+    WINNERS,
     char_owner,
     council_member,
     strict_top,
@@ -41,79 +43,79 @@ from simulator.procedures.council.game.votes import (
 
 
 @kernel
-def check_victory(tok, g, land, ch):
+def check_victory(state):
     """Coup and Will of the People, checked as soon as they hold. Returns True if the game ends."""
-    n_players = g[G_PLAYERS]
+    n_players = state[PLAYERS]
     found = 0
     for cond in range(2):
         seat = WARLORD if cond == 0 else PRIVY
-        holder = g[G_HOLDER0 + seat]
+        holder = state[HOLDERS + seat]
         if holder < 0:
             continue
-        p = strict_top(tok, n_players, N_LANDS + holder)
+        p = strict_top(state, n_players, N_LANDS + holder)
         if p < 0:
             continue
         lands = 0
         for li in range(N_LANDS):
-            if strict_top(tok, n_players, li) != p:
+            if strict_top(state, n_players, li) != p:
                 continue
-            military = land[li, L_SOL] >= land[li, L_CIV]
-            civil = land[li, L_SOL] <= land[li, L_CIV]
+            military = state[SOLDIERS + li] >= state[CIVILIANS + li]
+            civil = state[SOLDIERS + li] <= state[CIVILIANS + li]
             if (cond == 0 and military) or (cond == 1 and civil):
                 lands += 1
         if lands >= 4:
             if found == 0:
-                g[G_WINMASK] = 1 << p
-                g[G_VICTORY] = V_COUP if cond == 0 else V_WILL
+                state[WINNERS] = 1 << p
+                state[VICTORY] = V_COUP if cond == 0 else V_WILL
             found += 1
     if found > 1:
-        g[G_GAP0 + GAP_SIMULTANEOUS] += 1
+        state[GAP_COUNTS + GAP_SIMULTANEOUS] += 1
     if found > 0:
-        g[G_DONE] = 1
+        state[DONE] = 1
         return True
     return False
 
 
 @kernel
-def draw_at_turn_limit(tok, g):
+def draw_at_turn_limit(state):
     """Nobody won by the turn limit: a draw; counted as stalled when no token is left on any
     Land (no income can return: the rulebook has no base income and no rule ending such a game)."""
-    g[G_VICTORY] = V_DRAW
-    g[G_WINMASK] = 0
-    g[G_TURN] = g[G_MAX_TURNS]
+    state[VICTORY] = V_DRAW
+    state[WINNERS] = 0
+    state[TURN] = state[MAX_TURNS]
     on_lands = 0
-    for p in range(g[G_PLAYERS]):
+    for p in range(state[PLAYERS]):
         for li in range(N_LANDS):
-            on_lands += tok[p, li]
+            on_lands += state[TOKENS + p * N_COL + li]
     if on_lands == 0:
-        g[G_GAP0 + GAP_STALLED] += 1
+        state[GAP_COUNTS + GAP_STALLED] += 1
 
 
 @kernel
-def check_election(tok, g):
+def check_election(state):
     """Council election: one player has priority on all five Councillors at a Council vote."""
     p0 = -2
     for k in range(5):
-        c = council_member(g, k)
+        c = council_member(state, k)
         if c < 0:
             return False
-        p = char_owner(tok, g, c)
+        p = char_owner(state, c)
         if p < 0 or (p0 != -2 and p != p0):
             return False
         p0 = p
-    g[G_WINMASK] = 1 << p0
-    g[G_VICTORY] = V_ELECTION
-    g[G_DONE] = 1
+    state[WINNERS] = 1 << p0
+    state[VICTORY] = V_ELECTION
+    state[DONE] = 1
     return True
 
 
 @kernel
-def hand_of_order(st, tok, pl, g, ch, land, cand, votes, score):
+def hand_of_order(context, state, scratch):
     """The fifth Character is killed: seats are filled, most tokens on the Council wins; ties by
     tokens on all Characters, then all tokens on the board; a tie after that shares the win."""
-    fill_vacancies(st, tok, pl, g, ch, land, cand, votes, score)
-    choose_representative(st, tok, pl, g, ch, land, cand, score)
-    n_players = g[G_PLAYERS]
+    fill_vacancies(context, state, scratch)
+    choose_representative(context, state, scratch)
+    n_players = state[PLAYERS]
     alive = np.ones(n_players, dtype=np.int64)
     value = np.zeros(n_players, dtype=np.int64)
     for tier in range(3):
@@ -121,15 +123,15 @@ def hand_of_order(st, tok, pl, g, ch, land, cand, votes, score):
             v = np.int64(0)
             if tier == 0:
                 for k in range(5):
-                    c = council_member(g, k)
+                    c = council_member(state, k)
                     if c >= 0:
-                        v += tok[p, N_LANDS + c]
+                        v += state[TOKENS + p * N_COL + N_LANDS + c]
             else:
                 for c in range(N_CHARS):
-                    v += tok[p, N_LANDS + c]
+                    v += state[TOKENS + p * N_COL + N_LANDS + c]
                 if tier == 2:
                     for li in range(N_LANDS):
-                        v += tok[p, li]
+                        v += state[TOKENS + p * N_COL + li]
             value[p] = v
         top = np.int64(-1)
         for p in range(n_players):
@@ -145,7 +147,7 @@ def hand_of_order(st, tok, pl, g, ch, land, cand, votes, score):
             mask |= 1 << p
             count += 1
     if count > 1:
-        g[G_GAP0 + GAP_HAND_TIE] += 1
-    g[G_WINMASK] = mask
-    g[G_VICTORY] = V_HAND
-    g[G_DONE] = 1
+        state[GAP_COUNTS + GAP_HAND_TIE] += 1
+    state[WINNERS] = mask
+    state[VICTORY] = V_HAND
+    state[DONE] = 1
