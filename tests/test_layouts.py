@@ -32,7 +32,6 @@ METRICS_NOT_YET = set(PACKED_NOT_YET)
 #: Procedure files (under simulator/procedures/) still indexing a packed or metric row by a
 #: literal (``packed[v, 7]``, ``out[2 * players + 1]``), with how many such places they have.
 LITERAL_NOT_YET = {
-    "council/game/kernel.py": 7,
     "recruitment/loyalty/kernel.py": 5,
 }
 
