@@ -26,6 +26,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from simulator import jitcache
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -70,6 +72,7 @@ def _load_numba() -> None:
 
         if not _registered:
             _register_borrowed()
+        jitcache.drop_all_stale()  # before any kernel is read from the disk cache
         _loaded = True
         pending, _on_load[:] = list(_on_load), []
     for action in pending:
