@@ -35,7 +35,7 @@ COMPILE_SECONDS: dict[str, float] = {
     "his.field_battle": 2.7,
     "his.interception": 1.3,
     "his.naval": 2.9,
-    "his.new_world": 37.2,
+    "his.new_world": 27.5,
     "his.piracy": 2.4,
     "his.pregnancy": 1.7,
     "his.reformation": 2.4,
