@@ -39,7 +39,7 @@ COMPILE_SECONDS: dict[str, float] = {
     "his.piracy": 2.4,
     "his.pregnancy": 1.7,
     "his.reformation": 2.4,
-    "recruitment.loyalty": 39.6,
+    "recruitment.loyalty": 88.3,
     "root.battle": 4.5,
     "root.hirelings": 22.7,
     "root.influence": 1.5,

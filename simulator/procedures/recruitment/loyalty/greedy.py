@@ -205,7 +205,7 @@ def standing_terms(s):
     return e, players, terms, here, unmoved
 
 
-@inline
+@leaf
 def tracked_greedy_move(s, rng):
     """:func:`greedy_move` in a position whose projection is kept (it reads and restores ``s``)."""
     e, players, terms, here, unmoved = standing_terms(s)
@@ -244,7 +244,7 @@ def move_values(s, moves, n, rng, out):
         tracked_values(s, moves, n, out)
 
 
-@inline
+@leaf
 def tracked_values(s, moves, n, out):
     """:func:`move_values` in a position whose projection is kept (reads and restores ``s``)."""
     e, players, terms, here, unmoved = standing_terms(s)
