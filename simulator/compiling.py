@@ -23,9 +23,11 @@ from simulator import jit
 #: Cold compile CPU-seconds of each procedure's kernels (its agents, and every entry kernel of
 #: :data:`MORE_EXAMPLES`, included), measured by ``python -m bench.run compile``
 #: (bench/bench_compile.py) in a fresh process and cache folder on a 2-core machine under load
-#: (2026-12-01). A key may also be ``procedure:function`` for one of several entry kernels.
+#: (2026-12-01; the whole games again on 2026-12-02, after helpers became calls and the agents'
+#: closures were pasted into their callers: docs/speed.md, "Where the time went"). A key may also
+#: be ``procedure:function`` for one of several entry kernels.
 COMPILE_SECONDS: dict[str, float] = {
-    "council.game": 206.8,
+    "council.game": 128.0,
     "his.assault": 4.3,
     "his.chateaux": 1.6,
     "his.debate": 2.4,
@@ -33,13 +35,13 @@ COMPILE_SECONDS: dict[str, float] = {
     "his.field_battle": 2.7,
     "his.interception": 1.3,
     "his.naval": 2.9,
-    "his.new_world": 37.2,
+    "his.new_world": 27.5,
     "his.piracy": 2.4,
     "his.pregnancy": 1.7,
     "his.reformation": 2.4,
-    "recruitment.loyalty": 172.2,
+    "recruitment.loyalty": 88.3,
     "root.battle": 4.5,
-    "root.hirelings": 40.4,
+    "root.hirelings": 22.7,
     "root.influence": 1.5,
     "root.setup": 2.6,
 }

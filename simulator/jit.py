@@ -22,23 +22,37 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from simulator import jitcache
 
 if TYPE_CHECKING:
     import numpy as np
 
 #: Flags for kernels: compiled once, cached on disk, GIL released so threads run them in parallel.
 KERNEL = {"cache": True, "nogil": True, "fastmath": False, "error_model": "numpy"}
-#: Flags for small helpers inlined into kernels (random words, dice, accumulation).
-INLINE = {"cache": True, "nogil": True, "inline": "always", "error_model": "numpy"}
+#: Flags for the helpers kernels call (a game's rules, accumulation): compiled once per signature,
+#: cached on disk, and called; LLVM inlines the small ones into their callers anyway. Not
+#: ``inline="always"``: Numba's IR-level inlining pastes the helper's code into every caller and
+#: types it again at each call site, nested helpers inside nested helpers, which was most of a
+#: whole game's compile (recruitment 172 CPU-s cold, its greedy agent alone 102; docs/speed.md).
+INLINE = {"cache": True, "nogil": True, "error_model": "numpy"}
+#: Flags for leaf helpers of a few lines that call nothing compiled (random words, dice faces):
+#: pasted into their callers at Numba's IR level, where typing them again costs less than the
+#: fixed cost of compiling (and caching) one more function.
+LEAF = {"cache": True, "nogil": True, "inline": "always", "error_model": "numpy"}
 #: Flags for functions built by closure over other compiled functions (the agents of a game,
-#: :mod:`simulator.agents`). Not cached on disk: Numba keys a closure's cache entry by its pickled
-#: free variables, and a dispatcher pickles differently in every process, so ``cache=True`` never
-#: hits and writes one more cache file per process. The kernels that call them are cached, and a
-#: cached kernel carries the code of every function it calls.
-CLOSURE = {"cache": False, "nogil": True, "error_model": "numpy"}
+#: :mod:`simulator.agents`). Pasted into their caller at Numba's IR level: each is called from one
+#: or two places (the game's kernel, the agent above it), so it is typed once there, and its code
+#: is optimised and emitted once, inside the kernel, instead of once in its own function and again
+#: in every function that calls it (each carries the whole game it calls: that was most of the
+#: council's compile). Not cached on disk on their own: Numba keys a closure's cache entry by its
+#: pickled free variables, and a dispatcher pickles differently in every process, so
+#: ``cache=True`` never hits; the cached kernel that calls them carries their code.
+CLOSURE = {"cache": False, "nogil": True, "inline": "always", "error_model": "numpy"}
 
 _lock = threading.RLock()
 _loaded = False
@@ -66,14 +80,37 @@ def _load_numba() -> None:
     with _lock:
         if _loaded:
             return
-        import numba  # noqa: F401  (the import is the point: 0.15 s, scipy with it)
+        import numba  # noqa: F401  (the import is the point: 0.25 CPU-s)
+
+        _import_arraymath_without_scipy()
 
         if not _registered:
             _register_borrowed()
+        jitcache.drop_all_stale()  # before any kernel is read from the disk cache
         _loaded = True
         pending, _on_load[:] = list(_on_load), []
     for action in pending:
         action()
+
+
+def _import_arraymath_without_scipy() -> None:
+    """Import ``numba.np.arraymath`` with ``scipy.linalg`` hidden.
+
+    Numba's CPU target imports it at the first compile or load from the cache, and it imports
+    ``scipy.linalg`` (0.18 CPU-s, a fifth of a warm dice run) only to learn whether
+    ``np.correlate`` and ``np.convolve`` of floats may call BLAS; no kernel here calls them (they
+    would use Numba's own loop). It is unhidden at once, for the comparisons that need it."""
+    hidden = "scipy.linalg"
+    if hidden in sys.modules:
+        import numba.np.arraymath
+
+        return
+    sys.modules[hidden] = None  # type: ignore[assignment]  # importing it raises ImportError
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        if hidden in sys.modules and sys.modules[hidden] is None:
+            del sys.modules[hidden]
 
 
 def _jit_disabled() -> bool:
@@ -131,6 +168,7 @@ def _decorator(options: dict[str, Any]) -> Callable[[Callable[..., Any]], Any]:
 
 kernel = _decorator(KERNEL)
 inline = _decorator(INLINE)
+leaf = _decorator(LEAF)
 closure = _decorator(CLOSURE)
 
 

@@ -1,37 +1,60 @@
-"""Numba's on-disk cache for a kernel split over several modules.
+"""Numba's on-disk cache for kernels that compile in code from other files.
 
 Numba keys a cached function by the modification stamp of the file that defines it, and the cached
-machine code includes every function it calls. When a game is split into modules (``state.py``,
-``votes.py``, ``kernel.py``, ...), editing ``votes.py`` leaves ``kernel.py``'s cached kernel valid
-in Numba's eyes, still running the old vote: stale results with no error. :func:`drop_stale` is
-called by such a package's ``__init__`` before its modules load: it keeps a digest of all the
-package's sources next to the cache and deletes the package's cached functions when it changes.
+machine code includes every function it calls. A dice rule calls the random words of
+:mod:`simulator.rng` and the accumulation of :mod:`simulator.accumulate`; a game split into modules
+(``state.py``, ``votes.py``, ``kernel.py``, ...) calls across them; a game's kernel carries the
+search agents it compiles by closure (:mod:`simulator.agents`); and module constants (a
+:class:`simulator.layout.Layout`'s offsets) are folded into the code. Editing any of those leaves
+the caller's cache entry valid in Numba's eyes, still running the old code: stale results with no
+error.
 
-A game's kernel also carries the search agents it compiles by closure (:mod:`simulator.agents`)
-and the random words it reads (:mod:`simulator.rng`), so a game package counts those sources too
-(:data:`SHARED`): editing an agent drops every game's cached kernels, not only the council's.
+So :func:`drop_all_stale` — run by :mod:`simulator.jit` when Numba loads for the first kernel,
+before any kernel is read from the cache — keeps, in every cache folder of the package, a digest
+of what that folder's functions may compile in, and deletes its cached functions when it changed:
 
-Numba is loaded only when a kernel first runs (:mod:`simulator.jit`), so :func:`drop_stale` waits
-for that moment, still before any kernel is read from the cache: importing a game package to read
-its parameters (``sim list``, ``sim validate``) loads no Numba.
+- everywhere: :data:`COMMON` (random words, accumulation, the flags and lazy loading of
+  :mod:`simulator.jit`, the stop flag, layouts, and the agents);
+- in a folder under ``simulator/procedures/<game>/``: also the ``.py`` files of that folder and of
+  each folder above it up to ``<game>/`` (``his/new_world`` counts ``his/*.py``; ``his`` does not
+  count ``his/new_world``).
+
+:func:`drop_stale` guards a package outside this tree the same way (a game package's ``__init__``
+still calls it; inside the tree it repeats what :func:`drop_all_stale` does). Importing a package
+loads no Numba: ``sim list`` and ``sim validate`` stay light.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+from collections.abc import Iterable
 from pathlib import Path
 
-from simulator.jit import when_numba_loads
-
 STAMP = "sources.sha256"
+#: The digest :func:`drop_all_stale` keeps (beside :data:`STAMP` of :func:`drop_stale`).
+COMMON_STAMP = "compiled-in.sha256"
 
 _SIMULATOR = Path(__file__).resolve().parent
 
 #: Sources outside a game package that its cached kernels compile in.
 SHARED: tuple[Path, ...] = (_SIMULATOR / "agents", _SIMULATOR / "rng.py", _SIMULATOR / "jit.py")
 
+#: Sources any cached function of the package may compile in.
+COMMON: tuple[Path, ...] = (
+    _SIMULATOR / "rng.py",
+    _SIMULATOR / "accumulate.py",
+    _SIMULATOR / "jit.py",
+    _SIMULATOR / "stopflag.py",
+    _SIMULATOR / "layout.py",
+    _SIMULATOR / "agents",
+)
 
-def _sources(paths: tuple[Path, ...]) -> list[Path]:
+_pending: list[tuple[str, tuple[Path, ...]]] = []
+_loaded = False  # drop_all_stale has run: Numba is loaded
+
+
+def _sources(paths: Iterable[Path]) -> list[Path]:
     """The ``.py`` files of each directory (not recursing) and each file, in a fixed order."""
     out: list[Path] = []
     for p in paths:
@@ -47,7 +70,8 @@ def numba_cache_dir() -> str:
 
 
 def _cache_dirs(package: Path) -> list[Path]:
-    """Where Numba writes the package's cache: ``__pycache__``, or under NUMBA_CACHE_DIR."""
+    """Where Numba writes the cache of a folder's modules: ``__pycache__``, or under
+    NUMBA_CACHE_DIR."""
     cache_dir = numba_cache_dir()
     if cache_dir:
         from numba.core.caching import UserProvidedCacheLocator
@@ -59,28 +83,23 @@ def _cache_dirs(package: Path) -> list[Path]:
     return [package / "__pycache__"]
 
 
-def drop_stale(package_init: str, shared: tuple[Path, ...] = SHARED) -> None:
-    """Delete a package's cached Numba functions if any of its ``.py`` files, or of the
-    ``shared`` sources its kernels compile in, changed: when Numba loads for the first kernel
-    (now, if it already has).
-
-    Args:
-        package_init: the package's ``__init__.py`` path (pass ``__file__``).
-        shared: directories (their ``.py`` files) and files outside the package that count.
-    """
-    when_numba_loads(lambda: drop_now(package_init, shared))
-
-
-def drop_now(package_init: str, shared: tuple[Path, ...] = SHARED) -> None:
-    """:func:`drop_stale` at once, whether Numba is loaded or not."""
-    package = Path(package_init).parent
+def _digest(sources: Iterable[Path], root: Path) -> str:
     digest = hashlib.sha256()
-    for source in _sources((package, *shared)):
-        digest.update(f"{source.parent.name}/{source.name}".encode())
+    for source in sources:
+        try:
+            name = source.relative_to(root).as_posix()
+        except ValueError:
+            name = f"{source.parent.name}/{source.name}"
+        digest.update(name.encode())
         digest.update(source.read_bytes())
-    value = digest.hexdigest()
-    for cache in _cache_dirs(package):
-        stamp = cache / STAMP
+    return digest.hexdigest()
+
+
+def _drop_if_changed(folder: Path, value: str, stamp_name: str) -> None:
+    """Delete ``folder``'s cached Numba functions unless its stamp ``stamp_name`` reads
+    ``value``; then write it."""
+    for cache in _cache_dirs(folder):
+        stamp = cache / stamp_name
         try:
             if stamp.read_text() == value:
                 continue
@@ -93,3 +112,59 @@ def drop_now(package_init: str, shared: tuple[Path, ...] = SHARED) -> None:
             stamp.write_text(value)
         except OSError:
             pass  # a read-only install: Numba then compiles in memory as usual
+
+
+def guarded(root: Path = _SIMULATOR) -> list[tuple[Path, list[Path]]]:
+    """The folders of the package ``root`` that hold compiled functions, whose cache
+    :func:`drop_all_stale` guards, each with the sources beyond :data:`COMMON` that its cached
+    functions may compile in (see the module's docstring)."""
+    procedures = root / "procedures"
+    out: list[tuple[Path, list[Path]]] = [(root, []), (root / "agents", [])]
+    for top, dirs, _ in os.walk(procedures):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        folder = Path(top)
+        parts = folder.relative_to(procedures).parts
+        out.append(
+            (folder, _sources(procedures.joinpath(*parts[:i]) for i in range(1, len(parts) + 1)))
+        )
+    return out
+
+
+def drop_all_stale(root: Path = _SIMULATOR, common: tuple[Path, ...] = COMMON) -> None:
+    """Delete the cached functions of every folder of ``root`` whose compiled-in sources changed
+    (and of every package :func:`drop_stale` registered): :mod:`simulator.jit` calls it when
+    Numba loads, before any kernel is read from the cache."""
+    global _loaded
+    _loaded = True
+    shared = _digest(_sources(common), root)
+    for folder, sources in guarded(root):
+        value = hashlib.sha256((shared + _digest(sources, root)).encode()).hexdigest()
+        _drop_if_changed(folder, value, COMMON_STAMP)
+    pending, _pending[:] = list(_pending), []
+    for package_init, shared_paths in pending:
+        drop_now(package_init, shared_paths)
+
+
+def drop_stale(package_init: str, shared: tuple[Path, ...] = SHARED) -> None:
+    """Delete a package's cached Numba functions if any of its ``.py`` files, or of the
+    ``shared`` sources its kernels compile in, changed: when Numba loads for the first kernel
+    (now, if it already has).
+
+    Args:
+        package_init: the package's ``__init__.py`` path (pass ``__file__``).
+        shared: directories (their ``.py`` files) and files outside the package that count.
+    """
+    if _loaded:
+        drop_now(package_init, shared)
+    else:
+        _pending.append((package_init, shared))
+
+
+def drop_now(package_init: str, shared: tuple[Path, ...] = SHARED) -> None:
+    """:func:`drop_stale` at once, whether Numba is loaded or not."""
+    package = Path(package_init).parent
+    digest = hashlib.sha256()
+    for source in _sources((package, *shared)):
+        digest.update(f"{source.parent.name}/{source.name}".encode())
+        digest.update(source.read_bytes())
+    _drop_if_changed(package, digest.hexdigest(), STAMP)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.jit import inline
+from simulator.jit import leaf
 
 GAMMA = np.uint64(0x9E3779B97F4A7C15)
 STRIDE = np.uint64(4096)
@@ -28,7 +28,7 @@ _LOW32 = np.uint64(0xFFFFFFFF)
 _ONE = np.uint64(1)
 
 
-@inline
+@leaf
 def mix64(z: np.uint64) -> np.uint64:
     """SplitMix64's finaliser: a bijective 64-bit mix."""
     z = (z ^ (z >> _S30)) * _M1
@@ -36,7 +36,7 @@ def mix64(z: np.uint64) -> np.uint64:
     return z ^ (z >> _S31)
 
 
-@inline
+@leaf
 def word(key: np.uint64, trial: np.int64, j: np.int64) -> np.uint64:
     """The ``j``-th random 64-bit word of trial ``trial``."""
     c = np.uint64(trial) * STRIDE + np.uint64(j) + _ONE
@@ -47,48 +47,48 @@ def word(key: np.uint64, trial: np.int64, j: np.int64) -> np.uint64:
 TRIAL_STEP = np.uint64(int(STRIDE) * int(GAMMA) % 2**64)
 
 
-@inline
+@leaf
 def word_base(key: np.uint64, first: np.int64, j: np.int64) -> np.uint64:
     """Counter of word ``j`` of trial ``first``: ``block_word(base, i)`` is then word ``j``
     of trial ``first + i``. Hoisting this out of a loop over trials lets the loop vectorise."""
     return key + (np.uint64(first) * STRIDE + np.uint64(j) + _ONE) * GAMMA
 
 
-@inline
+@leaf
 def block_word(base: np.uint64, i: np.int64) -> np.uint64:
     """Word of trial ``first + i`` given ``base = word_base(key, first, j)``; equals ``word``."""
     return mix64(base + np.uint64(i) * TRIAL_STEP)
 
 
-@inline
+@leaf
 def low32(x: np.uint64) -> np.uint64:
     return x & _LOW32
 
 
-@inline
+@leaf
 def high32(x: np.uint64) -> np.uint64:
     return x >> _S32
 
 
-@inline
+@leaf
 def d6_of(u32: np.uint64) -> np.int64:
     """A d6 face (1-6) from a 32-bit uniform word: ``u32 * 6 >> 32``, plus one."""
     return np.int64((u32 * np.uint64(6)) >> _S32) + 1
 
 
-@inline
+@leaf
 def die_of(u32: np.uint64, sides: np.int64) -> np.int64:
     """A face 1..sides from a 32-bit uniform word (multiply-shift, bias below 2**-26)."""
     return np.int64((u32 * np.uint64(sides)) >> _S32) + 1
 
 
-@inline
+@leaf
 def trial_state(key: np.uint64, trial: np.int64) -> np.uint64:
     """Seed of a trial's own SplitMix64 stream, for procedures with an unbounded number of words."""
     return mix64(key ^ mix64(np.uint64(trial) + _ONE))
 
 
-@inline
+@leaf
 def next_word(state: np.ndarray) -> np.uint64:
     """Advance a one-element uint64 state array and return the next word of its stream."""
     state[0] = state[0] + GAMMA

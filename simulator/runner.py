@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import platform
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -29,7 +30,13 @@ _PACKAGES = ("simulator", "numpy", "numba", "pandas", "scipy", "statsmodels", "p
 
 
 def versions() -> dict[str, str]:
-    """Versions of Python and the packages that shape a result."""
+    """Versions of Python and the packages that shape a result (read once per process: the
+    package metadata costs a scan of the installed distributions each time)."""
+    return dict(_versions())
+
+
+@functools.cache
+def _versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
     for name in _PACKAGES:
         try:

@@ -1,5 +1,6 @@
-"""simulator.jitcache: a split package's cached kernels are dropped when any source they compile
-in changes — the package's own modules or the shared agents — and kept otherwise."""
+"""simulator.jitcache: cached kernels are dropped when any source they compile in changes — the
+random words, accumulation and flags every kernel inlines, a split package's own modules, the
+shared agents — and kept otherwise."""
 
 from __future__ import annotations
 
@@ -96,7 +97,70 @@ def test_drop_stale_waits_for_numba_and_then_drops(package, monkeypatch):
     (game / "kernel.py").write_text("def kernel(): return 2\n")
     monkeypatch.setattr(jit, "_loaded", False)
     monkeypatch.setattr(jit, "_on_load", [])
+    monkeypatch.setattr(jitcache, "_loaded", False)
+    monkeypatch.setattr(jitcache, "_pending", [])
+    monkeypatch.setattr(jitcache, "guarded", lambda root: [])  # not the real tree's caches
     jitcache.drop_stale(str(game / "__init__.py"), (agents,))
     assert _left(game) != []  # not yet: Numba is not loaded
     jit._load_numba()
     assert _left(game) == []
+
+
+def test_what_every_kernel_compiles_in_counts_everywhere():
+    names = {p.name for p in jitcache.COMMON}
+    assert {"rng.py", "accumulate.py", "jit.py", "stopflag.py", "layout.py", "agents"} <= names
+    folders = {f.relative_to(jitcache._SIMULATOR).as_posix() for f, _ in jitcache.guarded()}
+    assert {".", "agents", "procedures/his", "procedures/council/game"} <= folders
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    """A package like simulator/: shared rng.py and agents/, a dice rule in procedures/his/,
+    a game in procedures/his/new_world/ and one in procedures/root/, each folder with a cache."""
+    monkeypatch.setattr(jitcache, "numba_cache_dir", lambda: "")
+    root = tmp_path / "simulator"
+    files = {
+        "rng.py": "M = 1\n",
+        "agents/mcts.py": "C = 1.4\n",
+        "procedures/his/field_battle.py": "def kernel(): return 1\n",
+        "procedures/his/new_world/game.py": "def kernel(): return 2\n",
+        "procedures/root/battle.py": "def kernel(): return 3\n",
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    common = (root / "rng.py", root / "agents")
+    jitcache.drop_all_stale(root, common)
+    folders = [root, root / "agents", *((root / n).parent for n in files if "procedures" in n)]
+    for folder in folders:
+        _cache(folder)
+    return root, common
+
+
+def _cached(root: Path) -> set[str]:
+    return {p.parent.parent.relative_to(root).as_posix() for p in root.rglob("*.nbi")}
+
+
+_EVERY = {".", "agents", "procedures/his", "procedures/his/new_world", "procedures/root"}
+
+
+@pytest.mark.parametrize(
+    ("edited", "dropped"),
+    [
+        ("rng.py", _EVERY),
+        ("agents/mcts.py", _EVERY),
+        ("procedures/his/field_battle.py", {"procedures/his", "procedures/his/new_world"}),
+        ("procedures/his/new_world/game.py", {"procedures/his/new_world"}),
+        ("procedures/root/battle.py", {"procedures/root"}),
+        (None, set()),
+    ],
+)
+def test_an_edit_drops_exactly_the_caches_that_compile_it_in(tree, edited, dropped):
+    root, common = tree
+    everything = _cached(root)
+    assert len(everything) == 5
+    if edited is not None:
+        target = root / edited
+        target.write_text(target.read_text() + "# edited\n")
+    jitcache.drop_all_stale(root, common)
+    assert _cached(root) == everything - dropped

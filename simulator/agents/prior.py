@@ -34,7 +34,7 @@ from simulator.agents.game import GameFunctions
 from simulator.agents.playout import make_scorer
 from simulator.agents.spec import AGENT_CANDIDATES, AGENT_FALLBACK, AGENT_PRIOR
 from simulator.agents.streams import below
-from simulator.jit import closure, inline
+from simulator.jit import closure, inline, leaf
 from simulator.rng import next_word
 
 
@@ -85,7 +85,7 @@ def best_index(values, n, rng):
     return pick
 
 
-@inline
+@leaf
 def leans_on_greedy(row):
     """Whether the packed agent ``row`` sets any of ``candidates``, ``prior``, ``fallback``."""
     return row[AGENT_CANDIDATES] > 0 or row[AGENT_PRIOR] > 0 or row[AGENT_FALLBACK] > 0
@@ -126,7 +126,7 @@ def make_guide(game: GameFunctions) -> Any:
     return guide
 
 
-@inline
+@leaf
 def _variance(total, sq, count):
     """The sample variance of ``count`` values (at least two) from their sum and sum of squares,
     never below 0 (rounding)."""
@@ -134,7 +134,7 @@ def _variance(total, sq, count):
     return max((sq - count * mean * mean) / (count - 1), 0.0)
 
 
-@inline
+@leaf
 def paired_beats(diff_sum, diff_sq, count, z):
     """Whether the mean of ``count`` paired differences (their sum and sum of squares) is above
     ``z`` standard errors of it. Fewer than two: cannot tell, so no."""
@@ -143,7 +143,7 @@ def paired_beats(diff_sum, diff_sq, count, z):
     return diff_sum / count > z * np.sqrt(_variance(diff_sum, diff_sq, count) / count)
 
 
-@inline
+@leaf
 def means_beat(sum_a, sq_a, n_a, sum_b, sq_b, n_b, z):
     """Whether sample a's mean (its sum, sum of squares, size) is above sample b's by more than
     ``z`` standard errors of the difference of two independent means. A sample of fewer than

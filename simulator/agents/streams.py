@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.jit import inline
+from simulator.jit import leaf
 from simulator.rng import mix64, next_word
 
 #: Salt separating decision sub-streams from every other use of a trial's seed.
@@ -20,19 +20,19 @@ _S32 = np.uint64(32)
 _LOW32 = np.uint64(0xFFFFFFFF)
 
 
-@inline
+@leaf
 def decision_seed(trial_seed: np.uint64, counter: np.int64) -> np.uint64:
     """Seed of the sub-stream of decision number ``counter`` of the trial seeded ``trial_seed``."""
     return mix64(trial_seed ^ mix64(DECISION_SALT + np.uint64(counter)))
 
 
-@inline
+@leaf
 def start_decision(rng: np.ndarray, trial_seed: np.uint64, counter: np.int64) -> None:
     """Set the one-element state ``rng`` to decision ``counter``'s sub-stream."""
     rng[0] = decision_seed(trial_seed, counter)
 
 
-@inline
+@leaf
 def below(rng: np.ndarray, n: np.int64) -> np.int64:
     """A uniform integer in ``0 .. n-1`` from the next word of ``rng`` (multiply-shift)."""
     return np.int64(((next_word(rng) & _LOW32) * np.uint64(n)) >> _S32)

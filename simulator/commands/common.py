@@ -201,18 +201,55 @@ def finish_interrupted(err: Any, text: str, **style: Any) -> int:
     return interrupts.exit_code()
 
 
-class Progress:
-    """A rich progress bar on stderr, shown only for runs longer than about a second."""
+#: A run expected to take longer than this says so as soon as its rate is known.
+LONG_RUN_SECONDS = 60.0
 
-    def __init__(self, enabled: bool, label: str, err: Any) -> None:
+
+def long_run_note(label: str, remaining: float) -> str:
+    """What a run expected to take more than a minute says up front."""
+    from simulator.compiling import duration
+
+    return (
+        f"{label}: this run should take about {duration(remaining)} more at the rate so far "
+        "(Ctrl-C stops it and keeps what has run)"
+    )
+
+
+class Progress:
+    """A rich progress bar on stderr with the time left, shown only for runs longer than about a
+    second; a run whose estimate passes a minute says so once, as soon as its rate is known
+    (``announce``: on stderr even when it is not a terminal; off under ``--quiet``).
+
+    The rate is measured from the first trials done on, so a compile before them (its own notice,
+    :mod:`simulator.compiling`) does not inflate it."""
+
+    def __init__(self, enabled: bool, label: str, err: Any, announce: bool | None = None) -> None:
         self.enabled = enabled
+        self.announce = enabled if announce is None else announce
         self.label = label
         self.err = err
         self.start = time.monotonic()
+        self.first: tuple[float, int] | None = None
         self.bar: Any = None
         self.task: Any = None
 
+    def _note_if_long(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if self.first is None:
+            if done > 0:  # what ran before the first trials finished (a compile) is no rate
+                self.first = (now, done)
+            return
+        t0, d0 = self.first
+        if now - t0 < 1.0 or done <= d0:
+            return
+        self.announce = False  # one estimate, the first one that rests on a measured rate
+        remaining = (now - t0) / (done - d0) * (total - done)
+        if remaining > LONG_RUN_SECONDS:
+            self.err.print(long_run_note(self.label, remaining), highlight=False)
+
     def __call__(self, done: int, total: int) -> None:
+        if self.announce:
+            self._note_if_long(done, total)
         if not self.enabled:
             return
         if self.bar is None:

@@ -49,7 +49,7 @@ def compare(
         raise Stop(EXIT_INVALID) from e
     check_outputs(out_dir or Path("reports") / "out" / combined.name, markdown, scenarios)
     check_metrics("sim compare", loaded[0], metrics, err)
-    progress = Progress(not quiet and sys.stderr.isatty(), "compare", err)
+    progress = Progress(not quiet and sys.stderr.isatty(), "compare", err, announce=not quiet)
     try:
         result, notes = run_compare(
             loaded,

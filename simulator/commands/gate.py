@@ -7,7 +7,34 @@ import os
 from pathlib import Path
 from typing import Any
 
-from simulator.commands.common import EXIT_INVALID, EXIT_REGRESSION, command, load_all, say
+from simulator.commands.common import (
+    EXIT_INVALID,
+    EXIT_REGRESSION,
+    Progress,
+    command,
+    load_all,
+    say,
+)
+
+
+class _ScenarioBar:
+    """``notify(text)`` for the gate's runs: says each scenario's line and moves a bar over the
+    scenarios with the time left (which says up front when it passes a minute)."""
+
+    def __init__(self, label: str, scenarios: list[Any], err: Any) -> None:
+        self.err = err
+        self.total = len(scenarios)
+        self.done = 0
+        self.bar = Progress(bool(getattr(err, "is_terminal", False)), label, err, announce=True)
+        self.bar(0, self.total)
+
+    def __call__(self, text: str) -> None:
+        say(self.err, text)
+        self.done += 1
+        self.bar(self.done, self.total)
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 @command
@@ -42,11 +69,14 @@ def baseline(
             )
             return EXIT_INVALID
     loaded = load_all(scenarios, err, force)
+    notify = _ScenarioBar("sim baseline", loaded, err)
     try:
-        stored = make(loaded, trials=trials, threads=threads, notify=lambda t: say(err, t))
+        stored = make(loaded, trials=trials, threads=threads, notify=notify)
     except BaselineError as e:
         say(err, f"sim baseline: {e}")
         return EXIT_INVALID
+    finally:
+        notify.close()
     fresh = len(stored.scenarios)
     others = {}
     if previous is not None:
@@ -98,18 +128,16 @@ def check(
         {"--junit": junit, "--markdown": markdown},
     )
     loaded = load_all(scenarios, err, force)
+    notify = _ScenarioBar("sim check", loaded, err)
     try:
         result = check(
-            loaded,
-            baseline_file,
-            trials=trials,
-            alpha=alpha,
-            threads=threads,
-            notify=lambda t: say(err, t),
+            loaded, baseline_file, trials=trials, alpha=alpha, threads=threads, notify=notify
         )
     except BaselineError as e:
         say(err, f"sim check: {e}")
         return EXIT_INVALID
+    finally:
+        notify.close()
     if junit is not None:
         text = output.junit_xml(result)
         safe_write(junit, lambda f: f.write(text))

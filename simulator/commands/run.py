@@ -63,7 +63,7 @@ def run(
         max_trials = min(100 * (trials or loaded.trials), MAX_TRIALS)
     target = Path("reports") / "out" / loaded.name if out_dir is None else out_dir
     check_outputs(target, markdown, [scenario])
-    progress = Progress(not quiet and sys.stderr.isatty(), loaded.name, err)
+    progress = Progress(not quiet and sys.stderr.isatty(), loaded.name, err, announce=not quiet)
     try:
         with backend_for(
             "sim run",
@@ -167,7 +167,7 @@ def rerun_levels(
         f"deals; at the first run's speed about {_duration(guess)} (stronger agents take longer: "
         "the bar's estimate follows them)",
     )
-    bar = Progress(not quiet and sys.stderr.isatty(), "robustness", err)
+    bar = Progress(not quiet and sys.stderr.isatty(), "robustness", err, announce=not quiet)
     try:
         return run_robustness(loaded, levels, n, threads=threads, backend=backend, on_progress=bar)
     finally:

@@ -10,12 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from simulator.commands.common import (
+    LONG_RUN_SECONDS,
     backend_for,
     check_outputs,
     command,
     fail_invalid,
     finish_interrupted,
     load,
+    long_run_note,
     say,
 )
 
@@ -115,16 +117,21 @@ class TuneStatus:
         self.err = err
         self.stage = ""
         self.started = time.monotonic()
+        self.noted = False  # this stage said whether it takes more than a minute
 
     def __call__(self, stage: str, done: int, total: int, best: str) -> None:
         if not self.enabled:
             return
         if stage != self.stage:
-            self.stage, self.started = stage, time.monotonic()
+            self.stage, self.started, self.noted = stage, time.monotonic(), False
         text = f"sim tune · {stage}: {done}/{total} candidates"
         elapsed = time.monotonic() - self.started
         if 0 < done < total and elapsed > 1:
-            text += f" · about {_duration(elapsed / done * (total - done))} left in this stage"
+            left = elapsed / done * (total - done)
+            text += f" · about {_duration(left)} left in this stage"
+            if not self.noted and left > LONG_RUN_SECONDS:
+                self.err.print(long_run_note(f"sim tune · {stage}", left), highlight=False)
+            self.noted = True
         text += f" · best so far {best}" if best else ""
         if self.status is None:
             self.status = self.err.status(text)

@@ -26,7 +26,7 @@ in a position without it (a hand-built one) computes it on a copy first.
 from __future__ import annotations
 
 from simulator.agents.streams import below
-from simulator.jit import borrowed, inline, kernel
+from simulator.jit import borrowed, inline, kernel, leaf
 from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS
 from simulator.procedures.recruitment.loyalty.phases import PASS
 from simulator.procedures.recruitment.loyalty.projection import (
@@ -90,7 +90,7 @@ def random_move(s, rng):
     return nth_legal_move(s, below(rng, count_legal_moves(s)))
 
 
-@inline
+@leaf
 def value_after(s, move, e, players, terms, unmoved):
     """The mover's heuristic right after placing a token on ``move``, from the projection kept
     in the state: only that card's holding and the mover's supply change, so only the soft win
@@ -110,7 +110,7 @@ def value_after(s, move, e, players, terms, unmoved):
     return share_after(s, e, players, terms, h0, w0, h1, w1)
 
 
-@inline
+@leaf
 def is_plain(s, c, e):
     """Whether ``c`` is a zone card without tokens that is not the mover's home card. A first
     token on any such card makes the same projection (the mover holds it with one token, every
@@ -125,7 +125,7 @@ def is_plain(s, c, e):
     return tokens == 0
 
 
-@inline
+@leaf
 def placement_value(s, c, e, players, terms, unmoved, plain):
     """``(value_after(s, c, ...), plain)``: ``plain`` is the value of a token on a plain card
     (:func:`is_plain`) once one was scored in this decision, -1 before; the default zone holds
@@ -137,7 +137,7 @@ def placement_value(s, c, e, players, terms, unmoved, plain):
     return value_after(s, c, e, players, terms, unmoved), plain
 
 
-@inline
+@leaf
 def share_after(s, e, players, terms, h0, w0, h1, w1):
     """The mover's soft win share after it places a token (its supply one lower) that moves a
     card's holding from ``(h0, w0)`` to ``(h1, w1)`` (``h0 == h1 == -1``: none moves)."""
@@ -160,7 +160,7 @@ def share_after(s, e, players, terms, h0, w0, h1, w1):
     return mine / total
 
 
-@inline
+@leaf
 def _consider(v, move, best, ties, pick, rng):
     """Keep the best value and a uniform pick among the moves tied for it (reservoir sampling:
     the k-th tied move replaces the pick when ``below(word, k) == 0``, one word each)."""
@@ -205,7 +205,7 @@ def standing_terms(s):
     return e, players, terms, here, unmoved
 
 
-@inline
+@leaf
 def tracked_greedy_move(s, rng):
     """:func:`greedy_move` in a position whose projection is kept (it reads and restores ``s``)."""
     e, players, terms, here, unmoved = standing_terms(s)
@@ -244,7 +244,7 @@ def move_values(s, moves, n, rng, out):
         tracked_values(s, moves, n, out)
 
 
-@inline
+@leaf
 def tracked_values(s, moves, n, out):
     """:func:`move_values` in a position whose projection is kept (reads and restores ``s``)."""
     e, players, terms, here, unmoved = standing_terms(s)

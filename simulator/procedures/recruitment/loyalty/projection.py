@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.jit import inline
+from simulator.jit import inline, leaf
 from simulator.procedures.recruitment.loyalty.ownership import (
     MULTI_TIE_FIRST_PLACED,
     MULTI_TIE_STAYS,
@@ -57,13 +57,13 @@ SUPPLY_WEIGHT = WEIGHT_ONE // 50
 BETA = 2.0
 
 
-@inline
+@leaf
 def checks_ahead(s):
     """Loyalty checks the projection covers: the rest of the game's, at most ``HORIZON``."""
     return min(s[H_ROUNDS] - s[H_ROUND], HORIZON)
 
 
-@inline
+@leaf
 def keep_chance(tokens, home_is_holder, base, rival, die, checks):
     """Chance that a holder with ``tokens`` on a card keeps it through ``checks`` loyalty checks
     (``checks <= HORIZON``) when nobody places more: each check costs a token with chance
@@ -98,7 +98,7 @@ def keep_chance(tokens, home_is_holder, base, rival, die, checks):
     return p0 + p1 + p2
 
 
-@inline
+@leaf
 def project_card(s, c):
     """``(holder, weight)`` of card ``c`` in the projection (holder -1: nobody, weight 0)."""
     status = s[S_STATUS + c]
@@ -166,7 +166,7 @@ def project_card(s, c):
     return h, np.int64(chance * WEIGHT_ONE + 0.5)
 
 
-@inline
+@leaf
 def supply_weight(s, e, supply, placed):
     """What seat ``e``'s ``supply`` tokens are worth: those it can still place this round and in
     the rounds left (``placed`` already this round), ``SUPPLY_WEIGHT`` each."""
@@ -175,14 +175,14 @@ def supply_weight(s, e, supply, placed):
     return SUPPLY_WEIGHT * max(min(supply, room), 0)
 
 
-@inline
+@leaf
 def seat_weight(s, e, held):
     """Seat ``e``'s projected worth (units of 1/WEIGHT_ONE characters): ``held`` (its summed
     card weights) plus its supply's."""
     return held + supply_weight(s, e, s[S_SUPPLY + e], s[S_PLACED + e])
 
 
-@inline
+@leaf
 def seat_term(x):
     """``exp(BETA * x)`` of a seat's worth ``x`` (units of 1/WEIGHT_ONE): its term of the soft
     win share. (No shift by the largest worth: worths are at most a few dozen characters, far
