@@ -305,20 +305,23 @@ def create_app(session: Session, allowed_hosts: list[str] | None = None) -> Star
         response.headers["Content-Security-Policy"] += "style-src 'unsafe-inline'"
         return response
 
+    def _figures(folder: Path) -> list[str]:
+        """The bare names of the report's figures: the only names ``figure`` serves."""
+        return sorted(p.name for p in folder.glob("*.png") if p.is_file())
+
     async def figure_list(request: Request) -> Response:
         job = _job(request)
         folder = None if job is None else await asyncio.to_thread(_report_folder, job)
-        if folder is None:
+        if job is None or folder is None:
             return _json({"error": "no finished run"}, 404)
-        names = sorted(p.name for p in folder.glob("*.png") if p.is_file())
-        return _json({"job": job.number, "figures": names})  # type: ignore[union-attr]
+        return _json({"job": job.number, "figures": _figures(folder)})
 
     async def figure(request: Request) -> Response:
         job = _job(request)
         folder = None if job is None else await asyncio.to_thread(_report_folder, job)
         name = request.path_params["name"]
         # Only a figure the report folder holds, by its bare name: no path reaches past it.
-        if folder is None or name not in {p.name for p in folder.glob("*.png") if p.is_file()}:
+        if folder is None or name not in _figures(folder):
             return _json({"error": "no such figure"}, 404)
         response = FileResponse(folder / name, media_type="image/png")
         response.headers["Cache-Control"] = "no-store"
