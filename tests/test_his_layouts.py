@@ -18,6 +18,7 @@ import pytest
 from simulator import procedures
 from simulator.layout import Layout
 from simulator.procedures import get
+from tests.layout_names import metric_names_by_layout
 
 #: Every Here I Stand procedure, with parameter sets beyond its example (other metric counts, the
 #: largest rows).
@@ -57,36 +58,6 @@ CASES: dict[str, list[dict]] = {
     ],
     "his.pregnancy": [{"turns": 1}, {"turns": 20, "wife_steps": [1, 2, 3]}],
 }
-
-
-def metric_names_by_layout(layout: Layout, names: list[str]) -> list[str]:
-    """``names`` read through ``layout``: a one-slot piece takes the next name if it is the
-    piece's; a sized piece takes the run of ``piece.*`` names that follows (at most its size,
-    possibly none: the row closes up after a family the parameters make shorter). Returns the
-    names taken, in order, to compare with ``names``."""
-    taken: list[str] = []
-    rest = list(names)
-    for piece in layout.pieces:
-        if piece.size == 1 and rest and rest[0] == piece.name:
-            taken.append(rest.pop(0))
-            continue
-        if piece.size == 1:
-            continue
-        run = 0
-        while rest and _family(rest[0]) == piece.name:
-            taken.append(rest.pop(0))
-            run += 1
-        assert run <= piece.size, f"piece {piece.name} holds {piece.size} metrics, got {run}"
-    return taken
-
-
-def _family(name: str) -> str:
-    """The family of a metric name: ``edward_by_turn.3`` -> ``edward_by_turn``; a per-raid name
-    ``ottoman_vp.raid2`` -> ``raid`` (the raids' piece, whose slots run raid by raid)."""
-    head, _, tail = name.partition(".")
-    if tail.startswith("raid") and tail[4:].isdigit():
-        return "raid"
-    return head
 
 
 def _module(name: str):

@@ -17,7 +17,7 @@ import pytest
 from simulator.layout import Layout
 from simulator.procedures import get, names
 from simulator.procedures.base import metric_slot
-from tests.test_his_layouts import metric_names_by_layout
+from tests.layout_names import metric_names_by_layout
 
 ROOT = Path(__file__).resolve().parents[1]
 PROCEDURES = ROOT / "simulator" / "procedures"
