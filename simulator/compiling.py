@@ -189,8 +189,10 @@ def notices(err: Any, spinner: bool = True) -> Iterator[None]:
     def on_start(ev: Any) -> None:
         depth = getattr(state.local, "depth", 0)
         state.local.depth = depth + 1
-        if depth == 0:
-            func = ev.data["dispatcher"].py_func
+        func = ev.data["dispatcher"].py_func
+        if depth == 0 and not func.__module__.startswith("numba."):
+            # Numba's own helpers (a carray's view, an array sum) compile outermost when a
+            # designer's C callback is built: part of that build, not a kernel to announce.
             text = describe(func.__module__, func.__qualname__)
             short = f"compiling {_what(func.__module__, func.__qualname__)}"
             state.local.notice = _Notice(err, text, short, spinner)
@@ -198,7 +200,7 @@ def notices(err: Any, spinner: bool = True) -> Iterator[None]:
     def on_end(ev: Any) -> None:
         state.local.depth -= 1
         if state.local.depth == 0:
-            notice, state.local.notice = state.local.notice, None
+            notice, state.local.notice = getattr(state.local, "notice", None), None
             if notice is not None:
                 # Not ev.is_failed: Numba 0.68 returns it inverted (``_exc_details is None``).
                 notice.close(getattr(ev, "_exc_details", None) is not None)

@@ -37,6 +37,15 @@ def test_console_blocks_parse_into_commands_and_outputs():
     ]
 
 
+def test_a_leading_ellipsis_stands_for_compile_notices_or_for_nothing():
+    from tests.console_examples import matches
+
+    want = "...\nown · 2,000 trials\nrow 1\n"
+    assert matches(want, "own · 2,000 trials\nrow 1\n")  # warm cache: nothing before
+    assert matches(want, "compiling x: once\ncompiled in 3 s\nown · 2,000 trials\nrow 1\n")
+    assert not matches(want, "own · 3,000 trials\nrow 1\n")
+
+
 def test_the_readme_commands_are_the_ones_ci_runs():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
