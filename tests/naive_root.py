@@ -96,8 +96,9 @@ class Pieces:
         return lost
 
 
-def root_battle(p: dict, key: int, trial: int) -> list[int]:
-    """A Root battle campaign (Root rules §1.5) as the kernel's metric values."""
+def root_battle(p: dict, key: int, trial: int, step=None) -> list[int]:
+    """A Root battle campaign (Root rules §1.5) as the kernel's metric values; ``step``: a
+    designer's rolled-hits step (``step(roll, cap, attacking) -> hits``), None for the rule's."""
     att = Pieces(p["attacker"], p["attacker"].get("counter_ambush", 0))
     dfd = Pieces(p["defender"], p["defender"].get("ambush", 0))
     if p.get("removal_chooser", "defender") == "defender":
@@ -138,8 +139,12 @@ def root_battle(p: dict, key: int, trial: int) -> list[int]:
             a_roll, d_roll = dice[0], dice[1]
         else:
             a_roll, d_roll = dice[1], dice[0]
-        a_hits = min(a_roll, att.hit_cap())
-        d_hits = min(d_roll, dfd.hit_cap())
+        if step is None:
+            a_hits = min(a_roll, att.hit_cap())
+            d_hits = min(d_roll, dfd.hit_cap())
+        else:
+            a_hits = max(step(a_roll, att.hit_cap(), 1), 0)
+            d_hits = max(step(d_roll, dfd.hit_cap(), 0), 0)
         if dfd.defenceless():
             a_hits += 1
         a_hits += att.extra_hits

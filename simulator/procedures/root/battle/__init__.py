@@ -64,6 +64,7 @@ from simulator.procedures.root.battle.params import (
     metrics,
     pack,
 )
+from simulator.procedures.root.battle.userstep import specialize
 
 __all__ = [
     "ALLIANCE",
@@ -191,6 +192,7 @@ PROCEDURE = Procedure(
     exact=exact,
     packed_layout=PACKED,
     metric_layout=METRICS,
+    specialize=specialize,
     example={
         "attacker": {"warriors": 6, "faction": "marquise"},
         "defender": {"warriors": 3, "buildings": 1, "faction": "eyrie"},

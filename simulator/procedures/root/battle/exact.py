@@ -6,6 +6,7 @@ exact checks are independent of the kernel. See :mod:`simulator.procedures.root.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 
 from simulator.procedures.root.battle.params import (
@@ -134,8 +135,11 @@ def _apply_losses(s: dict[str, int], side: str, lost: dict[str, int]) -> None:
         s["allies"] -= lost["helpers"] - mercs
 
 
-def _battle_outcomes(p: BattleParams, s: dict[str, int]) -> list[tuple[Fraction, dict[str, int]]]:
-    """The states after one more battle from state ``s``, with their probabilities."""
+def _battle_outcomes(
+    p: BattleParams, s: dict[str, int], step: Callable[[int, int, int], int] | None
+) -> list[tuple[Fraction, dict[str, int]]]:
+    """The states after one more battle from state ``s``, with their probabilities; ``step``:
+    a designer's rolled-hits step (their plain Python function), or None for the rulebook's."""
     a, d = p.attacker, p.defender
     a_vb, d_vb = a.faction == "vagabond", d.faction == "vagabond"
     s = dict(s)
@@ -166,8 +170,13 @@ def _battle_outcomes(p: BattleParams, s: dict[str, int]) -> list[tuple[Fraction,
             allies = s["allies"] * s["allied"]
             a_cap = s["a_swords"] + allies if a_vb else s["aw"] + s["mercs"]
             d_cap = s["d_swords"] if d_vb else s["dw"]
-            a_hits = min(a_roll, a_cap) + a.extra_hits + int(d_cap == 0)
-            d_hits = min(d_roll, d_cap) + d.extra_hits
+            if step is None:
+                a_rolled, d_rolled = min(a_roll, a_cap), min(d_roll, d_cap)
+            else:
+                a_rolled = max(int(step(a_roll, a_cap, 1)), 0)
+                d_rolled = max(int(step(d_roll, d_cap, 0)), 0)
+            a_hits = a_rolled + a.extra_hits + int(d_cap == 0)
+            d_hits = d_rolled + d.extra_hits
             d_hits += int(d.corvid_plot_face_down and s["dt"] > 0)
             n = dict(s)
             dl = _hits_taken(a_hits, s, "d", d.removes_first == "tokens")
@@ -191,8 +200,14 @@ def _battle_outcomes(p: BattleParams, s: dict[str, int]) -> list[tuple[Fraction,
 
 
 def outcomes(p: BattleParams) -> dict[tuple[tuple[str, int], ...], Fraction]:
-    """Exact distribution of the metric values of a campaign (enumerating every roll)."""
+    """Exact distribution of the metric values of a campaign (enumerating every roll, with a
+    designer's rolled-hits step if ``p`` names one)."""
     a, d = p.attacker, p.defender
+    step = None
+    if p.rolled_hits is not None:
+        from simulator.procedures.root.battle.userstep import plain_step
+
+        step = plain_step(p.rolled_hits)
     start = {
         "aw": a.warriors,
         "ab": a.buildings,
@@ -228,7 +243,7 @@ def outcomes(p: BattleParams) -> dict[tuple[tuple[str, int], ...], Fraction]:
             if s["stopped"] or not (can_fight and there):
                 nxt[key] = nxt.get(key, Fraction(0)) + prob
                 continue
-            for q, n in _battle_outcomes(p, s):
+            for q, n in _battle_outcomes(p, s, step):
                 k = tuple(n.items())
                 nxt[k] = nxt.get(k, Fraction(0)) + prob * q
         states = nxt

@@ -64,6 +64,7 @@ from simulator.procedures.root.battle.params import (
     P_CORVID_PLOT,
     P_GARDEN,
     P_HOSTILE,
+    P_STEP_ADDRESS,
     P_STOP_WHEN_CLEARED,
     RIVERFOLK,
     SYMPATHY,
@@ -71,6 +72,7 @@ from simulator.procedures.root.battle.params import (
     TRADE_POSTS,
     VAGABOND,
 )
+from simulator.procedures.root.battle.steps import call_step
 from simulator.rng import block_word, die_of, high32, low32, word, word_base
 
 
@@ -209,9 +211,11 @@ def _battle(
     corvid_plot,
     stop_when_cleared,
     ambush_hits,
+    step,
 ):
     """One battle of trial ``i`` given its two dice; every rule of Root rules §1 and the faction
-    chapters is here once.
+    chapters is here once. ``step``: the address of a designer's rolled-hits step (userstep.py),
+    0 for the rulebook's.
 
     Branch-free: a campaign that is over (or has no one left to battle) runs the same arithmetic
     with zero hits and changes nothing, so callers may play extra battles after its end.
@@ -278,8 +282,13 @@ def _battle(
     # undamaged sword), cards, a face-down Corvid plot while it stands.
     defenceless = np.int64(d_cap == 0)
     plot = corvid_plot & np.int64(dt > 0)
-    a_hits = rolls * (min(a_roll, a_cap) + a_extra + defenceless)
-    d_hits = rolls * (min(d_roll, d_cap) + d_extra + plot)
+    a_rolled = min(a_roll, a_cap)
+    d_rolled = min(d_roll, d_cap)
+    if step != 0:  # a designer's rolled hits (a negative number counts as none)
+        a_rolled = max(call_step(step, a_roll, a_cap, 1), 0)
+        d_rolled = max(call_step(step, d_roll, d_cap, 0), 0)
+    a_hits = rolls * (a_rolled + a_extra + defenceless)
+    d_hits = rolls * (d_rolled + d_extra + plot)
     # 5. Removal, both sides at once.
     lw, lb, lt, li, ls, _ = _removal(a_hits, dw, db, dt, d_items, d_swords, 0, d_tokens_first)
     cw, cb, ct, ci, cs, ch = _removal(
@@ -448,6 +457,7 @@ def _play(st, row, high, low):
         np.int64(row[P_CORVID_PLOT] > 0.5),
         np.int64(row[P_STOP_WHEN_CLEARED] > 0.5),
         np.int64(row[P_AMBUSH_HITS]),
+        np.int64(row[P_STEP_ADDRESS]),
     )
 
 

@@ -203,6 +203,24 @@ class BattleParams(Params):
         description="stop the campaign once the defender is defenceless (no warriors; a "
         "Vagabond: no undamaged sword); false keeps battling its buildings and tokens",
     )
+    rolled_hits: str | None = Field(
+        default=None,
+        max_length=1000,
+        description="your own rolled-hits step, `path/to/file.py:NAME` (relative to the scenario "
+        "file): a function `NAME(roll, cap, attacking) -> int` giving the hits a side deals from "
+        "the die it took and its hit cap (attacking: 1 for the attacker, 0 for the defender); "
+        "the rulebook's is min(roll, cap) (Root rules §1.5; docs/own-rules.md, 'A step of Root's "
+        "battle'); extra hits are added after it",
+    )
+
+    @field_validator("rolled_hits")
+    @classmethod
+    def _rolled_hits_file(cls, v: str | None, info: ValidationInfo) -> str | None:
+        if v is None:
+            return v
+        from simulator.userfiles.steps import resolve_ref
+
+        return resolve_ref(v, (info.context or {}).get("base_dir"))
 
     @field_validator("attacker")
     @classmethod
@@ -480,6 +498,8 @@ PACKED = Layout(
     "stop_when_cleared",
     "hostile",
     "ambush_hits",
+    "user_step",
+    "step_address",
 )
 ATTACKER_SIDE = PACKED.at("attacker")
 DEFENDER_SIDE = PACKED.at("defender")
@@ -489,6 +509,10 @@ P_BATTLES = PACKED.at("battles")
 P_STOP_WHEN_CLEARED = PACKED.at("stop_when_cleared")
 P_HOSTILE = PACKED.at("hostile")
 P_AMBUSH_HITS = PACKED.at("ambush_hits")
+#: A designer's rolled-hits step (userstep.py): its number in the run (0: the rulebook's), and
+#: the address of its compiled callback (written in the process that runs the kernel).
+P_USER_STEP = PACKED.at("user_step")
+P_STEP_ADDRESS = PACKED.at("step_address")
 
 
 def attacker_tokens_first(p: BattleParams) -> bool:
@@ -536,4 +560,6 @@ def pack(p: BattleParams) -> np.ndarray:
         stop_when_cleared=int(p.stop_when_cleared),
         hostile=int(a.hostile),
         ambush_hits=d.ambush_hits,
+        user_step=0,
+        step_address=0,
     )
