@@ -67,6 +67,9 @@ def jit(fn: Callable[..., Any], inline: bool = False) -> Any:
     _load_numba()
     from numba import njit
 
+    from simulator.userfiles.dice import ensure_fill
+
+    ensure_fill()  # the symbol a count calls, before the function is compiled or loaded
     options: Any = {**CLOSURE, "cache": True}
     if inline:  # a procedure's trial, inlined into its kernel (a fifth faster)
         options["inline"] = "always"

@@ -17,7 +17,7 @@ import numpy as np
 
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import KERNEL
-from simulator.userfiles.dice import STATE_SIZE
+from simulator.userfiles.dice import STATE_SIZE, ensure_fill
 from simulator.userfiles.loading import Ref
 from simulator.userfiles.rewrite import SUFFIX
 
@@ -87,5 +87,6 @@ def kernel_around(
     fn.__qualname__ = f"{name}_{digest}{SUFFIX}"
     from numba import njit
 
+    ensure_fill()  # the symbol the trial's counts call, before the kernel is compiled or loaded
     options: Any = {**KERNEL, "cache": True}
     return njit(**options)(fn)
