@@ -132,7 +132,7 @@ def ensure_fill() -> None:
         _fill(carray(pointer, (at + SLOT,)), at, n, faces, sides)
 
     compiled = cfunc(signature, nogil=True, cache=True, error_model="numpy")(fill)
-    address: int = compiled.address
+    address = int(compiled.address or 0)
     binding.add_symbol(FILL_SYMBOL, address)
     _fill_address.append(address)
 
