@@ -67,7 +67,15 @@ def _python_stats(fn, rows: list[dict], names: list[str], key: np.uint64, trials
     ("ref", "rows"),
     [
         (OPPOSED_REF, [{}, {"attacker_dice": 4}, {"defender_bonus": 0, "defender_dice": 3}]),
-        (BATTLE_REF, [{}, {"attacker_units": 8, "hit_on": 4}, {"defender_units": 70}]),
+        (
+            BATTLE_REF,
+            [  # 6 and 4 dice, 10, 32 and 22 (the binary search), 71 (64 by table, 7 rolled)
+                {},
+                {"attacker_units": 8, "hit_on": 4},
+                {"attacker_units": 30, "defender_units": 20},
+                {"defender_units": 70},
+            ],
+        ),
     ],
     ids=["opposed_roll", "field_battle"],
 )
