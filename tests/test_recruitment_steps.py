@@ -21,6 +21,7 @@ from simulator.rng import scenario_key
 from simulator.scenario import load
 from tests import naive_recruitment as nr
 from tests.fold import fold
+from tests.step_files import assert_plan_travels
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "examples" / "own-ownership.yaml"
@@ -107,13 +108,7 @@ def test_a_step_that_cannot_run_is_refused_at_the_designers_line(tmp_path, sourc
 def test_a_plan_with_a_step_travels_by_the_files_path_and_runs_the_same():
     # What a Dask worker receives: the plan pickled, its procedure's pack and kernel by the
     # step's path, compiled again where it runs.
-    import pickle
-
-    scenario = load(EXAMPLE)
-    plan = make_plan(scenario.procedure, scenario.variants, seed=9)
-    again = pickle.loads(pickle.dumps(plan))
-    assert again.procedure.kernel == plan.procedure.kernel
-    np.testing.assert_array_equal(run_range(again, -1, 0, 20), run_range(plan, -1, 0, 20))
+    assert_plan_travels(EXAMPLE, seed=9, trials=20)
 
 
 def test_sim_compare_runs_a_file_with_a_step_beside_one_without(tmp_path):

@@ -10,7 +10,6 @@ and a missing file are refused with exit 2 at the designer's line.
 from __future__ import annotations
 
 import importlib.util
-import pickle
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +23,7 @@ from simulator.rng import scenario_key
 from simulator.scenario import load
 from tests import naive_root
 from tests.fold import fold
+from tests.step_files import assert_plan_travels
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "examples" / "own-rolled-hits.yaml"
@@ -97,11 +97,7 @@ def test_the_house_rule_moves_the_attackers_losses_to_its_exact_and_hand_values(
 
 
 def test_a_plan_with_a_step_travels_by_the_files_path_and_runs_the_same():
-    scenario = load(EXAMPLE)
-    plan = make_plan(scenario.procedure, scenario.variants, seed=9)
-    again = pickle.loads(pickle.dumps(plan))
-    assert again.procedure.kernel == plan.procedure.kernel
-    np.testing.assert_array_equal(run_range(again, -1, 0, 50), run_range(plan, -1, 0, 50))
+    assert_plan_travels(EXAMPLE, seed=9, trials=50)
 
 
 def write(tmp_path: Path, source: str, ref: str) -> Path:
