@@ -132,3 +132,13 @@ def test_a_step_that_cannot_run_is_refused_at_the_designers_line(tmp_path, sourc
     assert result.exit_code == 2, result.output
     assert said in " ".join(result.output.split()), result.output
     assert "Traceback" not in result.output
+
+
+def test_a_run_with_steps_is_bit_identical_on_one_and_two_threads():
+    from simulator.engine import simulate
+
+    procedure, variants = variants_of(battles=6)  # played trial by trial, the step every battle
+    plan = make_plan(procedure, variants, seed=11)
+    one = simulate(plan, 30_000, threads=1).stats
+    two = simulate(plan, 30_000, threads=2).stats
+    np.testing.assert_array_equal(one, two)
