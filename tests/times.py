@@ -1,0 +1,28 @@
+"""``python -m tests.times FILE``: where a test run's time went, by test file, from the lines
+``SIM_TEST_TIMES=FILE`` had the run append (tests/conftest.py); the slowest tests after."""
+
+from __future__ import annotations
+
+import sys
+from collections import defaultdict
+
+
+def main(path: str, top: int = 25) -> None:
+    by_file: dict[str, float] = defaultdict(float)
+    by_test: dict[str, float] = defaultdict(float)
+    with open(path, encoding="utf-8") as lines:
+        for line in lines:
+            node, _, seconds = line.rstrip("\n").split("\t")
+            by_file[node.split("::")[0]] += float(seconds)
+            by_test[node] += float(seconds)
+    total = sum(by_file.values())
+    print(f"{total:.0f} s of test time in {len(by_file)} files")
+    for name, seconds in sorted(by_file.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"{seconds:8.1f} s  {name}")
+    print("slowest tests:")
+    for name, seconds in sorted(by_test.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"{seconds:8.1f} s  {name}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], *(int(a) for a in sys.argv[2:3]))
