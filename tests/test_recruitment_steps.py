@@ -129,3 +129,62 @@ def test_sim_compare_runs_a_file_with_a_step_beside_one_without(tmp_path):
     names = list(plan.variant_names)
     assert names[:3] == ["plain", "own-ownership", "own-ownership:by-hand-1.1"]
     np.testing.assert_array_equal(got[0], got[2])  # 1.1 by hand, from the other file's folder
+
+
+def _scenario_with(tmp_path: Path, tail: str, name: str = "s.yaml") -> Path:
+    """The example's game (seats 1 and 3 greedy) with ``tail`` after its params, beside a copy
+    of the designer's file."""
+    (tmp_path / "ownership.py").write_text(FILE.read_text(encoding="utf-8"), encoding="utf-8")
+    head = EXAMPLE.read_text(encoding="utf-8").split("variants:")[0]
+    path = tmp_path / name
+    path.write_text(head + tail, encoding="utf-8")
+    return path
+
+
+def test_greedy_projects_a_designers_step_as_the_revision_it_copies(tmp_path):
+    # Revision 1.1 written by hand, run under 1.0's cases: the rules play the step, and greedy's
+    # projection does too (it read the cases, 1.0's gap here, before it saw the step), so the
+    # greedy seats play the built-in 1.1's games trial for trial. The twin agrees, the designer's
+    # other rule included.
+    path = _scenario_with(
+        tmp_path,
+        "variants:\n"
+        '  by-hand-under-1.0: {revision: "1.0", ownership: "ownership.py:revision_1_1"}\n'
+        '  most-tokens: {ownership: "ownership.py:most_tokens_breaks_the_tie"}\n'
+        '  built-in-1.0: {revision: "1.0"}\n',
+    )
+    scenario = load(path)
+    plan = make_plan(scenario.procedure, scenario.variants, seed=11)
+    got = run_range(plan, -1, 0, 300)
+    np.testing.assert_array_equal(got[0], got[1])  # built-in 1.1 == 1.1 by hand under 1.0
+    assert not np.array_equal(got[0], got[3])  # 1.0's cases play other games
+    rules = designer_module()
+    key = int(scenario_key(11))
+    twin = []
+    for p in scenario.variants.values():
+        step = None
+        if p.ownership:
+            step = getattr(rules, p.ownership.rpartition(":")[2])
+        twin.append([nr.play(p.model_dump(), key, t, step=step) for t in range(40)])
+    np.testing.assert_array_equal(run_range(plan, -1, 0, 40), fold(plan, twin))
+
+
+def test_a_tournament_plays_a_designers_step(tmp_path):
+    # The tournament plays the game that knows the step: 1.1 by hand plays the built-in's
+    # tournament, the designer's other rule another one; a pickled plan (a Dask worker's) too.
+    import pickle
+
+    tournament = "tournament:\n  agents:\n    random: random\n    greedy: greedy\n"
+    path = _scenario_with(
+        tmp_path,
+        tournament + "variants:\n"
+        '  by-hand-1.1: {ownership: "ownership.py:revision_1_1"}\n'
+        '  most-tokens: {ownership: "ownership.py:most_tokens_breaks_the_tie"}\n',
+    )
+    scenario = load(path)
+    plan = make_plan(scenario.procedure, scenario.variants, seed=13)
+    got = run_range(plan, -1, 0, 60)
+    np.testing.assert_array_equal(got[0], got[1])
+    assert not np.array_equal(got[0], got[2])  # the step is played, not dropped
+    again = pickle.loads(pickle.dumps(plan))
+    np.testing.assert_array_equal(run_range(again, -1, 0, 60), got)
