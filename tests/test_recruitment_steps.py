@@ -143,9 +143,10 @@ def _scenario_with(tmp_path: Path, tail: str, name: str = "s.yaml") -> Path:
 
 def test_greedy_projects_a_designers_step_as_the_revision_it_copies(tmp_path):
     # Revision 1.1 written by hand, run under 1.0's cases: the rules play the step, and greedy's
-    # projection does too (it read the cases, 1.0's gap here, before it saw the step), so the
-    # greedy seats play the built-in 1.1's games trial for trial. The twin agrees, the designer's
-    # other rule included.
+    # projection does too, so the greedy seats play the built-in 1.1's games trial for trial. The
+    # twin agrees, the designer's other rule included. (Whole games rarely turn on the projection
+    # of a multi-tie: these 300 agreed even when the projection read 1.0's cases; the test below
+    # sees the projection itself.)
     path = _scenario_with(
         tmp_path,
         "variants:\n"
@@ -188,3 +189,34 @@ def test_a_tournament_plays_a_designers_step(tmp_path):
     assert not np.array_equal(got[0], got[2])  # the step is played, not dropped
     again = pickle.loads(pickle.dumps(plan))
     np.testing.assert_array_equal(run_range(again, -1, 0, 60), got)
+
+
+def test_the_projection_asks_a_designers_step_who_holds_a_character():
+    # Seat 1 owns a character on which seats 2 and 3 tie above it (loyalty 1 against 2 and 2):
+    # 1.1 removes it, 1.0's gap keeps it. Under 1.0's cases with 1.1 written by hand, the
+    # projection (greedy's and the search agents' heuristic) follows the step, as the rules do:
+    # the kernel's and the twin's, card by card, weights included.
+    from simulator.procedures.recruitment.loyalty import state as S
+    from simulator.procedures.recruitment.loyalty.projection import retally
+    from simulator.procedures.recruitment.loyalty.userstep import _callback
+    from tests.recruitment_positions import kernel_state, owned, params, position
+
+    rule = designer_module().revision_1_1
+    address = _callback(f"{FILE}:revision_1_1").address
+
+    def projected(revision: str, step: bool = False) -> tuple[list[int], list[int]]:
+        p = params(players=3, rounds=3, revision=revision, tokens_per_empire=6, policies="greedy")
+        game = position(p, [owned(0, [1, 2, 2], wage=0), owned(1, [0, 3, 1], wage=0)])
+        s = kernel_state(game)
+        if step:
+            s[S.H_STEP_ADDRESS] = address
+            retally(s)
+            game.step = rule
+        holders = [int(h) for h in s[S.S_PROJ_HOLDER : S.S_PROJ_HOLDER + 2]]
+        weights = [int(w) for w in s[S.S_PROJ_WEIGHT : S.S_PROJ_WEIGHT + 2]]
+        assert [game.project(c) for c in game.cards] == list(zip(holders, weights, strict=True))
+        return holders, weights
+
+    assert projected("1.1")[0] == [-1, 1]
+    assert projected("1.0")[0] == [0, 1]
+    assert projected("1.0", step=True) == projected("1.1")
