@@ -187,7 +187,7 @@ def _recruitment() -> tuple[Any, ...]:
 
     from simulator import procedures
     from simulator.procedures.recruitment.loyalty.game import GAME
-    from simulator.procedures.recruitment.loyalty.params import pack
+    from simulator.procedures.recruitment.loyalty.packing import pack
     from simulator.procedures.recruitment.loyalty.phases import start_game
     from simulator.procedures.recruitment.loyalty.policy import choose_move
     from simulator.procedures.recruitment.loyalty.state import STATE_SIZE

@@ -474,11 +474,12 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
         # A designer's rule step named in the parameters: compiled now, errors at their line.
         proc = proc.specialize(proc, every)
     elif top.tournament is not None:
-        game = procedures.get(top.procedure)
-        if game.specialize is not None and game.specialize(game, every) is not game:
-            line, col = pos.nearest(("tournament",))
-            message = "a tournament does not play a rule step of your own file yet: remove it"
-            raise ScenarioError([Problem(file, line, col, "tournament", message)])
+        from simulator.tournament.procedure import tournament_of, tournament_procedure
+
+        game = tournament_of(proc).game  # type: ignore[union-attr]
+        if game.specialize is not None and (steps := game.specialize(game, every)) is not game:
+            # A designer's rule step: the tournament plays the game that knows it.
+            proc = tournament_procedure(steps, top.tournament)
     scenario = Scenario(
         file,
         top.name,

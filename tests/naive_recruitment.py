@@ -458,6 +458,8 @@ class Game:
         else:
             return -1, 0
         assert h is not None
+        if self.step is not None:
+            return self.project_by_step(card, h)
         if sum(card.tokens) == 0:
             if card.place == "owned" and self.cases["zero_tokens"] == "stays":
                 return h, WEIGHT_ONE  # it stays for good
@@ -473,6 +475,26 @@ class Game:
                 h = first_placed(card, top)
                 best = max(self.loyalty(card, f) for f in range(self.players) if f != h)
         return h, int(self.keep_chance(h, card, best) * WEIGHT_ONE + 0.5)
+
+    def project_by_step(self, card: Card, h: int) -> tuple[int, int]:
+        """:meth:`project` under a designer's ownership check: the step names the holder after
+        the check (out of range: unchanged), who keeps it against the best other loyalty; kept
+        below a rival reads as 1.0's gap (while it has a token), with no tokens as for good."""
+        import numpy as np
+
+        loyalty = [self.loyalty(card, f) for f in range(self.players)]
+        assert self.step is not None
+        holder = int(self.step(np.array(loyalty), np.array(card.tokens), h))
+        if holder < -1 or holder >= self.players:
+            holder = h
+        if holder < 0:
+            return -1, 0
+        if sum(card.tokens) == 0:
+            return holder, WEIGHT_ONE
+        best = max([0] + [v for f, v in enumerate(loyalty) if f != holder])
+        if holder == h and loyalty[h] < best:
+            best = 0
+        return holder, int(self.keep_chance(holder, card, best) * WEIGHT_ONE + 0.5)
 
     def worth(self) -> list[int]:
         """Each seat's projected characters plus its placeable supply (1/WEIGHT_ONE units)."""

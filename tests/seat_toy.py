@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
-from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats, trial_block
 from simulator.jit import kernel
 from simulator.procedures.base import Metric, Params, Procedure
 from simulator.rng import high32, low32, word
@@ -49,9 +49,8 @@ def toy_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slot
     n_variants = packed.shape[0]
     stats = new_stats(n_variants, n_slots)
     values = np.zeros((n_variants, SEATS + 1, BLOCK), dtype=np.int64)
-    end = first_trial + n_trials
-    for start in range(first_trial, end, BLOCK):
-        m = min(BLOCK, end - start)
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
         for i in range(m):
             t = start + i
             x = word(key, t, 0)

@@ -221,3 +221,34 @@ def test_each_decision_reads_its_own_sub_stream():
 
     assert decision_seed(np.uint64(99), 5) == np.uint64(twin.decision_seed(99, 5))
     assert decision_seed(np.uint64(99), 5) != decision_seed(np.uint64(99), 6)
+
+
+def test_the_soft_win_share_is_the_plain_softmax_bit_for_bit():
+    # The heuristics' shared softmax (root.hirelings, template.pig): exp((x - best) / t) added
+    # and divided in seat order, as the twin computes it; unused slots past ``players`` stay.
+    import math
+
+    from simulator.agents.softmax import soft_shares
+
+    x = [3.0, 7.5, -1.25, 7.5]
+    out = np.array([*x, 99.0])
+    soft_shares(out, 4, 7.5, 2.5)
+    terms = [math.exp((v - 7.5) / 2.5) for v in x]
+    total = 0.0
+    for term in terms:
+        total += term
+    assert list(out[:4]) == [term / total for term in terms]
+    assert out[4] == 99.0
+
+
+def test_one_agent_or_a_list_of_one_per_seat_is_the_shared_policies_rule():
+    from pydantic import ValidationError
+
+    from simulator.procedures import get
+
+    for name in ("root.hirelings", "template.pig"):
+        model = get(name).params_model
+        assert model.model_validate({"players": 2, "policies": ["greedy", "random"]})
+        assert model.model_validate({"players": 3, "policies": "greedy"})
+        with pytest.raises(ValidationError, match=r"one agent per seat \(3 seats, got 2\)"):
+            model.model_validate({"players": 3, "policies": ["greedy", "random"]})

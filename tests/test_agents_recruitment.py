@@ -15,7 +15,7 @@ import yaml
 from simulator import procedures
 from simulator.agents.spec import AgentSpec, pack_agents
 from simulator.procedures.recruitment.loyalty.game import GAME
-from simulator.procedures.recruitment.loyalty.params import pack
+from simulator.procedures.recruitment.loyalty.packing import pack
 from simulator.procedures.recruitment.loyalty.phases import start_game
 from simulator.procedures.recruitment.loyalty.policy import choose_move
 from simulator.procedures.recruitment.loyalty.state import H_DECK_LEN, S_DECK, STATE_SIZE

@@ -43,9 +43,9 @@ def _flat(game: GameFunctions, size: int, start_game: Any, row: np.ndarray) -> t
 
 
 def _recruitment() -> tuple[GameFunctions, Callable[[np.ndarray], np.ndarray]]:
-    from simulator.procedures.recruitment.loyalty import game, params, phases, state
+    from simulator.procedures.recruitment.loyalty import game, packing, phases, state
 
-    row = params.pack(load("scenarios/recruitment/ladder.yaml").variants["base"])
+    row = packing.pack(load("scenarios/recruitment/ladder.yaml").variants["base"])
     return _flat(game.GAME, state.STATE_SIZE, phases.start_game, row)
 
 

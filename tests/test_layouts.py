@@ -25,15 +25,12 @@ PROCEDURES = ROOT / "simulator" / "procedures"
 #: Procedures whose packed row has no declared layout yet.
 PACKED_NOT_YET = {
     "council.game",
-    "recruitment.loyalty",
 }
 #: Procedures whose metric row has no declared layout yet.
 METRICS_NOT_YET = set(PACKED_NOT_YET)
 #: Procedure files (under simulator/procedures/) still indexing a packed or metric row by a
 #: literal (``packed[v, 7]``, ``out[2 * players + 1]``), with how many such places they have.
-LITERAL_NOT_YET = {
-    "recruitment/loyalty/kernel.py": 5,
-}
+LITERAL_NOT_YET: dict[str, int] = {}
 
 
 def _default_params(name: str):

@@ -26,10 +26,18 @@ from simulator.procedures.his.new_world.params import (
     AMAZON,
     GREAT_LAKES,
     MISSISSIPPI,
+    POWERS,
     STRAIT,
 )
 from simulator.procedures.his.new_world.search import search_agents, search_kernel
-from simulator.procedures.his.new_world.state import S_PENDING, S_TURN, new_state, start_game
+from simulator.procedures.his.new_world.state import (
+    POWER,
+    S_PENDING,
+    S_TURN,
+    STATE,
+    new_state,
+    start_game,
+)
 from simulator.rng import scenario_key
 from tests import naive_his_economy as naive
 from tests.fold import fold
@@ -592,6 +600,20 @@ def test_search_agents_keep_their_only_explorer_where_greedy_risks_it():
         ]
         assert STRAIT not in picks, spec
         assert picks.count(AMAZON) >= 8, spec
+
+
+def test_the_state_is_its_layout_read_by_name():
+    # The whole state is STATE's pieces (the powers' parts POWER's, one after another): the first
+    # position read by name holds the scenario's turns, nobody's discoveries, each power's pools.
+    p = model(turns=7, england={"explorers": [2, 1], "explore": "every"})
+    s = new_state(PROC.pack(p))
+    assert s.size == STATE.size == STATE.piece("powers").offset + len(POWERS) * POWER.size
+    assert STATE.read(s, "turns")[0] == 7 and STATE.read(s, "pending")[0] == -1
+    assert (STATE.read(s, "owner") == -1).all()
+    w = POWERS.index("england")
+    england = STATE.read(s, "powers")[w * POWER.size : (w + 1) * POWER.size]
+    assert list(POWER.read(england, "explorer_ratings")[:2]) == [2, 1]
+    assert POWER.read(england, "explorers_left")[0] == 2
 
 
 def test_games_with_search_agents_depend_only_on_the_seed_and_trial_index():

@@ -15,7 +15,7 @@ from simulator.engine import make_plan, run_range
 from simulator.procedures.recruitment.loyalty import state as S
 from simulator.procedures.recruitment.loyalty.game import GAME
 from simulator.procedures.recruitment.loyalty.ownership import ownership_check
-from simulator.procedures.recruitment.loyalty.params import pack
+from simulator.procedures.recruitment.loyalty.packing import pack
 from simulator.procedures.recruitment.loyalty.phases import PASS, pay_wages
 from simulator.rng import scenario_key
 from tests import naive_recruitment as nr

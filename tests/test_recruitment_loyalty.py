@@ -22,7 +22,8 @@ from simulator.procedures.recruitment.loyalty.game import GAME
 from simulator.procedures.recruitment.loyalty.greedy import greedy_move
 from simulator.procedures.recruitment.loyalty.metrics import metric_index
 from simulator.procedures.recruitment.loyalty.ownership import ownership_check
-from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS, pack
+from simulator.procedures.recruitment.loyalty.packing import pack
+from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS
 from simulator.procedures.recruitment.loyalty.phases import (
     PASS,
     loyalty_check,

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationInfo
 
 AgentName = Literal["random", "greedy", "rollout", "mcts"]
 
@@ -126,6 +126,20 @@ def seat_agents(policies: Any, seats: int) -> list[AgentSpec]:
             raise ValueError(f"must name one agent per seat ({seats} seats, got {len(policies)})")
         return [as_spec(a) for a in policies]
     return [as_spec(policies)] * seats
+
+
+def one_agent_or_one_per_seat(policies: Any, info: ValidationInfo) -> Any:
+    """The ``policies`` validator of a game whose model counts its seats in ``players`` (validated
+    before ``policies``): one agent, or a list of exactly one per seat. A model takes it as
+    ``_policies = field_validator("policies")(one_agent_or_one_per_seat)``.
+
+    Raises:
+        ValueError: a list whose length is not ``players``.
+    """
+    players = info.data.get("players")
+    if players is not None:
+        seat_agents(policies, players)  # raises on a list of the wrong length
+    return policies
 
 
 def agent_label(agent: str | AgentSpec) -> str:

@@ -81,6 +81,9 @@ class Tournament:
         self.specs = spec.specs()
 
     def __reduce__(self) -> tuple[Any, ...]:
+        if _knows_steps(self.game):
+            # The game specialised for a designer's rule steps: it pickles by the files' paths.
+            return (Tournament, (self.game, self.spec))
         module = getattr(self.game.kernel, "__module__", None)
         return (_tournament_of, (module, self.game.name, self.spec.model_dump(mode="json")))
 
@@ -348,6 +351,19 @@ def tournament_of(procedure: Procedure) -> Tournament | None:
     """The tournament a procedure plays, or None for an ordinary procedure."""
     owner = getattr(procedure.kernel, "__self__", None)
     return owner if isinstance(owner, Tournament) else None
+
+
+def _knows_steps(game: Procedure) -> bool:
+    """Whether ``game`` is a registered game specialised for a designer's rule steps (its
+    ``specialize``), not the registered procedure itself."""
+    if game.specialize is None:
+        return False
+    from simulator import procedures
+
+    try:
+        return procedures.get(game.name) is not game
+    except KeyError:
+        return False
 
 
 def _tournament_of(module: str | None, name: str, spec: dict[str, Any]) -> Tournament:

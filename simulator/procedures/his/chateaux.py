@@ -19,7 +19,14 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
-from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
+from simulator.accumulate import (
+    BLOCK,
+    UNDEFINED,
+    accumulate_block,
+    block_count,
+    new_stats,
+    trial_block,
+)
 from simulator.jit import kernel
 from simulator.layout import Layout
 from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
@@ -199,9 +206,8 @@ def chateaux_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n
     stats = new_stats(n_variants, n_slots)
     n_metrics = BY_TURN + np.int64(packed[0, TURNS])
     values = np.zeros((n_variants, n_metrics, BLOCK), dtype=np.int64)
-    end = first_trial + n_trials
-    for start in range(first_trial, end, BLOCK):
-        m = min(BLOCK, end - start)
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
         for v in range(n_variants):
             turns = np.int64(packed[v, TURNS])
             uses = np.int64(packed[v, USES_PER_TURN])

@@ -27,7 +27,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats, trial_block
 from simulator.jit import inline, kernel
 from simulator.layout import Layout
 from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
@@ -303,9 +303,8 @@ def debate_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
     rating = np.zeros(2 * MAX_DEBATERS, dtype=np.int64)
     committed0 = np.zeros(2 * MAX_DEBATERS, dtype=np.int64)
     committed = np.zeros(2 * MAX_DEBATERS, dtype=np.int64)
-    end = first_trial + n_trials
-    for start in range(first_trial, end, BLOCK):
-        m = min(BLOCK, end - start)
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
         for v in range(n_variants):
             protestant_calls = packed[v, PROTESTANT_CALLS] > 0.5
             n_names = np.int64(packed[v, N_DEBATERS])

@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import BeforeValidator, Field, PlainSerializer, model_validator
 
-from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats, trial_block
 from simulator.jit import inline, kernel
 from simulator.layout import Layout
 from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
@@ -226,9 +226,8 @@ def diet_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slo
     protestant_dice = np.zeros(BLOCK, dtype=np.int64)
     papal_hits = np.zeros(BLOCK, dtype=np.int64)
     protestant_hits = np.zeros(BLOCK, dtype=np.int64)
-    end = first_trial + n_trials
-    for start in range(first_trial, end, BLOCK):
-        m = min(BLOCK, end - start)
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
         base0 = word_base(key, start, 0)
         base1 = word_base(key, start, 1)
         for v in range(n_variants):

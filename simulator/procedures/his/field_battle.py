@@ -30,7 +30,14 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from simulator.accumulate import BLOCK, accumulate_block, accumulate_weighted, new_stats
+from simulator.accumulate import (
+    BLOCK,
+    accumulate_block,
+    accumulate_weighted,
+    block_count,
+    new_stats,
+    trial_block,
+)
 from simulator.jit import inline, kernel
 from simulator.layout import Layout
 from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
@@ -414,9 +421,8 @@ def field_battle_kernel(packed, key, first_trial, n_trials, hist_offset, hist_ma
     single = n_variants == 1
     tally = np.zeros((MAX_HITS + 1, MAX_HITS + 1), dtype=np.int64)
     values = np.zeros((n_variants, N_METRICS, BLOCK if not single else 1), dtype=np.int64)
-    end = first_trial + n_trials
-    for start in range(first_trial, end, BLOCK):
-        m = min(BLOCK, end - start)
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
         for v in range(n_variants):
             a_dice = np.int64(packed[v, ATTACKER_DICE])
             d_dice = np.int64(packed[v, DEFENDER_DICE])

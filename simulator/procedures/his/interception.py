@@ -17,7 +17,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
-from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats, trial_block
 from simulator.jit import kernel
 from simulator.layout import Layout
 from simulator.procedures.base import Assumption, Metric, Params, Procedure
@@ -138,9 +138,8 @@ def interception_kernel(packed, key, first_trial, n_trials, hist_offset, hist_ma
     n_variants = packed.shape[0]
     stats = new_stats(n_variants, n_slots)
     values = np.zeros((n_variants, N_METRICS, BLOCK), dtype=np.int64)
-    end = first_trial + n_trials
-    for start in range(first_trial, end, BLOCK):
-        m = min(BLOCK, end - start)
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
         base = word_base(key, start, 0)
         for v in range(n_variants):
             mod = np.int64(packed[v, MODIFIER])

@@ -19,7 +19,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
-from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats, trial_block
 from simulator.jit import inline, kernel
 from simulator.layout import Layout
 from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
@@ -305,9 +305,8 @@ def naval_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_sl
     values = np.zeros((n_variants, N_METRICS, BLOCK), dtype=np.int64)
     attacker_hits = np.zeros(BLOCK, dtype=np.int64)
     defender_hits = np.zeros(BLOCK, dtype=np.int64)
-    end = first_trial + n_trials
-    for start in range(first_trial, end, BLOCK):
-        m = min(BLOCK, end - start)
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
         for v in range(n_variants):
             a_squadrons = np.int64(packed[v, ATTACKER_SQUADRONS])
             a_corsairs = np.int64(packed[v, ATTACKER_CORSAIRS])

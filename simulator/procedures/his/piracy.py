@@ -24,7 +24,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
-from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats, trial_block
 from simulator.jit import inline, kernel
 from simulator.layout import Layout
 from simulator.procedures.base import Alternative, Assumption, Metric, MetricKind, Params, Procedure
@@ -257,9 +257,8 @@ def piracy_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
     values = np.zeros((n_variants, n_metrics, BLOCK), dtype=np.int64)
     order = np.zeros(3, dtype=np.int64)
     taken = np.zeros(3, dtype=np.bool_)
-    end = first_trial + n_trials
-    for start in range(first_trial, end, BLOCK):
-        m = min(BLOCK, end - start)
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
         for v in range(n_variants):
             x_rating = np.int64(packed[v, PIRATE_RATING])
             hit_on = np.int64(packed[v, HIT_ON])

@@ -33,7 +33,7 @@ from fractions import Fraction
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
-from simulator.accumulate import BLOCK, accumulate_block, new_stats
+from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats, trial_block
 from simulator.jit import inline, kernel
 from simulator.layout import Layout
 from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
@@ -162,9 +162,8 @@ def pregnancy_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, 
     stats = new_stats(n_variants, n_slots)
     values = np.zeros((n_variants, n_metrics, BLOCK), dtype=np.int64)
     is_wife = np.zeros(MAX_STEP + MAX_TURNS * 8 + 2, dtype=np.bool_)
-    end = first_trial + n_trials
-    for start in range(first_trial, end, BLOCK):
-        m = min(BLOCK, end - start)
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
         for v in range(n_variants):
             turns = np.int64(packed[v, TURNS])
             uses = np.int64(packed[v, USES_PER_TURN])

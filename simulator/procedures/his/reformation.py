@@ -33,7 +33,14 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
-from simulator.accumulate import BLOCK, accumulate_block, accumulate_weighted, new_stats
+from simulator.accumulate import (
+    BLOCK,
+    accumulate_block,
+    accumulate_weighted,
+    block_count,
+    new_stats,
+    trial_block,
+)
 from simulator.jit import inline, kernel
 from simulator.layout import Layout
 from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
@@ -341,9 +348,8 @@ def reformation_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max
     tally = np.zeros(1 << np.int64(packed[0, N_TARGETS]) if single else 1, dtype=np.int64)
     tp = np.zeros((2, 5), dtype=np.int64)
     tc = np.zeros((2, 5), dtype=np.int64)
-    end = first_trial + n_trials
-    for start in range(first_trial, end, BLOCK):
-        m = min(BLOCK, end - start)
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
         for v in range(n_variants):
             n_targets = np.int64(packed[v, N_TARGETS])
             protestant_acts = packed[v, PROTESTANT_ACTS] > 0.5

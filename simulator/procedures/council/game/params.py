@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
-from simulator.agents.spec import AGENT_CODES, AGENT_ROW, Policies, pack_agents, seat_agents
+from simulator.agents.spec import (
+    AGENT_CODES,
+    AGENT_ROW,
+    Policies,
+    one_agent_or_one_per_seat,
+    pack_agents,
+    seat_agents,
+)
 from simulator.layout import Layout
 from simulator.procedures.base import Metric, Params
 
@@ -502,13 +509,7 @@ class CouncilGameParams(Params):
             held[c.seat] = i
         return v
 
-    @field_validator("policies")
-    @classmethod
-    def _one_agent_per_seat(cls, v: Any, info: ValidationInfo) -> Any:
-        players = info.data.get("players")
-        if players is not None:
-            seat_agents(v, players)  # raises for a list of the wrong length
-        return v
+    _one_agent_per_seat = field_validator("policies")(one_agent_or_one_per_seat)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -44,7 +44,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
+from simulator.accumulate import (
+    BLOCK,
+    UNDEFINED,
+    accumulate_block,
+    block_count,
+    new_stats,
+    trial_block,
+)
 from simulator.agents.spec import AGENT_CODES
 from simulator.agents.streams import start_decision
 from simulator.jit import kernel
@@ -187,11 +194,10 @@ def race_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slo
     order = np.zeros(3, dtype=np.int64)
     owner = np.zeros(9, dtype=np.int64)
     turn_of = np.zeros(9, dtype=np.int64)
-    end = first_trial + n_trials
     for v in range(n_variants):
         result_tables(np.int64(packed[v, SOUTH_AMERICA]), explore_table[v], conquest_table[v])
-    for start in range(first_trial, end, BLOCK):
-        m = min(BLOCK, end - start)
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
         for v in range(n_variants):
             turns = np.int64(packed[v, TURNS])
             penalty = np.int64(packed[v, PENALTY])

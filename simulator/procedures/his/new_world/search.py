@@ -12,7 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
+from simulator.accumulate import (
+    BLOCK,
+    UNDEFINED,
+    accumulate_block,
+    block_count,
+    new_stats,
+    trial_block,
+)
 from simulator.agents.factory import make_search_agents
 from simulator.agents.spec import AGENT_CODES, AGENT_KIND, AGENT_ROW
 from simulator.agents.streams import start_decision
@@ -86,9 +93,8 @@ def search_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_s
     options = np.zeros(MAX_MOVES, dtype=np.int64)
     vp = np.zeros(3, dtype=np.int64)
     agents = np.zeros((3, AGENT_ROW), dtype=np.float64)
-    end = first_trial + n_trials
-    for start in range(first_trial, end, BLOCK):
-        m = min(BLOCK, end - start)
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
         for v in range(n_variants):
             row = packed[v].copy()
             template = new_state(row)

@@ -1,7 +1,9 @@
 """The New World race as one state value for the generic agents: the game, paused at decisions.
 
-The state is one int64 array (layout below): the rules' constants of the variant, the claims, and
-per power its pools, holdings, VP and counters. ``advance`` plays from where the state stands,
+The state is one int64 array, named pieces declared once (``STATE``, and ``POWER`` for each of the
+three powers' parts; :class:`simulator.layout.Layout`, whose offsets the ``S_*`` and ``W_*``
+constants take): the rules' constants of the variant, the claims, and per power its pools,
+holdings, VP and counters. ``advance`` plays from where the state stands,
 drawing the game's chance events from ``rng``, until an explorer whose power is played by an agent
 reaches 10+ with two or more options open (``S_PENDING`` names that power) or the game ends.
 ``apply_move`` resolves the pending exploration with the chosen discovery (its circumnavigation
@@ -18,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.jit import inline, kernel
+from simulator.layout import Layout
 from simulator.procedures.his.new_world.choice import option_kind, south_america_options
 from simulator.procedures.his.new_world.outcomes import (
     conquest_result,
@@ -56,6 +59,7 @@ from simulator.procedures.his.new_world.params import (
     P_GALLEONS,
     PENALTY,
     POWER_FIELDS,
+    POWERS,
     RICHES_OF_TOTAL,
     SOUTH_AMERICA,
     STRAIT,
@@ -66,42 +70,106 @@ from simulator.rng import die_of, low32, next_word
 
 MAX_HELD = 8
 
+#: One power's part of the state (one per power of ``POWERS``, in that order, from ``P0``, ``PW``
+#: slots each): its pools (explore, colonize, conquer, galleons), who plays it, its holdings, VP
+#: and counters.
+POWER = Layout(
+    "explore",
+    "colonize",
+    "conquer",
+    "galleons",
+    "agent",
+    "explorers_left",
+    "colonies",
+    "conquests",
+    "vp",
+    "riches_cards",
+    "circumnavigation_cards",
+    "cp",
+    "lost",
+    "skipped",
+    "pick",
+    "rating",
+    "marker_gone",  # England's or France's conquest marker has left play
+    ("chose", 3),  # three counters: Amazon, Strait, North America
+    ("held", MAX_HELD),  # VP of each conquest held, in order
+    ("explorer_ratings", MAX_POOL),
+)
+
+#: The whole state: the header (turn, the pending decision, the claims, the variant's rules'
+#: constants, counters of the gaps), the riches table and the turn order, who holds each
+#: discovery and when, the Habsburg conquistadors' ratings, then the three powers.
+STATE = Layout(
+    "turn",
+    "turns",
+    "over",
+    "pending",
+    "next_explorer",  # index in ``order`` of the next explorer to resolve this turn
+    "explorers",  # explorers sailing this turn (-1: the turn's explorations are not drawn yet)
+    "claimed",
+    "explored",
+    "n_conquests",
+    "gap_conquest",
+    "gap_colony",
+    "total",  # the pending explorer's 2d6 total
+    "penalty",
+    "discoverers_return",
+    "galleons_turn",
+    "conquest_destroyed_removes",
+    "colony_depleted_removes",
+    "depleted_conquest_loses_vp",
+    "choice",
+    "objective",
+    "marker_mode",  # how England's and France's conquest marker leaves play (kernel's marker_mode)
+    ("riches", 13),  # outcome of each 2d6 total, indexed by the total (0..12)
+    ("order", 3),
+    ("owner", 9),
+    ("turn_of", 9),
+    ("conquistador_ratings", MAX_POOL),
+    ("powers", len(POWERS) * POWER.size),
+)
+
 # Header.
-S_TURN, S_TURNS, S_OVER, S_PENDING, S_K, S_N, S_CLAIMED, S_EXPLORED = range(8)
-S_NCONQ, S_GAP_CONQ, S_GAP_COL, S_TOTAL, S_PENALTY, S_RETURN, S_GALLEONS_TURN = range(8, 15)
-S_CONQ_DESTROYED, S_COL_DEPLETED, S_DEPLETED_VP, S_CHOICE, S_OBJECTIVE = range(15, 20)
-S_MARKER_MODE = 20  # how England's and France's conquest marker leaves play (kernel's marker_mode)
-S_RICHES = 21  # outcome of each 2d6 total, indexed by the total (0..12)
-S_ORDER = S_RICHES + 13
-S_OWNER = S_ORDER + 3
-S_TURN_OF = S_OWNER + 9
-S_CONQ = S_TURN_OF + 9  # the Habsburg conquistadors' ratings
-P0 = S_CONQ + MAX_POOL
+S_TURN, S_TURNS, S_OVER, S_PENDING = (STATE.at(n) for n in ("turn", "turns", "over", "pending"))
+S_K, S_N = STATE.at("next_explorer"), STATE.at("explorers")
+S_CLAIMED, S_EXPLORED = STATE.at("claimed"), STATE.at("explored")
+S_NCONQ, S_GAP_CONQ, S_GAP_COL = (
+    STATE.at("n_conquests"),
+    STATE.at("gap_conquest"),
+    STATE.at("gap_colony"),
+)
+S_TOTAL, S_PENALTY, S_RETURN = (
+    STATE.at("total"),
+    STATE.at("penalty"),
+    STATE.at("discoverers_return"),
+)
+S_GALLEONS_TURN = STATE.at("galleons_turn")
+S_CONQ_DESTROYED = STATE.at("conquest_destroyed_removes")
+S_COL_DEPLETED = STATE.at("colony_depleted_removes")
+S_DEPLETED_VP = STATE.at("depleted_conquest_loses_vp")
+S_CHOICE, S_OBJECTIVE, S_MARKER_MODE = (
+    STATE.at("choice"),
+    STATE.at("objective"),
+    STATE.at("marker_mode"),
+)
+S_RICHES, S_ORDER, S_OWNER = STATE.at("riches"), STATE.at("order"), STATE.at("owner")
+S_TURN_OF, S_CONQ = STATE.at("turn_of"), STATE.at("conquistador_ratings")
+P0 = STATE.at("powers")
 # Per power, from P0 + w * PW.
-(
-    W_EXPLORE,
-    W_COLONIZE,
-    W_CONQUER,
-    W_GALLEONS,
-    W_AGENT,
-    W_NEXPL,
-    W_COLONIES,
-    W_CONQUESTS,
-    W_VP,
-    W_RICHES_CARDS,
-    W_CIRC_CARDS,
-    W_CP,
-    W_LOST,
-    W_SKIPPED,
-    W_PICK,
-    W_RATING,
-    W_MARKER_GONE,  # England's or France's conquest marker has left play
-) = range(17)
-W_CHOSE = 17  # three counters: Amazon, Strait, North America
-W_HELD = W_CHOSE + 3  # VP of each conquest held, in order
-W_EXPL = W_HELD + MAX_HELD  # explorer ratings
-PW = W_EXPL + MAX_POOL
-STATE_SIZE = P0 + 3 * PW
+W_EXPLORE, W_COLONIZE, W_CONQUER, W_GALLEONS = (
+    POWER.at(n) for n in ("explore", "colonize", "conquer", "galleons")
+)
+W_AGENT, W_NEXPL, W_COLONIES, W_CONQUESTS = (
+    POWER.at(n) for n in ("agent", "explorers_left", "colonies", "conquests")
+)
+W_VP, W_RICHES_CARDS, W_CIRC_CARDS, W_CP = (
+    POWER.at(n) for n in ("vp", "riches_cards", "circumnavigation_cards", "cp")
+)
+W_LOST, W_SKIPPED, W_PICK, W_RATING = (POWER.at(n) for n in ("lost", "skipped", "pick", "rating"))
+W_MARKER_GONE = POWER.at("marker_gone")
+W_CHOSE, W_HELD, W_EXPL = POWER.at("chose"), POWER.at("held"), POWER.at("explorer_ratings")
+PW = POWER.size
+STATE_SIZE = STATE.size
 #: Most legal moves: the Amazon, the Strait, a North American discovery.
 MAX_MOVES = 3
 

@@ -23,7 +23,8 @@ from simulator.procedures.base import Alternative, Assumption, Procedure
 from simulator.procedures.recruitment.loyalty.cases import CASES, preset_lines, revision_fires
 from simulator.procedures.recruitment.loyalty.kernel import loyalty_kernel
 from simulator.procedures.recruitment.loyalty.metrics import metrics
-from simulator.procedures.recruitment.loyalty.params import LoyaltyParams, pack
+from simulator.procedures.recruitment.loyalty.packing import PACKED, metric_layout_of, pack
+from simulator.procedures.recruitment.loyalty.params import LoyaltyParams
 from simulator.procedures.recruitment.loyalty.userstep import specialize
 
 NOTES = (
@@ -206,6 +207,8 @@ PROCEDURE = Procedure(
     metrics=metrics,
     pack=pack,
     kernel=loyalty_kernel,
+    packed_layout=PACKED,
+    metric_layout=metric_layout_of,
     exact=None,
     example={"players": 4, "rounds": 10, "revision": "1.0"},
     notes=NOTES,

@@ -41,6 +41,7 @@ from simulator.procedures.recruitment.loyalty.projection import (
 from simulator.procedures.recruitment.loyalty.state import (
     H_N_CARDS,
     H_PLAYERS,
+    H_STEP_ADDRESS,
     H_TRACK,
     H_TURN,
     H_ZONE_LEN,
@@ -99,8 +100,10 @@ def value_after(s, move, e, players, terms, unmoved):
     the same for all of them). Leaves ``s`` as it was."""
     h0 = s[S_PROJ_HOLDER + move]
     w0 = s[S_PROJ_WEIGHT + move]
-    if h0 == e and w0 == WEIGHT_ONE:
-        return unmoved  # kept for certain already: one more token cannot change the holding
+    if h0 == e and w0 == WEIGHT_ONE and s[H_STEP_ADDRESS] == 0:
+        # Kept for certain already: one more token cannot change the holding (under the built-in
+        # cases; a designer's step may read the tokens otherwise).
+        return unmoved
     i = S_TOKENS + move * MAX_PLAYERS + e
     s[i] += 1
     h1, w1 = project_card(s, move)

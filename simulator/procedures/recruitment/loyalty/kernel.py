@@ -14,12 +14,29 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
+from simulator.accumulate import (
+    BLOCK,
+    UNDEFINED,
+    accumulate_block,
+    block_count,
+    new_stats,
+    trial_block,
+)
 from simulator.agents.spec import AGENT_ROW
 from simulator.agents.streams import start_decision
 from simulator.jit import borrowed, inline, kernel
-from simulator.procedures.recruitment.loyalty.metrics import TAIL, WIN_SCALE
-from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS, P_AGENTS, P_PLAYERS
+from simulator.procedures.recruitment.loyalty.metrics import WIN_SCALE
+from simulator.procedures.recruitment.loyalty.packing import (
+    F_SEATS,
+    F_TOTALS,
+    F_WINS,
+    FAMILIES,
+    P_AGENTS,
+    P_FIRST_METRIC,
+    P_METRIC_COUNT,
+    P_PLAYERS,
+)
+from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS
 from simulator.procedures.recruitment.loyalty.phases import (
     LOYALTY_SCALE,
     play_move,
@@ -52,10 +69,24 @@ from simulator.procedures.recruitment.loyalty.state import (
 )
 from simulator.rng import trial_state
 
-_DRAWS, _LENGTH, _LEAD_CHANGES, _DECIDED_AT, _GAP_MULTI, _GAP_ZERO, _GAP_EQUIPPED = range(7)
-_IN_PLAY, _IN_BANK, _VIOLATIONS = 7, 8, 9
-N_TAIL = len(TAIL)
-assert TAIL[_DECIDED_AT] == "decided_at" and TAIL[_VIOLATIONS] == "invariant_violations"
+#: Each tail metric's family (packing.FAMILIES): its slot is the packed ``first_metric`` there.
+DRAWS, LENGTH, LEAD_CHANGES = (
+    FAMILIES.at("draws"),
+    FAMILIES.at("length"),
+    FAMILIES.at("lead_changes"),
+)
+DECIDED_AT, IN_PLAY, IN_BANK = (
+    FAMILIES.at("decided_at"),
+    FAMILIES.at("characters_in_play"),
+    FAMILIES.at("tokens_in_bank"),
+)
+WITH_GAP_MULTI, WITH_GAP_ZERO, WITH_GAP_EQUIPPED = (
+    FAMILIES.at("games_with_gap_multi_tie"),
+    FAMILIES.at("games_with_gap_zero_tie"),
+    FAMILIES.at("games_with_gap_equipped"),
+)
+VIOLATIONS = FAMILIES.at("invariant_violations")
+N_FAMILIES = FAMILIES.size
 
 
 @kernel
@@ -79,8 +110,9 @@ def play_game(state, row, agents, trial_rng, decision_rng):
 
 
 @inline
-def write_metrics(s, out):
-    """The final position's metric values in ``metrics()`` order (metrics.metric_index)."""
+def write_metrics(s, first, out):
+    """The final position's metric values into ``out``, each family from its first slot
+    ``first[family]`` (the packed ``first_metric``, in the order of ``packing.FAMILIES``)."""
     players = s[H_PLAYERS]
     n_cards = s[H_N_CARDS]
     for e in range(players):
@@ -94,9 +126,8 @@ def write_metrics(s, out):
         for e in range(players):
             v = s[S_COUNTS + b * MAX_PLAYERS + e]
             total += v
-            out[b * (players + 1) + 1 + e] = v
-        out[b * (players + 1)] = total
-    wins = N_COUNTERS * (players + 1)
+            out[first[F_SEATS + b] + e] = v
+        out[first[F_TOTALS + b]] = total
     top = -1
     n_top = 0
     winner = -1
@@ -109,24 +140,23 @@ def write_metrics(s, out):
         elif v == top:
             n_top += 1
     for e in range(players):
-        out[wins + e] = WIN_SCALE // n_top if standing(s, e) == top else 0
-    tail = wins + players
-    out[tail + _DRAWS] = 1 if n_top > 1 else 0
-    out[tail + _LENGTH] = s[H_ROUND]
-    out[tail + _LEAD_CHANGES] = s[H_LEAD_CHANGES]
+        out[first[F_WINS] + e] = WIN_SCALE // n_top if standing(s, e) == top else 0
+    out[first[DRAWS]] = 1 if n_top > 1 else 0
+    out[first[LENGTH]] = s[H_ROUND]
+    out[first[LEAD_CHANGES]] = s[H_LEAD_CHANGES]
     if n_top == 1 and s[H_LEADER_NOW] == winner:
-        out[tail + _DECIDED_AT] = s[H_STREAK_START] + 1
+        out[first[DECIDED_AT]] = s[H_STREAK_START] + 1
     else:
-        out[tail + _DECIDED_AT] = UNDEFINED
-    out[tail + _GAP_MULTI] = 1 if out[GAP_MULTI_TIE * (players + 1)] > 0 else 0
-    out[tail + _GAP_ZERO] = 1 if out[GAP_ZERO_TIE * (players + 1)] > 0 else 0
-    out[tail + _GAP_EQUIPPED] = 1 if out[GAP_EQUIPPED * (players + 1)] > 0 else 0
-    out[tail + _IN_PLAY] = in_play
+        out[first[DECIDED_AT]] = UNDEFINED
+    out[first[WITH_GAP_MULTI]] = 1 if out[first[F_TOTALS + GAP_MULTI_TIE]] > 0 else 0
+    out[first[WITH_GAP_ZERO]] = 1 if out[first[F_TOTALS + GAP_ZERO_TIE]] > 0 else 0
+    out[first[WITH_GAP_EQUIPPED]] = 1 if out[first[F_TOTALS + GAP_EQUIPPED]] > 0 else 0
+    out[first[IN_PLAY]] = in_play
     bank = 0
     for e in range(players):
         bank += s[S_BANK + e]
-    out[tail + _IN_BANK] = bank
-    out[tail + _VIOLATIONS] = s[H_VIOLATIONS]
+    out[first[IN_BANK]] = bank
+    out[first[VIOLATIONS]] = s[H_VIOLATIONS]
 
 
 @inline
@@ -143,16 +173,18 @@ def agent_rows(row, players):
 def loyalty_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
     n_variants = packed.shape[0]
     players = np.int64(packed[0, P_PLAYERS])
-    m = (N_COUNTERS + 1) * players + N_COUNTERS + N_TAIL
+    m = np.int64(packed[0, P_METRIC_COUNT])
+    first = np.zeros(N_FAMILIES, dtype=np.int64)
+    for k in range(N_FAMILIES):
+        first[k] = np.int64(packed[0, P_FIRST_METRIC + k])
     stats = new_stats(n_variants, n_slots)
     values = np.zeros((n_variants, m, BLOCK), dtype=np.int64)
     out = np.zeros(m, dtype=np.int64)
     s = np.zeros(STATE_SIZE, dtype=STATE_DTYPE)
     rng = np.zeros(1, dtype=np.uint64)
     decision = np.zeros(1, dtype=np.uint64)
-    end = first_trial + n_trials
-    for start in range(first_trial, end, BLOCK):
-        size = min(BLOCK, end - start)
+    for block in range(block_count(n_trials)):
+        start, size = trial_block(first_trial, n_trials, block)
         for v in range(n_variants):
             # A private copy: reference counts on the shared packed array would bounce its
             # cache line between threads.
@@ -161,7 +193,7 @@ def loyalty_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_
             for i in range(size):
                 rng[0] = trial_state(key, start + i)
                 play_game(s, row, agents, rng, decision)
-                write_metrics(s, out)
+                write_metrics(s, first, out)
                 for j in range(m):
                     values[v, j, i] = out[j]
         accumulate_block(stats, values, size, hist_offset, hist_max)

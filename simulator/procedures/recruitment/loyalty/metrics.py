@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from simulator.procedures.base import Metric
 from simulator.procedures.recruitment.loyalty.params import LoyaltyParams
-from simulator.procedures.recruitment.loyalty.state import N_COUNTERS
+from simulator.procedures.recruitment.loyalty.state import COUNTERS
 
 #: Share of a win stored per trial: 60 is divisible by every tie size 1..6.
 WIN_SCALE = 60
@@ -56,7 +56,8 @@ COUNTER_METRICS = (
         "empires tied above the owner (multi_tie: first_placed; also counted as defections)",
     ),
 )
-assert len(COUNTER_METRICS) == N_COUNTERS
+assert [n for n, _ in COUNTER_METRICS] == ["characters_owned", *COUNTERS.names[1:]]
+N_COUNTERS = COUNTERS.size
 
 #: Metrics after the counters and the win shares, in the kernel's order.
 TAIL = (

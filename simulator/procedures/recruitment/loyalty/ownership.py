@@ -176,6 +176,22 @@ def remove_character(s, c, owner, cause):
 
 
 @inline
+def step_inputs(s, c, loyalty, tokens):
+    """What a designer's step (userstep.py) is called with for card ``c``: each seat's loyalty
+    to it and its tokens on it, into ``loyalty`` and ``tokens``; returns the tokens on it."""
+    first = S_TOKENS + c * MAX_PLAYERS
+    home = s[S_HOME + c]
+    base = s[S_BASE + c]
+    total = 0
+    for f in range(s[H_PLAYERS]):
+        t = s[first + f]
+        tokens[f] = t
+        total += t
+        loyalty[f] = loyalty_of(t, home, base, f)
+    return total
+
+
+@inline
 def user_ownership(s):
     """Maintenance ③ by a designer's step (userstep.py), called on every owned character by
     card index with each seat's loyalty and tokens: it returns the seat that holds it, or -1 to
@@ -194,17 +210,10 @@ def user_ownership(s):
         e = s[S_STATUS + c]
         if e < 0:
             continue
-        base_index = S_TOKENS + c * MAX_PLAYERS
-        home = s[S_HOME + c]
-        base = s[S_BASE + c]
-        total = 0
+        total = step_inputs(s, c, loyalty, tokens)
         best = -1
         n_best = 0
         for f in range(players):
-            t = s[base_index + f]
-            tokens[f] = t
-            total += t
-            loyalty[f] = loyalty_of(t, home, base, f)
             if f != e:
                 if loyalty[f] > best:
                     best = loyalty[f]

@@ -1,4 +1,4 @@
-"""Parameters of ``recruitment.loyalty`` and their packing into the kernel's float64 row.
+"""Parameters of ``recruitment.loyalty`` (their packing into the kernel's row: packing.py).
 
 The ownership check's rule cases are knobs (``multi_tie``, ``zero_tokens``, ``equipment``,
 ``removed_tokens``: cases.py), each unset by default, meaning "as the revision sets it"; a
@@ -16,7 +16,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import numpy as np
 from pydantic import (
     Discriminator,
     Field,
@@ -28,7 +27,7 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from simulator.agents.spec import AGENT_ROW, Policies, pack_agents, seat_agents
+from simulator.agents.spec import Policies, seat_agents
 from simulator.procedures.base import Params
 from simulator.procedures.recruitment.loyalty.cases import (
     BY_NAME,
@@ -38,7 +37,6 @@ from simulator.procedures.recruitment.loyalty.cases import (
     MultiTie,
     RemovedTokens,
     ZeroTokens,
-    code,
 )
 
 MAX_PLAYERS = 6
@@ -456,89 +454,3 @@ class LoyaltyParams(Params):
     def seat_agent_names(self) -> list[str]:
         """The rung of each seat's agent, seat 1 first."""
         return [a.agent for a in seat_agents(self.policies, self.players)]
-
-
-# --------------------------------------------------------------------------------------------
-# Packing: one float64 row per variant
-# --------------------------------------------------------------------------------------------
-
-(
-    P_PLAYERS,
-    P_ROUNDS,
-    P_MULTI_TIE,
-    P_TOKENS,
-    P_PER_ROUND,
-    P_GOLD,
-    P_INCOME,
-    P_DIE,
-    P_DEBUG,
-    P_SHUFFLE,
-    P_GENERATED,
-    P_CARDS,
-    P_TO_BANK,
-    P_BANK_REFILL,
-    P_ROTATE,
-    P_PASS_FINAL,
-    P_WIN,
-    P_ZERO_TOKENS,
-    P_EQUIPMENT,
-    P_REMOVED_TO_BANK,
-    P_USER_STEP,
-    P_STEP_ADDRESS,
-) = range(22)
-P_AGENTS = 24  # MAX_PLAYERS rows of AGENT_ROW columns (simulator.agents.spec.pack_agents)
-P_GEN = P_AGENTS + MAX_PLAYERS * AGENT_ROW  # (low, high) of wage, base_loyalty, home, equipped
-P_DECK = P_GEN + 8  # MAX_CARDS rows of (wage, base_loyalty, home, equipped)
-CARD_FIELDS = 4
-P_SEAT_GOLD = P_DECK + CARD_FIELDS * MAX_CARDS  # MAX_PLAYERS extra starting gold, seat 1 first
-PACKED_WIDTH = P_SEAT_GOLD + MAX_PLAYERS
-
-
-def pack(p: LoyaltyParams) -> np.ndarray:
-    """The kernel's row of ``p`` (layout: the ``P_*`` offsets of this module)."""
-    row = np.zeros(PACKED_WIDTH, dtype=np.float64)
-    row[P_PLAYERS] = p.players
-    row[P_ROUNDS] = p.rounds
-    cases = p.rule_cases()
-    row[P_MULTI_TIE] = code("multi_tie", cases["multi_tie"])
-    row[P_ZERO_TOKENS] = code("zero_tokens", cases["zero_tokens"])
-    row[P_EQUIPMENT] = code("equipment", cases["equipment"])
-    row[P_REMOVED_TO_BANK] = 1.0 if cases["removed_tokens"] == "bank" else 0.0
-    row[P_TOKENS] = p.tokens_per_empire
-    row[P_PER_ROUND] = NO_CAP if p.tokens_per_round is None else p.tokens_per_round
-    row[P_GOLD] = p.starting_gold
-    for e, extra in enumerate(p.seat_gold):
-        row[P_SEAT_GOLD + e] = extra
-    row[P_INCOME] = p.income
-    row[P_DIE] = p.loyalty_die
-    row[P_DEBUG] = 1.0 if p.debug else 0.0
-    row[P_SHUFFLE] = 1.0 if p.shuffle_deck else 0.0
-    row[P_TO_BANK] = 1.0 if p.returned_tokens == "bank" else 0.0
-    row[P_BANK_REFILL] = p.bank_refill
-    row[P_ROTATE] = 1.0 if p.first_player == "rotate" else 0.0
-    row[P_PASS_FINAL] = 1.0 if p.passing == "final" else 0.0
-    row[P_WIN] = WIN_RULES.index(p.win)
-    agents = pack_agents(seat_agents(p.policies, p.players))
-    row[P_AGENTS : P_AGENTS + agents.size] = agents.reshape(-1)
-    if isinstance(p.deck, DeckGenerator):
-        row[P_GENERATED] = 1.0
-        row[P_CARDS] = p.deck.count
-        spans = [
-            span_of(p.deck.wage),
-            span_of(p.deck.base_loyalty),
-            span_of(p.deck.home),
-            span_of(p.deck.equipped),
-        ]
-        for f, (lo, hi) in enumerate(spans):
-            row[P_GEN + 2 * f] = lo
-            row[P_GEN + 2 * f + 1] = hi
-    else:
-        row[P_CARDS] = len(p.deck)
-        for i, c in enumerate(p.deck):
-            row[P_DECK + CARD_FIELDS * i : P_DECK + CARD_FIELDS * (i + 1)] = (
-                c.wage,
-                c.base_loyalty,
-                c.home,
-                c.equipped,
-            )
-    return row

@@ -31,10 +31,8 @@ from simulator.procedures.recruitment.loyalty.ownership import (
     note_placement,
     ownership_check,
 )
-from simulator.procedures.recruitment.loyalty.params import (
+from simulator.procedures.recruitment.loyalty.packing import (
     CARD_FIELDS,
-    MAX_CARDS,
-    MAX_PLAYERS,
     P_AGENTS,
     P_BANK_REFILL,
     P_CARDS,
@@ -62,6 +60,7 @@ from simulator.procedures.recruitment.loyalty.params import (
     P_WIN,
     P_ZERO_TOKENS,
 )
+from simulator.procedures.recruitment.loyalty.params import MAX_CARDS, MAX_PLAYERS
 from simulator.procedures.recruitment.loyalty.projection import reproject, retally
 from simulator.procedures.recruitment.loyalty.state import (
     H_BANK_REFILL,

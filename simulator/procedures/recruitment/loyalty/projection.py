@@ -21,6 +21,7 @@ from simulator.procedures.recruitment.loyalty.ownership import (
     ZERO_TOKENS_STAYS,
     first_placed_among,
     loyalty_of,
+    step_inputs,
 )
 from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS
 from simulator.procedures.recruitment.loyalty.state import (
@@ -31,6 +32,7 @@ from simulator.procedures.recruitment.loyalty.state import (
     H_PLAYERS,
     H_ROUND,
     H_ROUNDS,
+    H_STEP_ADDRESS,
     H_ZERO_TOKENS,
     IN_ZONE,
     S_BASE,
@@ -39,11 +41,14 @@ from simulator.procedures.recruitment.loyalty.state import (
     S_PROJ_HOLDER,
     S_PROJ_WEIGHT,
     S_STATUS,
+    S_STEP_LOYALTY,
+    S_STEP_TOKENS,
     S_SUPPLY,
     S_TALLY,
     S_TERMS,
     S_TOKENS,
 )
+from simulator.procedures.recruitment.loyalty.steps import call_step
 
 #: Loyalty checks the projection looks ahead (at most; fewer near the end of the game). Tuned:
 #: greedy against three random seats won most with 3 (2 and 4 close behind; docs/recruitment.md).
@@ -99,6 +104,37 @@ def keep_chance(tokens, home_is_holder, base, rival, die, checks):
 
 
 @leaf
+def project_by_step(s, c, h):
+    """:func:`project_card` of card ``c`` whose holder before the check is ``h``, in a game whose
+    ownership check is a designer's step (userstep.py): the step says who holds it after the
+    check (a seat out of range changes nothing, as in the rules), and that holder keeps it as
+    :func:`keep_chance` weighs it against the best other loyalty; a holder the step keeps below
+    a rival is read as 1.0's gap (kept while it has a token), one with no tokens on the card as
+    kept for good. A copy of a built-in revision's check projects as that revision does."""
+    players = s[H_PLAYERS]
+    loyalty = s[S_STEP_LOYALTY : S_STEP_LOYALTY + players]
+    tokens = s[S_STEP_TOKENS : S_STEP_TOKENS + players]
+    total = step_inputs(s, c, loyalty, tokens)
+    holder = call_step(s[H_STEP_ADDRESS], loyalty, tokens, h)
+    if holder < -1 or holder >= players:
+        holder = h
+    if holder < 0:
+        return -1, 0
+    if total == 0:
+        return holder, WEIGHT_ONE  # nothing can take it any more
+    best = 0
+    for f in range(players):
+        if f != holder:
+            best = max(best, loyalty[f])
+    if holder == h and loyalty[h] < best:
+        best = 0
+    chance = keep_chance(
+        tokens[holder], s[S_HOME + c] == holder, s[S_BASE + c], best, s[H_DIE], checks_ahead(s)
+    )
+    return holder, np.int64(chance * WEIGHT_ONE + 0.5)
+
+
+@leaf
 def project_card(s, c):
     """``(holder, weight)`` of card ``c`` in the projection (holder -1: nobody, weight 0)."""
     status = s[S_STATUS + c]
@@ -122,6 +158,8 @@ def project_card(s, c):
             return -1, 0
     else:
         return -1, 0
+    if s[H_STEP_ADDRESS] != 0:
+        return project_by_step(s, c, h)
     home = s[S_HOME + c]
     base = s[S_BASE + c]
     total = 0

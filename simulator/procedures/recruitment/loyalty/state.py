@@ -3,21 +3,23 @@
 Why one array: agents copy states in their search, and every array Numba passes to a helper costs
 atomic reference counting (about 35 ns measured in the council game); a flat array is one
 allocation and one ``memcpy`` to copy and one reference to pass. The printed card data and the
-game's knobs live in the state too, so every game function takes the state alone. Offsets are
-module constants, which Numba folds into the code.
+game's knobs live in the state too, so every game function takes the state alone. The pieces
+are declared once, in order, as a :class:`simulator.layout.Layout` (``STATE``); the ``H_*`` and
+``S_*`` offsets are taken from it into module constants, which Numba folds into the code.
 
-Layout (``S_*`` offsets; ``MAX_PLAYERS`` slots per seat, ``MAX_CARDS`` per card):
+Pieces (``MAX_PLAYERS`` slots per seat, ``MAX_CARDS`` per card):
 
 - header: the knobs (players, rounds, the rule cases, ...) and the position (round, phase, seat
   to move, first player, consecutive passes, zone and deck lengths), gold issued and paid, lead
   tracking;
 - per seat: token supply, tokens in the bank, gold, tokens placed this round, out of this round's
   placement;
-- per-seat counters reported as metrics (``COUNTER_*`` rows);
+- per-seat counters reported as metrics (a row per counter of ``COUNTERS``);
 - per card: wage, base loyalty, home seat (-1 for none), equipped cards, status (owner seat >= 0,
   or ``IN_ZONE``, ``IN_DECK``, ``REMOVED``);
 - tokens[card, seat]; the deck (top card last); the zone (in the order cards were dealt);
-  scratch space for the wage order; the heuristic's projection per card and per seat, and each
+  scratch space for the wage order and for the projection's calls of a designer's ownership
+  step; the heuristic's projection per card and per seat, and each
   seat's term of its soft win share, which the rules keep current so that the greedy agent
   does not recompute them for every decision; per card, the order of the seats' first tokens on
   it (read by the ``multi_tie: first_placed`` case only).
@@ -39,100 +41,165 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.jit import inline
+from simulator.layout import Layout
 from simulator.procedures.recruitment.loyalty.params import MAX_CARDS, MAX_PLAYERS
 
 #: Integer type of the state (int32 would halve the copy; measured, see docs/recruitment.md; the
 #: kept soft win share terms, ``S_TERMS``, are float64 bits and need 64-bit slots).
 STATE_DTYPE = np.int64
 
+#: The header's knobs (players, rounds, the rule cases, ...) and position (round, phase, seat to
+#: move, first player, consecutive passes, zone and deck lengths, gold issued and paid, lead
+#: tracking), one slot each.
+HEADER = (
+    "players",
+    "rounds",
+    "multi_tie",
+    "n_cards",
+    "per_round",
+    "income",
+    "die",
+    "to_bank",
+    "bank_refill",
+    "rotate",
+    "pass_final",
+    "win",
+    "debug",
+    "tokens_per_empire",
+    "round",
+    "phase",
+    "turn",
+    "first",
+    "passes",
+    "zone_len",
+    "deck_len",
+    "gold_issued",
+    "gold_paid",
+    "violations",
+    "leader",
+    "leader_now",
+    "streak_start",
+    "lead_changes",
+    "track",
+    "zero_tokens",
+    "equipment",
+    "removed_to_bank",
+    "user_step",
+    "step_address",
+)
+
+#: Per-seat counters reported as metrics: ``s[S_COUNTS + COUNTER * MAX_PLAYERS + seat]``.
+COUNTERS = Layout(
+    "owned",
+    "defections",
+    "removed_no_tokens",
+    "removed_multi_tie",
+    "gap_multi_tie",
+    "gap_zero_tie",
+    "gap_equipped",
+    "tokens_lost",
+    "equipment_discarded",
+    "given_multi_tie",
+)
+N_COUNTERS = COUNTERS.size
+
+#: The whole state, piece by piece (module docstring).
+STATE = Layout(
+    *HEADER,
+    # Per seat.
+    ("supply", MAX_PLAYERS),
+    ("bank", MAX_PLAYERS),
+    ("gold", MAX_PLAYERS),
+    ("placed", MAX_PLAYERS),
+    ("out", MAX_PLAYERS),
+    ("counts", N_COUNTERS * MAX_PLAYERS),
+    # Per card.
+    ("wage", MAX_CARDS),
+    ("base", MAX_CARDS),
+    ("home", MAX_CARDS),
+    ("equipped", MAX_CARDS),
+    ("status", MAX_CARDS),
+    (
+        "tokens",
+        MAX_CARDS * MAX_PLAYERS,
+    ),  # tokens of seat e on card c: S_TOKENS + c * MAX_PLAYERS + e
+    ("deck", MAX_CARDS),
+    ("zone", MAX_PLAYERS + 1),
+    ("scratch", MAX_CARDS),  # working space (the wage order)
+    # Working space of the projection under a designer's ownership step (projection.py): the
+    # loyalty and tokens it calls the step with, so that it allocates nothing.
+    ("step_loyalty", MAX_PLAYERS),
+    ("step_tokens", MAX_PLAYERS),
+    # The heuristic's projection, kept up to date by the rules (projection.py): each card's
+    # projected holder (-1: nobody) and weight, and per seat the summed card weight.
+    ("projected_holder", MAX_CARDS),
+    ("projected_weight", MAX_CARDS),
+    ("tally", MAX_PLAYERS),
+    # Each seat's term of the heuristic's soft win share, kept with the projection: the bits of
+    # a float64 (read and written through ``s.view(np.float64)``, projection.terms_of).
+    ("terms", MAX_PLAYERS),
+    # Per card, the order in which seats placed their first token on it, kept only under the
+    # ``multi_tie: first_placed`` case (cases.py): 3 bits a seat (seat + 1), the first lowest.
+    ("first_placed", MAX_CARDS),
+)
+
 # Header.
-(
-    H_PLAYERS,
-    H_ROUNDS,
-    H_MULTI_TIE,
-    H_N_CARDS,
-    H_PER_ROUND,
-    H_INCOME,
-    H_DIE,
-    H_TO_BANK,
-    H_BANK_REFILL,
-    H_ROTATE,
-    H_PASS_FINAL,
-    H_WIN,
-    H_DEBUG,
-    H_TOKENS_PER_EMPIRE,
-    H_ROUND,
-    H_PHASE,
-    H_TURN,
-    H_FIRST,
-    H_PASSES,
-    H_ZONE_LEN,
-    H_DECK_LEN,
-    H_GOLD_ISSUED,
-    H_GOLD_PAID,
-    H_VIOLATIONS,
-    H_LEADER,
-    H_LEADER_NOW,
-    H_STREAK_START,
-    H_LEAD_CHANGES,
-    H_TRACK,
-    H_ZERO_TOKENS,
-    H_EQUIPMENT,
-    H_REMOVED_TO_BANK,
-    H_USER_STEP,
-    H_STEP_ADDRESS,
-) = range(34)
-HEADER = 40
+H_PLAYERS, H_ROUNDS, H_MULTI_TIE, H_N_CARDS = (
+    STATE.at(n) for n in ("players", "rounds", "multi_tie", "n_cards")
+)
+H_PER_ROUND, H_INCOME, H_DIE, H_TO_BANK = (
+    STATE.at(n) for n in ("per_round", "income", "die", "to_bank")
+)
+H_BANK_REFILL, H_ROTATE, H_PASS_FINAL, H_WIN = (
+    STATE.at(n) for n in ("bank_refill", "rotate", "pass_final", "win")
+)
+H_DEBUG, H_TOKENS_PER_EMPIRE = STATE.at("debug"), STATE.at("tokens_per_empire")
+H_ROUND, H_PHASE, H_TURN, H_FIRST = (STATE.at(n) for n in ("round", "phase", "turn", "first"))
+H_PASSES, H_ZONE_LEN, H_DECK_LEN = STATE.at("passes"), STATE.at("zone_len"), STATE.at("deck_len")
+H_GOLD_ISSUED, H_GOLD_PAID = STATE.at("gold_issued"), STATE.at("gold_paid")
+H_VIOLATIONS, H_LEADER, H_LEADER_NOW = (
+    STATE.at("violations"),
+    STATE.at("leader"),
+    STATE.at("leader_now"),
+)
+H_STREAK_START, H_LEAD_CHANGES = STATE.at("streak_start"), STATE.at("lead_changes")
+H_TRACK, H_ZERO_TOKENS, H_EQUIPMENT = (
+    STATE.at("track"),
+    STATE.at("zero_tokens"),
+    STATE.at("equipment"),
+)
+H_REMOVED_TO_BANK, H_USER_STEP = STATE.at("removed_to_bank"), STATE.at("user_step")
+H_STEP_ADDRESS = STATE.at("step_address")
 
 #: Phases: placing tokens in the recruitment phase, or the game is over.
 PLACE = 0
 OVER = 1
 
 # Per seat.
-S_SUPPLY = HEADER
-S_BANK = S_SUPPLY + MAX_PLAYERS
-S_GOLD = S_BANK + MAX_PLAYERS
-S_PLACED = S_GOLD + MAX_PLAYERS
-S_OUT = S_PLACED + MAX_PLAYERS
-
-#: Per-seat counters reported as metrics: ``s[S_COUNTS + COUNTER * MAX_PLAYERS + seat]``.
-(
-    OWNED,
-    DEFECTIONS,
-    REMOVED_NO_TOKENS,
-    REMOVED_MULTI_TIE,
-    GAP_MULTI_TIE,
-    GAP_ZERO_TIE,
-    GAP_EQUIPPED,
-    TOKENS_LOST,
-    EQUIPMENT_DISCARDED,
-    GIVEN_MULTI_TIE,
-) = range(10)
-N_COUNTERS = 10
-S_COUNTS = S_OUT + MAX_PLAYERS
+S_SUPPLY, S_BANK, S_GOLD = STATE.at("supply"), STATE.at("bank"), STATE.at("gold")
+S_PLACED, S_OUT, S_COUNTS = STATE.at("placed"), STATE.at("out"), STATE.at("counts")
+# The counters' rows in ``counts``.
+OWNED, DEFECTIONS = COUNTERS.at("owned"), COUNTERS.at("defections")
+REMOVED_NO_TOKENS, REMOVED_MULTI_TIE = (
+    COUNTERS.at("removed_no_tokens"),
+    COUNTERS.at("removed_multi_tie"),
+)
+GAP_MULTI_TIE, GAP_ZERO_TIE = COUNTERS.at("gap_multi_tie"), COUNTERS.at("gap_zero_tie")
+GAP_EQUIPPED, TOKENS_LOST = COUNTERS.at("gap_equipped"), COUNTERS.at("tokens_lost")
+EQUIPMENT_DISCARDED, GIVEN_MULTI_TIE = (
+    COUNTERS.at("equipment_discarded"),
+    COUNTERS.at("given_multi_tie"),
+)
 
 # Per card.
-S_WAGE = S_COUNTS + N_COUNTERS * MAX_PLAYERS
-S_BASE = S_WAGE + MAX_CARDS
-S_HOME = S_BASE + MAX_CARDS
-S_EQUIPPED = S_HOME + MAX_CARDS
-S_STATUS = S_EQUIPPED + MAX_CARDS
-S_TOKENS = S_STATUS + MAX_CARDS  # tokens of seat e on card c: S_TOKENS + c * MAX_PLAYERS + e
-S_DECK = S_TOKENS + MAX_CARDS * MAX_PLAYERS
-S_ZONE = S_DECK + MAX_CARDS
-S_SCRATCH = S_ZONE + MAX_PLAYERS + 1  # MAX_CARDS slots of working space (the wage order)
-#: The heuristic's projection, kept up to date by the rules (projection.py): each card's projected
-#: holder (-1: nobody) and weight, and per seat the projected count and summed weight.
-S_PROJ_HOLDER = S_SCRATCH + MAX_CARDS
-S_PROJ_WEIGHT = S_PROJ_HOLDER + MAX_CARDS
-S_TALLY = S_PROJ_WEIGHT + MAX_CARDS  # summed card weight of seat e at S_TALLY + e
-#: Each seat's term of the heuristic's soft win share, kept with the projection: the bits of a
-#: float64 (read and written through ``s.view(np.float64)``, projection.terms_of).
-S_TERMS = S_TALLY + MAX_PLAYERS
-#: Per card, the order in which seats placed their first token on it, kept only under the
-#: ``multi_tie: first_placed`` case (cases.py): 3 bits a seat (seat + 1), the first lowest.
-S_FIRST_PLACED = S_TERMS + MAX_PLAYERS
-STATE_SIZE = S_FIRST_PLACED + MAX_CARDS
+S_WAGE, S_BASE, S_HOME = STATE.at("wage"), STATE.at("base"), STATE.at("home")
+S_EQUIPPED, S_STATUS, S_TOKENS = STATE.at("equipped"), STATE.at("status"), STATE.at("tokens")
+S_DECK, S_ZONE, S_SCRATCH = STATE.at("deck"), STATE.at("zone"), STATE.at("scratch")
+S_STEP_LOYALTY, S_STEP_TOKENS = STATE.at("step_loyalty"), STATE.at("step_tokens")
+S_PROJ_HOLDER, S_PROJ_WEIGHT = STATE.at("projected_holder"), STATE.at("projected_weight")
+S_TALLY, S_TERMS = STATE.at("tally"), STATE.at("terms")
+S_FIRST_PLACED = STATE.at("first_placed")
+STATE_SIZE = STATE.size
 
 #: Card status other than an owner seat.
 IN_ZONE = -1

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from simulator.procedures.base import Params, Procedure
-from simulator.procedures.recruitment.loyalty.params import P_STEP_ADDRESS, P_USER_STEP, pack
+from simulator.procedures.recruitment.loyalty.packing import P_STEP_ADDRESS, P_USER_STEP, pack
 
 #: The signature a step has, as errors and docs show it.
 SIGNATURE = "ownership(loyalty, tokens, owner) -> int"

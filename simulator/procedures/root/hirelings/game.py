@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from simulator.agents.game import GameFunctions, GameInfo, flat_deal
+from simulator.agents.softmax import soft_shares
 from simulator.jit import inline, kernel
 from simulator.procedures.root.hirelings.state import (
     DIPLOMAT,
@@ -114,12 +115,7 @@ def heuristic(s, out):
         out[o] = s[S_SCORE + o] + left * (mean_gain(s, o) + s[H_POINTS] * held[o])
         best = max(best, out[o])
     temperature = 1.0 + math.sqrt(left)
-    total = 0.0
-    for o in range(players):
-        out[o] = math.exp((out[o] - best) / temperature)
-        total += out[o]
-    for o in range(players):
-        out[o] /= total
+    soft_shares(out, players, best, temperature)
 
 
 GAME = GameFunctions(

@@ -5,12 +5,16 @@ See :mod:`simulator.procedures.root.hirelings` for the rules.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
-from simulator.agents.spec import AGENT_ROW, Policies, pack_agents, seat_agents
+from simulator.agents.spec import (
+    AGENT_ROW,
+    Policies,
+    one_agent_or_one_per_seat,
+    pack_agents,
+    seat_agents,
+)
 from simulator.layout import Layout
 from simulator.procedures.base import Metric, Params, metric_layout
 from simulator.procedures.root.hirelings.state import (
@@ -95,13 +99,7 @@ class HirelingsParams(Params):
         "every seat (default invented: 1-4, mean 2.5)",
     )
 
-    @field_validator("policies")
-    @classmethod
-    def _one_agent_or_one_per_seat(cls, v: Any, info: ValidationInfo) -> Any:
-        players = info.data.get("players")
-        if players is not None:
-            seat_agents(v, players)  # raises on a list of the wrong length
-        return v
+    _one_agent_or_one_per_seat = field_validator("policies")(one_agent_or_one_per_seat)
 
     @field_validator("hirelings")
     @classmethod

@@ -10,9 +10,8 @@
 
 from __future__ import annotations
 
-import math
-
 from simulator.agents.game import GameFunctions, GameInfo, flat_deal
+from simulator.agents.softmax import soft_shares
 from simulator.jit import kernel
 from simulator.procedures.template.pig.params import MAX_SEATS
 from simulator.procedures.template.pig.state import (
@@ -59,12 +58,7 @@ def heuristic(s, out):
         out[o] = min(points, s[H_TARGET])
         best = max(best, out[o])
     temperature = 1.0 + (s[H_TARGET] - best) / 4.0
-    total = 0.0
-    for o in range(players):
-        out[o] = math.exp((out[o] - best) / temperature)
-        total += out[o]
-    for o in range(players):
-        out[o] /= total
+    soft_shares(out, players, best, temperature)
 
 
 GAME = GameFunctions(

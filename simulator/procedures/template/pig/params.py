@@ -8,12 +8,16 @@ through the offsets taken below, and a house test (tests/test_layouts.py) checks
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, field_validator
 
-from simulator.agents.spec import AGENT_ROW, Policies, pack_agents, seat_agents
+from simulator.agents.spec import (
+    AGENT_ROW,
+    Policies,
+    one_agent_or_one_per_seat,
+    pack_agents,
+    seat_agents,
+)
 from simulator.layout import Layout
 from simulator.procedures.base import Metric, Params, metric_layout, metric_slot
 
@@ -39,13 +43,7 @@ class PigParams(Params):
         "rollout, mcts)",
     )
 
-    @field_validator("policies")
-    @classmethod
-    def _one_agent_or_one_per_seat(cls, v: Any, info: ValidationInfo) -> Any:
-        players = info.data.get("players")
-        if players is not None:
-            seat_agents(v, players)  # raises on a list of the wrong length
-        return v
+    _one_agent_or_one_per_seat = field_validator("policies")(one_agent_or_one_per_seat)
 
 
 def metrics(p: PigParams) -> list[Metric]:
