@@ -10,15 +10,19 @@ from collections import defaultdict
 def main(path: str, top: int = 25) -> None:
     by_file: dict[str, float] = defaultdict(float)
     by_test: dict[str, float] = defaultdict(float)
+    failed: list[str] = []
     with open(path, encoding="utf-8") as lines:
         for line in lines:
-            node, _, seconds = line.rstrip("\n").split("\t")
+            node, _, seconds, outcome = line.rstrip("\n").split("\t")
+            if outcome == "failed":
+                failed.append(node)
             by_file[node.split("::")[0]] += float(seconds)
             by_test[node] += float(seconds)
     total = sum(by_file.values())
     print(f"{total:.0f} s of test time in {len(by_file)} files")
     for name, seconds in sorted(by_file.items(), key=lambda kv: -kv[1])[:top]:
         print(f"{seconds:8.1f} s  {name}")
+    print("failed:", *failed, sep="\n  ")
     print("slowest tests:")
     for name, seconds in sorted(by_test.items(), key=lambda kv: -kv[1])[:top]:
         print(f"{seconds:8.1f} s  {name}")
