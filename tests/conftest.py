@@ -123,8 +123,8 @@ def ctrl_c_on_third_wait(monkeypatch):
 
 def pytest_runtest_logreport(report):
     """With ``SIM_TEST_TIMES=path``, append each test phase's wall time to ``path`` as it ends
-    (tab-separated: node id, phase, seconds, outcome), so a slow or interrupted run still says where its
-    time went; ``python -m tests.times path`` sums it by file."""
+    (tab-separated: node id, phase, seconds, outcome), so a slow or interrupted run still says
+    where its time went; ``python -m tests.times path`` sums it by file."""
     path = os.environ.get("SIM_TEST_TIMES")
     if path:
         with open(path, "a", encoding="utf-8") as out:
