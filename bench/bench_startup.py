@@ -5,7 +5,13 @@ Each figure is the median wall time of fresh processes: ``python -c pass`` and `
 the floor of any run of a kernel; ``sim --help`` and ``sim validate`` should sit within 0.15 s of
 the numpy floor, and a warm ``sim run scenarios/his/field_battle.yaml`` should show its table
 within 0.5 s of it and finish, reports written, within 1.0 s of it. The run's first byte on
-standard output is its table (progress and notices go to standard error)."""
+standard output is its table (progress and notices go to standard error), read from a pipe.
+
+Two more floors say what those targets rest on: ``python -c "import numba"`` (Numba's own import),
+and the cached trivial kernel with pandas and ``matplotlib.figure`` imported too, the modules the
+report files need (summary.csv is pandas', the figures matplotlib's) — the floor of a run that
+writes them. The run's times are shown beside the numpy floor (the targets) and again beside
+these floors (what our code adds to them)."""
 
 from __future__ import annotations
 
@@ -77,6 +83,9 @@ def rows(quick: bool) -> list[Row]:
         Row("start-up floor: python -c 'import numpy'", numpy, "s", bare, "python -c pass"),
     ]
     cpu_rows = [Row("CPU: python -c 'import numpy'", numpy_cpu, "s", bare_cpu, "python -c pass")]
+    numba, numba_cpu = _wall([sys.executable, "-c", "import numba"], repeat)
+    out.append(Row("start-up floor: python -c 'import numba'", numba, "s", numpy, floor))
+    cpu_rows.append(Row("CPU: python -c 'import numba'", numba_cpu, "s", numpy_cpu, floor))
     with tempfile.TemporaryDirectory() as folder:
         # The floor of any run of a kernel: Numba imported, its CPU target set up, one cached
         # trivial kernel loaded from the disk cache and called (the cache filled first).
@@ -86,10 +95,18 @@ def rows(quick: bool) -> list[Row]:
         call = [sys.executable, "-c", "import trivial_kernel"]
         subprocess.run(call, cwd=folder, check=True)
         kernel, kernel_cpu = _wall_in(call, repeat, folder)
+        files = [sys.executable, "-c", "import trivial_kernel, pandas, matplotlib.figure"]
+        with_files, with_files_cpu = _wall_in(files, repeat, folder)
     out.append(Row("start-up floor: a cached trivial Numba kernel called", kernel, "s", numpy,
                    floor))  # fmt: skip
     cpu_rows.append(Row("CPU: a cached trivial Numba kernel called", kernel_cpu, "s", numpy_cpu,
                         floor))  # fmt: skip
+    kernel_floor = "cached trivial kernel"
+    files_floor = "kernel + pandas + matplotlib"
+    out.append(Row("start-up floor: the kernel, pandas and matplotlib.figure imported",
+                   with_files, "s", numpy, floor))  # fmt: skip
+    cpu_rows.append(Row("CPU: the kernel, pandas and matplotlib.figure imported", with_files_cpu,
+                        "s", numpy_cpu, floor))  # fmt: skip
     for name, argv, target in (
         ("sim --help", [*SIM, "--help"], 0.15),
         ("sim validate field_battle.yaml", [*SIM, "validate", BATTLE], None),
@@ -130,5 +147,9 @@ def rows(quick: bool) -> list[Row]:
             end <= numpy + 1.0,
         )
     )
+    out.append(Row("warm sim run field_battle: table shown", table, "s", kernel, kernel_floor))
+    out.append(Row("warm sim run field_battle: finished", end, "s", with_files, files_floor))
     cpu_rows.append(Row("CPU: warm sim run field_battle", run_cpu, "s", numpy_cpu, floor))
+    cpu_rows.append(Row("CPU: warm sim run field_battle", run_cpu, "s", with_files_cpu,
+                        files_floor))  # fmt: skip
     return out + cpu_rows
