@@ -7,9 +7,7 @@ import platform
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from simulator import stats
 from simulator.engine import (
@@ -25,6 +23,10 @@ from simulator.engine import (
     warm_up,
 )
 from simulator.scenario import Scenario, SweepPoint, load
+from simulator.stats import Records
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _PACKAGES = ("simulator", "numpy", "numba", "pandas", "scipy", "statsmodels", "pydantic")
 
@@ -46,6 +48,37 @@ def _versions() -> dict[str, str]:
     return out
 
 
+class Table:
+    """A table field of a result (``estimates``, ``distributions``, ``comparisons``): given a
+    DataFrame or the :class:`simulator.stats.Records` it is built from, read as a DataFrame.
+
+    The runner gives records, so a run imports pandas only when something reads a table as a
+    DataFrame (the report files, a summary of variants): the terminal's table of a run without
+    variants is printed from the records (:func:`records`) first."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = f"_{name}"
+
+    def __get__(self, result: Any, owner: type | None = None) -> pd.DataFrame:
+        if result is None:
+            raise AttributeError(self.slot)  # a dataclass field without a default
+        value = result.__dict__[self.slot]
+        return value.frame() if isinstance(value, Records) else value
+
+    def __set__(self, result: Any, value: pd.DataFrame | Records) -> None:
+        result.__dict__[self.slot] = value
+
+
+def records(result: Any, name: str) -> list[dict[str, Any]]:
+    """The rows of the table ``name`` of a result (or point) as dicts: its records while no
+    DataFrame was built from them, else the DataFrame's rows (the same values)."""
+    value = vars(result).get(f"_{name}")
+    if isinstance(value, Records) and not value.built:
+        return value.rows
+    frame = getattr(result, name)
+    return list(frame.to_dict(orient="records"))
+
+
 @dataclass
 class PointResult:
     """One sweep point's run: its swept values, plan, statistics and derived tables."""
@@ -53,9 +86,9 @@ class PointResult:
     values: dict[str, Any]
     plan: Plan
     outcome: Outcome
-    estimates: pd.DataFrame
-    distributions: pd.DataFrame
-    comparisons: pd.DataFrame
+    estimates: Table = Table()
+    distributions: Table = Table()
+    comparisons: Table = Table()
 
     def label(self) -> str:
         return SweepPoint(self.values, {}).label()
@@ -72,9 +105,9 @@ class RunResult:
     scenario: Scenario
     plan: Plan
     outcome: Outcome
-    estimates: pd.DataFrame
-    distributions: pd.DataFrame
-    comparisons: pd.DataFrame
+    estimates: Table = Table()
+    distributions: Table = Table()
+    comparisons: Table = Table()
     points: list[PointResult] = field(default_factory=list)
     #: Tables derived from the fields above, computed once by whoever needs them first (the
     #: report writers ask for a tournament's summary once per file). Not copied by
@@ -186,6 +219,8 @@ def _all_reached(points: list[PointResult]) -> bool | None:
 
 
 def _num(x: float) -> float | None:
+    import pandas as pd
+
     return None if pd.isna(x) else float(x)
 
 
@@ -261,9 +296,9 @@ def run_scenario(
         scenario,
         plan,
         outcome,
-        stats.estimates(plan, outcome.stats),
-        stats.distributions(plan, outcome.stats),
-        stats.comparisons(plan, outcome.stats),
+        stats.estimate_records(plan, outcome.stats),
+        stats.distribution_records(plan, outcome.stats),
+        stats.comparison_records(plan, outcome.stats),
     )
 
 
@@ -321,9 +356,9 @@ def _run_sweep(
                 point.values,
                 plan,
                 outcome,
-                stats.estimates(plan, outcome.stats),
-                stats.distributions(plan, outcome.stats),
-                stats.comparisons(plan, outcome.stats),
+                stats.estimate_records(plan, outcome.stats),
+                stats.distribution_records(plan, outcome.stats),
+                stats.comparison_records(plan, outcome.stats),
             )
         )
         if not outcome.complete:

@@ -13,18 +13,48 @@ from __future__ import annotations
 
 import math
 from statistics import NormalDist
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from simulator.engine import Plan
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 # statsmodels and scipy.stats are imported inside the functions that use them: together they take
-# most of a second to import, and a warm `sim run` should answer in well under two.
+# most of a second to import, and a warm `sim run` should answer in well under two. pandas too
+# (0.4 CPU-s): the tables are computed as rows (:class:`Records`), and a DataFrame is built from
+# them when something asks for one (the report files), after the terminal has shown its table.
 
 Z95 = NormalDist().inv_cdf(0.975)
 ALPHA = 0.05
+
+
+class Records:
+    """A table as the rows it was computed as, and the pandas DataFrame of those rows, built (and
+    pandas imported) on the first call of :meth:`frame`, once.
+
+    ``columns``: the frame's columns, in order (``None``: the rows' keys, as ``pd.DataFrame(rows)``
+    reads them). The rows are the frame's content: neither is changed after it is made."""
+
+    def __init__(self, rows: list[dict[str, Any]], columns: list[str] | None = None) -> None:
+        self.rows = rows
+        self.columns = columns
+        self._frame: pd.DataFrame | None = None
+
+    def frame(self) -> pd.DataFrame:
+        """The rows as a DataFrame (the same object on every call)."""
+        if self._frame is None:
+            import pandas as pd
+
+            self._frame = pd.DataFrame(self.rows, columns=self.columns)
+        return self._frame
+
+    @property
+    def built(self) -> bool:
+        """Whether :meth:`frame` has been called."""
+        return self._frame is not None
 
 
 def _moments(stats: np.ndarray, v: int, m: int) -> tuple[int, int, int, int]:
@@ -69,6 +99,11 @@ def estimate(kind: str, n: int, s: int, ss: int, scale: int = 1) -> dict[str, fl
 
 def estimates(plan: Plan, stats: np.ndarray) -> pd.DataFrame:
     """One row per variant and metric: mean, se, ci_low, ci_high, n."""
+    return estimate_records(plan, stats).frame()
+
+
+def estimate_records(plan: Plan, stats: np.ndarray) -> Records:
+    """:func:`estimates` as rows (variant, metric, kind, mean, se, ci_low, ci_high, n)."""
     rows = []
     for v, name in enumerate(plan.variant_names):
         for m, metric in enumerate(plan.metrics):
@@ -81,11 +116,16 @@ def estimates(plan: Plan, stats: np.ndarray) -> pd.DataFrame:
                     **estimate(metric.kind, n, s, ss, metric.scale),
                 }
             )
-    return pd.DataFrame(rows)
+    return Records(rows)
 
 
 def distributions(plan: Plan, stats: np.ndarray) -> pd.DataFrame:
     """Histograms of distribution metrics: variant, metric, value, count, probability."""
+    return distribution_records(plan, stats).frame()
+
+
+def distribution_records(plan: Plan, stats: np.ndarray) -> Records:
+    """:func:`distributions` as rows."""
     rows = []
     for v, name in enumerate(plan.variant_names):
         for m, metric in enumerate(plan.metrics):
@@ -104,7 +144,7 @@ def distributions(plan: Plan, stats: np.ndarray) -> pd.DataFrame:
                         "probability": int(c) / total,
                     }
                 )
-    return pd.DataFrame(rows, columns=["variant", "metric", "value", "count", "probability"])
+    return Records(rows, ["variant", "metric", "value", "count", "probability"])
 
 
 def widest_half_width(plan: Plan, stats: np.ndarray) -> float:
@@ -271,6 +311,11 @@ def comparisons(plan: Plan, stats: np.ndarray) -> pd.DataFrame:
     """Each variant against the first: difference, its standard error, 95% interval, p,
     Holm-corrected p, the Holm-adjusted interval and whether it is significant (exactly when the
     adjusted interval excludes zero)."""
+    return comparison_records(plan, stats).frame()
+
+
+def comparison_records(plan: Plan, stats: np.ndarray) -> Records:
+    """:func:`comparisons` as rows (none with a single variant)."""
     cols = [
         "variant",
         "baseline",
@@ -329,7 +374,7 @@ def comparisons(plan: Plan, stats: np.ndarray) -> pd.DataFrame:
                 r["adj_level"] = level
                 r["significant"] = sig
             rows.extend(block)
-    return pd.DataFrame(rows, columns=cols)
+    return Records(rows, cols)
 
 
 def two_sample(

@@ -112,6 +112,46 @@ def test_the_light_command_check_can_fail(tmp_path):
     assert "numba" in run.stdout.split("\n", 1)[1].split()
 
 
+#: What the table of a run without variants must not wait for: the report files' modules.
+FILES_ONLY = ("pandas", "matplotlib", "statsmodels", "pyarrow")
+
+_TABLE_FIRST = """
+import sys
+import simulator.report.terminal as terminal
+shown = terminal.print_report
+def loaded():
+    return ' '.join(sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r}))
+def print_report(*args, **kwargs):
+    shown(*args, **kwargs)
+    print('at the table:', loaded(), file=sys.stderr)
+terminal.print_report = print_report
+from simulator.cli import app
+try:
+    app(sys.argv[1:])
+except SystemExit as e:
+    print('exit', e.code, file=sys.stderr)
+print('at the end:', loaded(), file=sys.stderr)
+"""
+
+
+def test_a_run_without_variants_prints_its_table_before_the_files_modules(tmp_path):
+    """A warm `sim run` of the field battle shows its table before pandas and matplotlib are
+    imported (0.4 and 0.5 CPU-s): the terminal reads the estimates' rows; the report files, which
+    need both, are written after the table, and with the same tables (the end's line checks that
+    they were imported, so the check can fail)."""
+    code = _TABLE_FIRST.format(heavy=set(FILES_ONLY))
+    argv = ["run", "scenarios/his/field_battle.yaml", "--trials", "1000"]
+    argv += ["--out", str(tmp_path / "out")]
+    run = subprocess.run(
+        [sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    lines = dict(line.split(":", 1) for line in run.stderr.splitlines() if ":" in line)
+    assert "exit 0" in run.stderr, run.stderr
+    assert lines["at the table"].split() == [], run.stderr
+    assert {"pandas", "matplotlib"} <= set(lines["at the end"].split()), run.stderr
+    assert (tmp_path / "out" / "distributions.png").exists()
+
+
 def _bodies() -> dict[str, tuple[str, str]]:
     """Command function name → (module, body) of its ``_call("module", "body", locals())``."""
     bodies = {}

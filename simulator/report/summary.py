@@ -24,12 +24,14 @@ import math
 import re
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from simulator.runner import PointResult, RunResult
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SEAT = re.compile(r"^(?P<family>.+)\.seat(?P<seat>\d+)$")
 WINS = "wins"

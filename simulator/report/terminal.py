@@ -24,7 +24,7 @@ from simulator.report.format import (
 )
 from simulator.report.model import Report
 from simulator.report.summary import WRAP, Summary
-from simulator.runner import RunResult
+from simulator.runner import RunResult, records
 
 
 def _fmt(x: float, digits: int = 4) -> str:
@@ -54,32 +54,35 @@ def estimate_table(result: RunResult, variant: str, exact: dict[str, float] | No
     if exact is not None:
         table.add_column("exact", justify="right")
         table.add_column("z", justify="right")
-    rows = result.estimates[result.estimates["variant"] == variant]
-    for r in rows.itertuples():
+    # The rows, not the DataFrame: a run without variants prints this before pandas is imported.
+    for r in records(result, "estimates"):
+        if r["variant"] != variant:
+            continue
         cells = [
-            str(r.metric),
-            _fmt(r.mean),
-            f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]",
-            f"{int(r.n):,}",
+            str(r["metric"]),
+            _fmt(r["mean"]),
+            f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]",
+            f"{int(r['n']):,}",
         ]
         if exact is not None:
-            x = exact.get(str(r.metric))
+            x = exact.get(str(r["metric"]))
             if x is None:
                 cells += ["", ""]
             else:
-                z = (r.mean - x) / r.se if r.se and r.se > 0 else 0.0
+                se = r["se"]
+                z = (r["mean"] - x) / se if se and se > 0 else 0.0
                 cells += [_fmt(x), f"{z:+.2f}"]
         table.add_row(*cells)
     return table
 
 
 def comparison_table(result: RunResult) -> Table | None:
-    df = result.comparisons
-    if df.empty:
+    rows = records(result, "comparisons")
+    if not rows:
         return None
     paired = "paired, shared streams" if not result.plan.independent else "independent streams"
     table = Table(
-        title=f"Differences from {df['baseline'].iloc[0]!r} ({paired}, Holm-corrected)",
+        title=f"Differences from {rows[0]['baseline']!r} ({paired}, Holm-corrected)",
         title_justify="left",
     )
     for col, just in (
@@ -91,14 +94,14 @@ def comparison_table(result: RunResult) -> Table | None:
         ("", "left"),
     ):
         table.add_column(col, justify=just)  # type: ignore[arg-type]
-    for r in df.itertuples():
+    for r in rows:
         table.add_row(
-            str(r.variant),
-            str(r.metric),
-            f"{r.difference:+.4f}",
-            f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]",
-            _fmt_p(float(r.p_holm)),
-            "*" if r.significant else "",
+            str(r["variant"]),
+            str(r["metric"]),
+            f"{r['difference']:+.4f}",
+            f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]",
+            _fmt_p(float(r["p_holm"])),
+            "*" if r["significant"] else "",
         )
     return table
 

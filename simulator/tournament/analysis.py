@@ -10,13 +10,15 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from simulator.agents.spec import agent_label
 from simulator.tournament.procedure import Tournament, tournament_of
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Elo points per unit of Bradley–Terry log-strength (400 / ln 10).
 ELO = 400 / math.log(10)
@@ -168,6 +170,8 @@ def summaries(result: Any) -> dict[str, dict[str, Any]] | None:
 def matchup_frame(summary: dict[str, Any]) -> pd.DataFrame:
     """The matchup matrix as a square frame (row's win share against column; NaN diagonal)."""
     names = list(summary["entrants"])
+    import pandas as pd
+
     m = pd.DataFrame(np.nan, index=names, columns=names)
     for a in names:
         for b in names:
