@@ -36,7 +36,7 @@ import numpy as np
 from simulator.agents.game import GameFunctions
 from simulator.agents.spec import AGENT_CODES, AGENT_KIND, AGENT_ROW
 from simulator.agents.streams import below
-from simulator.jit import borrowed, inline, kernel
+from simulator.jit import borrowed, kernel, leaf
 from simulator.procedures.council.game.actions import actions_phase
 from simulator.procedures.council.game.context import (
     CHANCE,
@@ -111,7 +111,7 @@ PHASES = 6
 _GREEDY = float(AGENT_CODES["greedy"])
 
 
-@inline
+@leaf
 def position(s, base):
     """The position stored at ``base`` (SNAP, WORK or CUR) as a borrowed view (:data:`.state.
     POSITION`; only while ``s`` itself is in use, simulator.jit.borrowed)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.jit import inline, kernel
+from simulator.jit import kernel, leaf
 from simulator.layout import Layout
 from simulator.procedures.council.game.params import (
     HEAD0,
@@ -246,7 +246,7 @@ SCRATCH_SIZE = SCRATCH.size
 ) = range(13)
 
 
-@inline
+@leaf
 def head_tok(state, p, li):
     h = state[HOLDERS + HEAD0 + li]
     if h < 0:
@@ -254,7 +254,7 @@ def head_tok(state, p, li):
     return state[TOKENS + p * N_COL + N_LANDS + h]
 
 
-@inline
+@leaf
 def land_owner(state, li, scratch):
     """Priority on Land li by Land + Head tokens (ties: more on the Head). Returns the player, -1
     when nobody has tokens, -2 when contested (``tied[p]`` then marks the contesting players)."""
@@ -290,7 +290,7 @@ def land_owner(state, li, scratch):
     return np.int64(-2)
 
 
-@inline
+@leaf
 def top_and_second(state, n_players, col):
     """The player with strictly most tokens at col (or -1: nobody has any, or a tie) and its lead
     over the next highest count."""
@@ -311,13 +311,13 @@ def top_and_second(state, n_players, col):
     return who, top - second
 
 
-@inline
+@leaf
 def strict_top(state, n_players, col):
     """The player with strictly most tokens at col, or -1 (:func:`top_and_second`)."""
     return top_and_second(state, n_players, col)[0]
 
 
-@kernel
+@leaf
 def combined_top(state, li):
     """The one player with strictly most tokens on Land li and its Head together, or -1."""
     top = np.int64(0)
@@ -361,13 +361,13 @@ def power_holder(state, effect):
     return np.int64(-1)
 
 
-@kernel
+@leaf
 def char_owner(state, c):
     """The player with strictly most tokens on Character c, or -1 (neutral)."""
     return strict_top(state, state[PLAYERS], N_LANDS + c)
 
 
-@kernel
+@leaf
 def council_member(state, k):
     """Character in Council place k (0-3 the permanent seats, 4 the Representative), or -1."""
     if k < 4:
@@ -375,7 +375,7 @@ def council_member(state, k):
     return state[REPRESENTATIVE]
 
 
-@kernel
+@leaf
 def remove_tokens(state, p, col, n):
     """Player p takes up to n of its tokens from column col back to its supply."""
     k = min(n, state[TOKENS + p * N_COL + col])
@@ -384,7 +384,7 @@ def remove_tokens(state, p, col, n):
     return k
 
 
-@kernel
+@leaf
 def discard_card(state, k):
     """A card leaves play; the token on a face-down card returns to its owner's supply."""
     if state[CARD_STATUS + k] == 2:
@@ -392,7 +392,7 @@ def discard_card(state, k):
     state[CARD_STATUS + k] = 0
 
 
-@kernel
+@leaf
 def give_tokens(state, p, col, n):
     """Player p puts up to n tokens from its supply on column col."""
     k = min(n, state[SUPPLY + p])
@@ -426,7 +426,7 @@ def kill(state, c):
     state[KILLED] += 1
 
 
-@kernel
+@leaf
 def char_total(state, c):
     t = np.int64(0)
     for p in range(state[PLAYERS]):
@@ -434,7 +434,7 @@ def char_total(state, c):
     return t
 
 
-@kernel
+@leaf
 def land_total(state, li):
     t = np.int64(0)
     for p in range(state[PLAYERS]):
@@ -442,12 +442,12 @@ def land_total(state, li):
     return t
 
 
-@inline
+@leaf
 def has_trait(state, c, t):
     return (state[CHARACTER_TRAITS + c] >> t) & 1
 
 
-@kernel
+@leaf
 def gift_size(state, c):
     return np.int64(2 if has_trait(state, c, T_COLLECTOR) == 1 else 1)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.jit import inline, kernel
+from simulator.jit import kernel, leaf
 from simulator.procedures.council.game.context import wants_scores
 from simulator.procedures.council.game.heuristic import (
     ADVICE_VALUE,
@@ -239,7 +239,7 @@ def choose_representative(context, state, scratch):
         state[REPRESENTATIVE] = choose_among(context, state, scratch, n, False)
 
 
-@kernel
+@leaf
 def trait_stance(state, c, category):
     """+1 if Character c's traits vote for a law of this category, -1 against, 0 abstain."""
     if category == 0:
@@ -337,7 +337,7 @@ def council_vote(context, state, proposer, category, scratch):
     return tally_council(state, category, scratch)
 
 
-@kernel
+@leaf
 def next_adviser(state, li, h, asked):
     """The next player in line to advise through Head h of Land li (Voting: "first the player
     with priority on it, then the other players by their influence; equal influence: Land + Head
@@ -467,7 +467,7 @@ def land_vote(context, state, proposer, scratch):
     return yes
 
 
-@kernel
+@leaf
 def active_in_slot(state, n_laws, j):
     for i in range(n_laws):
         if state[LAW_SLOT + i] == j:
@@ -495,7 +495,7 @@ def ignore_choice(context, state, i, scratch):
         return
 
 
-@inline
+@leaf
 def ignored_here(state, li, i):
     """Whether law i does not apply on Land li (the Brown Plains' ignored law)."""
     return state[LAND_EFFECT + li] == E_IGNORE_LAW and state[IGNORED_LAW] == i
