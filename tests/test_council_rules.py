@@ -249,10 +249,10 @@ def test_every_rung_of_the_ladder_is_seated_with_its_budget():
         policies=[{"agent": "rollout", "playouts": 4}, "mcts", "greedy", "random"]
     )
     row = G.pack(p)
-    assert row[G.H_POLICY : G.H_POLICY + 4].tolist() == [2.0, 3.0, 1.0, 0.0]
-    assert row[G.H_AGENTS + 2] == 4  # rollout's playouts (simulator.agents.spec.AGENT_PLAYOUTS)
+    assert G.PACKED.read(row, "policies")[:4].tolist() == [2.0, 3.0, 1.0, 0.0]
+    assert G.PACKED.read(row, "agents")[2] == 4  # rollout's playouts (simulator.agents.spec.AGENT_PLAYOUTS)
 
 
 def test_one_agent_plays_every_seat():
     row = G.pack(PROC.params_model(players=5, policies="greedy"))
-    assert row[G.H_POLICY : G.H_POLICY + 5].tolist() == [1.0] * 5
+    assert G.PACKED.read(row, "policies")[:5].tolist() == [1.0] * 5

@@ -24,7 +24,6 @@ PROCEDURES = ROOT / "simulator" / "procedures"
 
 #: Procedures whose packed row has no declared layout yet.
 PACKED_NOT_YET = {
-    "council.game",
     "recruitment.loyalty",
 }
 #: Procedures whose metric row has no declared layout yet.

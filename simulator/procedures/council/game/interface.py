@@ -37,6 +37,7 @@ from simulator.agents.game import GameFunctions
 from simulator.agents.spec import AGENT_CODES, AGENT_KIND, AGENT_ROW
 from simulator.agents.streams import below
 from simulator.jit import borrowed, kernel, leaf
+from simulator.procedures.council.game import params
 from simulator.procedures.council.game.actions import actions_phase
 from simulator.procedures.council.game.context import (
     CHANCE,
@@ -75,9 +76,6 @@ from simulator.procedures.council.game.heuristic import (
 )
 from simulator.procedures.council.game.mercenaries import phase_window, reveal_step
 from simulator.procedures.council.game.params import (
-    H_AGENTS,
-    H_PLAYERS,
-    H_POLICY,
     MAX_CARDS,
     MAX_MOVES,
     MAX_PLAYERS,
@@ -281,7 +279,7 @@ def n_seats(s):
     # From the params row, not from a position: SNAP is all zeros until the setup phase is over,
     # and that phase holds a game's first decisions (start tokens); agents sized their score
     # vectors by this (0 seats: scores written and read out of bounds, issue 13).
-    return np.int64(s[ROW0 : ROW0 + ROW].view(np.float64)[H_PLAYERS])
+    return np.int64(s[ROW0 : ROW0 + ROW].view(np.float64)[params.PLAYERS])
 
 
 @kernel
@@ -351,8 +349,8 @@ def determinize(s, seat, rng):
         if p != seat:
             snap[POLICY + p] = 1
             cur[POLICY + p] = 1
-            row[H_POLICY + p] = 1
-            agent = row[H_AGENTS + p * AGENT_ROW : H_AGENTS + (p + 1) * AGENT_ROW]
+            row[params.POLICIES + p] = 1
+            agent = row[params.AGENTS + p * AGENT_ROW : params.AGENTS + (p + 1) * AGENT_ROW]
             agent[:] = 0.0
             agent[AGENT_KIND] = _GREEDY
     for k in range(MAX_CARDS):
