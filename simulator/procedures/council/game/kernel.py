@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
+from simulator.accumulate import (
+    BLOCK,
+    UNDEFINED,
+    accumulate_block,
+    block_count,
+    new_stats,
+    trial_block,
+)
 from simulator.agents.factory import make_search_agents
 from simulator.agents.spec import AGENT_ROW
 from simulator.agents.streams import start_decision
@@ -228,9 +235,8 @@ def council_game_kernel(packed, key, first_trial, n_trials, hist_offset, hist_ma
     stats = new_stats(n_variants, n_slots)
     values = np.zeros((n_variants, n_metrics, BLOCK), dtype=np.int64)
     out = np.zeros(METRICS_SIZE, dtype=np.int64)
-    end = first_trial + n_trials
-    for start in range(first_trial, end, BLOCK):
-        m = min(BLOCK, end - start)
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
         for i in range(m):
             for v in range(n_variants):
                 # np.int64: a literal 0 would compile the whole game once more (heuristic.gain_at).
