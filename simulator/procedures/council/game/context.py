@@ -158,7 +158,7 @@ def wants_scores(context, state, p):
     return policy == 1 or mode == REPLAY
 
 
-@leaf
+@kernel
 def first_best(n, scratch):
     """The first of the best-scored moves among n."""
     b = np.int64(0)

@@ -220,22 +220,26 @@ def edge_of(b, state, p):
     """p's standing less :data:`RIVAL` times the best rival's: what greedy maximises."""
     half = max(state[TAX_HALVES] + state[TAX_DELTA], 0)
     best = -1e18
+    mine = 0.0
     for q in range(state[PLAYERS]):
-        if q != p:
-            best = max(best, value_of(b, state, half, q))
-    return value_of(b, state, half, p) - RIVAL * best
+        v = value_of(b, state, half, q)  # one call site: value_of is pasted once
+        if q == p:
+            mine = v
+        else:
+            best = max(best, v)
+    return mine - RIVAL * best
 
 
 @leaf
 def column_terms(state, col, scratch, b, sign):
     """The parts of breakdown b that tokens at column col change (a Head's also its Land's)."""
-    if col < N_LANDS:
-        land_terms(state, col, scratch, b, sign)
-        return
-    c = col - N_LANDS
-    char_terms(state, c, b, sign)
-    if state[SEATS + c] >= HEAD0:
-        land_terms(state, state[SEATS + c] - HEAD0, scratch, b, sign)
+    li = col
+    if col >= N_LANDS:
+        c = col - N_LANDS
+        char_terms(state, c, b, sign)
+        li = state[SEATS + c] - HEAD0 if state[SEATS + c] >= HEAD0 else -1
+    if li >= 0:  # one call site: land_terms is pasted once
+        land_terms(state, li, scratch, b, sign)
 
 
 @kernel
@@ -254,9 +258,11 @@ def gain_at(b, base, state, p, col, d, coins, scratch):
     w = b[B_ROWS:]  # the scratch rows: b after the move
     w[:] = b[:B_ROWS]
     if col >= 0:
-        column_terms(state, col, scratch, w, -1)
-        state[TOKENS + p * N_COL + col] += d
-        column_terms(state, col, scratch, w, 1)
+        # Out before the move, back in after it; one call site: column_terms is pasted once.
+        for sign in (-1, 1):
+            if sign == 1:
+                state[TOKENS + p * N_COL + col] += d
+            column_terms(state, col, scratch, w, sign)
         state[TOKENS + p * N_COL + col] -= d
     state[COINS + p] += coins
     after = edge_of(w, state, p)

@@ -127,7 +127,9 @@ def new_state(row, check):
     return s
 
 
-@kernel
+# Pasted into its one caller (jit.leaf's flags): one compiled layer fewer that carries the whole
+# game (Numba links, optimises and emits again everything a compiled function calls).
+@leaf
 def run_phase(s, scratch):
     """Replay the current phase on WORK from the script (see :mod:`.context`)."""
     context = borrowed(s.view(np.uint64))
@@ -175,7 +177,9 @@ def finish(s, scratch):
     s[CUR : CUR + POSITION_SIZE] = s[SNAP : SNAP + POSITION_SIZE]
 
 
-@kernel
+# Pasted into its one caller (jit.leaf's flags): one compiled layer fewer that carries the whole
+# game (Numba links, optimises and emits again everything a compiled function calls).
+@leaf
 def next_phase(s, scratch):
     """Move on from the phase just completed in SNAP (the turn loop of the kernel). Under
     ``reveal_windows: phase`` the spending, action and tax phases each open with a reveal window
@@ -402,7 +406,9 @@ GAME = GameFunctions(
 )
 
 
-@kernel
+# Pasted into its one caller (jit.leaf's flags): one compiled layer fewer that carries the whole
+# game (Numba links, optimises and emits again everything a compiled function calls).
+@leaf
 def start(row, check, rng):
     """A new game played to its first decision of a searching seat (or its end)."""
     s = new_state(row, check)

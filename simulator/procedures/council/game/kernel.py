@@ -16,7 +16,7 @@ from simulator.accumulate import (
 from simulator.agents.factory import make_search_agents
 from simulator.agents.spec import AGENT_ROW
 from simulator.agents.streams import start_decision
-from simulator.jit import borrowed, kernel
+from simulator.jit import borrowed, kernel, leaf
 from simulator.procedures.council.game import params
 from simulator.procedures.council.game.actions import actions_phase
 from simulator.procedures.council.game.context import CTX, CUR, SEARCH, X_CLAMPS, X_OVERFLOW
@@ -184,7 +184,9 @@ def searching(row):
     return n > 0
 
 
-@kernel
+# Pasted into its one caller (jit.leaf's flags): one compiled layer fewer that carries the whole
+# game (Numba links, optimises and emits again everything a compiled function calls).
+@leaf
 def search_play(row, key, trial, check, out):
     """One whole game through the game interface: searching seats choose by their agent on
     decision sub-stream k of the trial (simulator.agents.streams), everything else reads the

@@ -257,31 +257,34 @@ def head_tok(state, p, li):
 @leaf
 def land_owner(state, li, scratch):
     """Priority on Land li by Land + Head tokens (ties: more on the Head). Returns the player, -1
-    when nobody has tokens, -2 when contested (``tied[p]`` then marks the contesting players)."""
+    when nobody has tokens, -2 when contested (``tied[p]`` then marks the contesting players).
+    Each player's Head tokens are read in place (:func:`head_tok`'s rule): this is pasted into
+    every recount of greedy's scores, and each pasted helper is typed again."""
     n_players = state[PLAYERS]
+    h = state[HOLDERS + HEAD0 + li]
+    head_column = N_LANDS + h
     top = np.int64(0)
     for p in range(n_players):
-        c = state[TOKENS + p * N_COL + li] + head_tok(state, p, li)
-        top = max(top, c)
+        head = state[TOKENS + p * N_COL + head_column] if h >= 0 else np.int64(0)
+        top = max(top, state[TOKENS + p * N_COL + li] + head)
     if top == 0:
         return np.int64(-1)
     count = 0
     who = -1
     head_top = np.int64(-1)
     for p in range(n_players):
-        if state[TOKENS + p * N_COL + li] + head_tok(state, p, li) == top:
+        head = state[TOKENS + p * N_COL + head_column] if h >= 0 else np.int64(0)
+        if state[TOKENS + p * N_COL + li] + head == top:
             count += 1
             who = p
-            head_top = max(head_top, head_tok(state, p, li))
+            head_top = max(head_top, head)
     if count == 1:
         return np.int64(who)
     count = 0
     for p in range(n_players):
         scratch[TIED + p] = 0
-        if (
-            state[TOKENS + p * N_COL + li] + head_tok(state, p, li) == top
-            and head_tok(state, p, li) == head_top
-        ):
+        head = state[TOKENS + p * N_COL + head_column] if h >= 0 else np.int64(0)
+        if state[TOKENS + p * N_COL + li] + head == top and head == head_top:
             count += 1
             who = p
             scratch[TIED + p] = 1
@@ -317,7 +320,7 @@ def strict_top(state, n_players, col):
     return top_and_second(state, n_players, col)[0]
 
 
-@leaf
+@kernel
 def combined_top(state, li):
     """The one player with strictly most tokens on Land li and its Head together, or -1."""
     top = np.int64(0)
@@ -361,7 +364,7 @@ def power_holder(state, effect):
     return np.int64(-1)
 
 
-@leaf
+@kernel
 def char_owner(state, c):
     """The player with strictly most tokens on Character c, or -1 (neutral)."""
     return strict_top(state, state[PLAYERS], N_LANDS + c)
@@ -375,7 +378,7 @@ def council_member(state, k):
     return state[REPRESENTATIVE]
 
 
-@leaf
+@kernel
 def remove_tokens(state, p, col, n):
     """Player p takes up to n of its tokens from column col back to its supply."""
     k = min(n, state[TOKENS + p * N_COL + col])
@@ -384,7 +387,7 @@ def remove_tokens(state, p, col, n):
     return k
 
 
-@leaf
+@kernel
 def discard_card(state, k):
     """A card leaves play; the token on a face-down card returns to its owner's supply."""
     if state[CARD_STATUS + k] == 2:
@@ -392,7 +395,7 @@ def discard_card(state, k):
     state[CARD_STATUS + k] = 0
 
 
-@leaf
+@kernel
 def give_tokens(state, p, col, n):
     """Player p puts up to n tokens from its supply on column col."""
     k = min(n, state[SUPPLY + p])
@@ -447,7 +450,7 @@ def has_trait(state, c, t):
     return (state[CHARACTER_TRAITS + c] >> t) & 1
 
 
-@leaf
+@kernel
 def gift_size(state, c):
     return np.int64(2 if has_trait(state, c, T_COLLECTOR) == 1 else 1)
 

@@ -337,7 +337,7 @@ def council_vote(context, state, proposer, category, scratch):
     return tally_council(state, category, scratch)
 
 
-@leaf
+@kernel
 def next_adviser(state, li, h, asked):
     """The next player in line to advise through Head h of Land li (Voting: "first the player
     with priority on it, then the other players by their influence; equal influence: Land + Head
@@ -467,7 +467,7 @@ def land_vote(context, state, proposer, scratch):
     return yes
 
 
-@leaf
+@kernel
 def active_in_slot(state, n_laws, j):
     for i in range(n_laws):
         if state[LAW_SLOT + i] == j:
