@@ -521,12 +521,8 @@ LAND = Layout("size", "civilians", "soldiers", "effect")
 CHARACTER = Layout("traits", "seat")
 #: One law's piece: its category, cost, mood change, soldiers added and tax change in half coins.
 LAW = Layout("category", "cost", "mood", "militarise", "tax_delta")
-#: The packed parameter row, by name: the rules' values and knobs (numbers and codes, as
-#: float64), each seat's agent code, the Lands, Characters and laws (:data:`LAND`,
-#: :data:`CHARACTER` and :data:`LAW` pieces, one after another), then each seat's packed agent
-#: row (simulator.agents.spec.pack_agents). Kernels read it as ``row[params.MAX_TURNS]`` (the
-#: names below would clash with the position's, :mod:`.state`).
-PACKED = Layout(
+#: The rules' values and knobs at the head of :data:`PACKED`, one slot each.
+KNOBS = (
     "players",
     "tax_halves",
     "influence_cost",
@@ -555,52 +551,50 @@ PACKED = Layout(
     "reveal_windows_phase",
     "spy_thief_first",
     "advice_by_influence",
+)
+#: The packed parameter row, by name: the rules' values and knobs (numbers and codes, as
+#: float64), each seat's agent code, the Lands, Characters and laws (:data:`LAND`,
+#: :data:`CHARACTER` and :data:`LAW` pieces, one after another), then each seat's packed agent
+#: row (simulator.agents.spec.pack_agents). Kernels read it as ``row[params.MAX_TURNS]`` (the
+#: names below would clash with the position's, :mod:`.state`).
+PACKED = Layout(
+    *KNOBS,
     ("policies", MAX_PLAYERS),
     ("lands", N_LANDS * LAND.size),
     ("characters", N_CHARS * CHARACTER.size),
     ("laws", MAX_LAWS * LAW.size),
     ("agents", MAX_PLAYERS * AGENT_ROW),
 )
-PLAYERS, TAX_HALVES, INFLUENCE_COST, MERCENARY_COST, MERCENARIES, MOOD, MOOD_START = (
-    PACKED.at(n)
-    for n in (
-        "players",
-        "tax_halves",
-        "influence_cost",
-        "mercenary_cost",
-        "mercenaries",
-        "mood",
-        "mood_start",
-    )
-)
-MAX_TURNS, REMOVE_COUNCILLOR_VOTES, COUNCIL_VOTES = (
-    PACKED.at(n) for n in ("max_turns", "remove_councillor_votes", "council_votes")
-)
-START_COINS, START_TOKENS, TOKENS_PER_PLAYER, START_TREASURY, LAWS_IN_DECK = (
-    PACKED.at(n)
-    for n in ("start_coins", "start_tokens", "tokens_per_player", "start_treasury", "laws_in_deck")
-)
-RARE_GIFT_COST, RARE_GIFT_PER_PLAYER, SYCOPHANT_PER_PHASE, ADVICE, SETUP_ORDER = (
-    PACKED.at(n)
-    for n in (
-        "rare_gift_cost",
-        "rare_gift_per_player",
-        "sycophant_per_phase",
-        "advice",
-        "setup_order",
-    )
-)
-TIP_EMPTY_HEADS, TIP_CAP, BRIBE_CAP = (
-    PACKED.at(n) for n in ("tip_empty_heads", "tip_cap", "bribe_cap")
-)
-GREEDY_BRIBE_HOLDER_GAINS, TRANSFER_OTHER_LAND, REVEAL_WINDOWS_PHASE = (
-    PACKED.at(n)
-    for n in ("greedy_bribe_holder_gains", "transfer_other_land", "reveal_windows_phase")
-)
-SPY_THIEF_FIRST, ADVICE_BY_INFLUENCE = (
-    PACKED.at("spy_thief_first"),
-    PACKED.at("advice_by_influence"),
-)
+(
+    PLAYERS,
+    TAX_HALVES,
+    INFLUENCE_COST,
+    MERCENARY_COST,
+    MERCENARIES,
+    MOOD,
+    MOOD_START,
+    MAX_TURNS,
+    REMOVE_COUNCILLOR_VOTES,
+    COUNCIL_VOTES,
+    START_COINS,
+    START_TOKENS,
+    TOKENS_PER_PLAYER,
+    START_TREASURY,
+    LAWS_IN_DECK,
+    RARE_GIFT_COST,
+    RARE_GIFT_PER_PLAYER,
+    SYCOPHANT_PER_PHASE,
+    ADVICE,
+    SETUP_ORDER,
+    TIP_EMPTY_HEADS,
+    TIP_CAP,
+    BRIBE_CAP,
+    GREEDY_BRIBE_HOLDER_GAINS,
+    TRANSFER_OTHER_LAND,
+    REVEAL_WINDOWS_PHASE,
+    SPY_THIEF_FIRST,
+    ADVICE_BY_INFLUENCE,
+) = (PACKED.at(name) for name in KNOBS)
 POLICIES, LANDS, CHARACTERS, LAWS, AGENTS = (
     PACKED.at(n) for n in ("policies", "lands", "characters", "laws", "agents")
 )
