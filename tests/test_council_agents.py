@@ -9,15 +9,12 @@ tournament of the ladder is the same on one thread and two.
 from __future__ import annotations
 
 import math
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from simulator import procedures
 from simulator.agents.spec import AgentSpec, pack_agents
-from simulator.procedures.council.game import economy, params, setup, state
-from simulator.procedures.council.game import interface as I
 from simulator.procedures.council.game.context import (
     CHANCE,
     CTX,
@@ -32,28 +29,55 @@ from simulator.procedures.council.game.context import (
     X_PHASE,
     X_TURN,
 )
+from simulator.procedures.council.game.economy import spending_phase
 from simulator.procedures.council.game.heuristic import SCALE, TEMPERATURE
+from simulator.procedures.council.game.interface import (
+    GAME,
+    PH_SETUP,
+    PH_SPEND,
+    advance,
+    apply_move,
+    determinize,
+    is_over,
+    legal_moves,
+    move_values,
+    n_seats,
+    new_state,
+    start,
+    to_move,
+)
 from simulator.procedures.council.game.kernel import (
     buffers_play,
     game_values,
     invariant_violations,
     search_move,
 )
-from simulator.procedures.council.game.params import METRICS, N_METRICS_BASE, metric_slot, pack
-from simulator.procedures.council.game.state import POSITION_SIZE, SCRATCH_SIZE
+from simulator.procedures.council.game.params import (
+    DEFAULT_CHARACTERS,
+    DEFAULT_LANDS,
+    METRICS,
+    N_LANDS,
+    N_METRICS_BASE,
+    V_COUP,
+    metric_slot,
+    pack,
+)
+from simulator.procedures.council.game.setup import setup
+from simulator.procedures.council.game.state import (
+    POSITION_SIZE,
+    SCRATCH_SIZE,
+    TURN,
+    VICTORY,
+    WINNERS,
+)
 from simulator.rng import mix64, trial_state
 from tests import naive_agents as twin
 from tests import naive_council
 from tests.agent_checks import assert_ladder_same_on_threads_and_chunks
+from tests.council_positions import K_KIND, K_OWNER, K_STATUS, P_COINS, P_POLICY, P_SUPPLY, tables
 from tests.naive import Stream
-from tests.test_council_game import K_KIND, K_OWNER, K_STATUS, P_COINS, P_POLICY, P_SUPPLY, tables
 
 PROC = procedures.get("council.game")
-G = SimpleNamespace(
-    **vars(params), **{k: v for k, v in vars(state).items() if k not in vars(params)}
-)
-setup = setup.setup
-spending_phase = economy.spending_phase
 LADDER = "scenarios/council/ladder.yaml"
 GAMMA = 0x9E3779B97F4A7C15
 SEARCH = {
@@ -92,14 +116,14 @@ def _drive(policies, key: int, trial: int, asked: list[int] | None = None, pick=
     ``pick(s, n, rng)`` on that stream."""
     row = pack(PROC.params_model(policies=policies))
     rng = np.array([trial_state(np.uint64(key), np.int64(trial))], dtype=np.uint64)
-    s = I.start(row, 1, rng)
-    moves = np.empty(I.GAME.max_moves, dtype=np.int64)
-    while not I.is_over(s):
-        n = I.legal_moves(s, moves)
+    s = start(row, 1, rng)
+    moves = np.empty(GAME.max_moves, dtype=np.int64)
+    while not is_over(s):
+        n = legal_moves(s, moves)
         assert list(moves[:n]) == list(range(n))
         if asked is not None:
             asked.append(n)
-        I.apply_move(s, _uniform(rng, n) if pick is None else pick(s, n, rng), rng)
+        apply_move(s, _uniform(rng, n) if pick is None else pick(s, n, rng), rng)
     assert s[X_CLAMPS] == 0
     return s
 
@@ -117,8 +141,8 @@ def test_a_game_of_random_and_greedy_seats_never_stops_for_a_decision():
     row = pack(PROC.params_model(policies=policies))
     for trial in range(6):
         rng = np.array([trial_state(np.uint64(3), np.int64(trial))], dtype=np.uint64)
-        s = I.start(row, 1, rng)
-        assert I.is_over(s)
+        s = start(row, 1, rng)
+        assert is_over(s)
         np.testing.assert_array_equal(_values(s), _kernel_game(policies, 3, trial))
 
 
@@ -154,18 +178,18 @@ def test_a_searching_seat_is_offered_exactly_the_twins_choices(trial):
 def _positions(count: int, key: int = 21) -> list[np.ndarray]:
     """Pending decisions of seat 0 from games of random play, some turns in."""
     row = pack(PROC.params_model(policies=["rollout", "greedy", "greedy", "random"]))
-    moves = np.empty(I.GAME.max_moves, dtype=np.int64)
+    moves = np.empty(GAME.max_moves, dtype=np.int64)
     out = []
     trial = 0
     while len(out) < count:
         rng = np.array([trial_state(np.uint64(key), np.int64(trial))], dtype=np.uint64)
         trial += 1
-        s = I.start(row, 0, rng)
+        s = start(row, 0, rng)
         for _ in range(40 + 7 * len(out)):
-            if I.is_over(s):
+            if is_over(s):
                 break
-            I.apply_move(s, _uniform(rng, I.legal_moves(s, moves)), rng)
-        if not I.is_over(s):
+            apply_move(s, _uniform(rng, legal_moves(s, moves)), rng)
+        if not is_over(s):
             out.append(s)
     return out
 
@@ -176,7 +200,7 @@ def test_search_agents_play_legal_moves_and_leave_the_position_alone(rung):
     for k, s in enumerate(_positions(6)):
         before = s.copy()
         move = search_move(s, row, np.array([mix64(np.uint64(k + 1))], dtype=np.uint64))
-        assert 0 <= move < I.legal_moves(s, np.empty(I.GAME.max_moves, dtype=np.int64))
+        assert 0 <= move < legal_moves(s, np.empty(GAME.max_moves, dtype=np.int64))
         assert np.array_equal(s, before)
 
 
@@ -186,8 +210,8 @@ def _first_decision(policies, trial: int = 0) -> np.ndarray:
     p = PROC.params_model(players=len(policies), policies=policies, setup_order="fixed")
     row = pack(p)
     rng = np.array([trial_state(np.uint64(13), np.int64(trial))], dtype=np.uint64)
-    s = I.start(row, 0, rng)
-    assert s[X_PHASE] == I.PH_SETUP and I.to_move(s) == 0
+    s = start(row, 0, rng)
+    assert s[X_PHASE] == PH_SETUP and to_move(s) == 0
     return s
 
 
@@ -197,7 +221,7 @@ def test_the_table_has_all_its_seats_from_the_start_tokens_on(players):
     # the setup phase is over, so at the start tokens the agents sized their scores to 0 seats
     # and wrote and read past them: a ladder's games depended on what the process ran before.
     s = _first_decision(["mcts"] + ["random"] * (players - 1))
-    assert I.n_seats(s) == players
+    assert n_seats(s) == players
 
 
 @pytest.mark.parametrize("rung", SEARCH)
@@ -209,9 +233,9 @@ def test_search_agents_place_start_tokens_like_their_plain_python_twins(rung):
         compiled = search_move(s, row, np.array([mix64(np.uint64(k + 1))], dtype=np.uint64))
         r = np.array([mix64(np.uint64(k + 1))], dtype=np.uint64)
         if rung == "rollout":
-            expected = twin.rollout_move(I.GAME, s, spec.playouts, spec.horizon, r)
+            expected = twin.rollout_move(GAME, s, spec.playouts, spec.horizon, r)
         else:
-            expected = twin.mcts_move(I.GAME, s, spec.iterations, spec.horizon, spec.exploration, r)
+            expected = twin.mcts_move(GAME, s, spec.iterations, spec.horizon, spec.exploration, r)
         assert compiled == expected, f"deal {k}"
 
 
@@ -225,7 +249,7 @@ def test_at_the_start_tokens_search_models_the_other_seats_as_greedy_not_as_they
         a = _first_decision([rung, "random", "mcts", "random"], trial=k)
         b = _first_decision([rung, "greedy", "greedy", "greedy"], trial=k)
         rng = np.array([mix64(np.uint64(7 + k))], dtype=np.uint64)
-        va, vb = I.determinize(a, 0, rng.copy()), I.determinize(b, 0, rng.copy())
+        va, vb = determinize(a, 0, rng.copy()), determinize(b, 0, rng.copy())
         # WORK is scratch: every replay starts by copying SNAP there.
         np.testing.assert_array_equal(va[:WORK], vb[:WORK])
         np.testing.assert_array_equal(va[CUR:], vb[CUR:])
@@ -262,7 +286,7 @@ def test_search_agents_never_read_the_other_seats_hidden_cards_or_agents(rung):
         rng_b = rng_a.copy()
         # Structural: what the search starts from is the same whatever is hidden ...
         np.testing.assert_array_equal(
-            I.determinize(s, 0, rng_a.copy()), I.determinize(other, 0, rng_b.copy())
+            determinize(s, 0, rng_a.copy()), determinize(other, 0, rng_b.copy())
         )
         # ... so the move is too.
         assert search_move(s, row, rng_a) == search_move(other, row, rng_b)
@@ -294,7 +318,7 @@ def _coup_in_one_buy(policy: str) -> tuple[np.ndarray, int]:
     alone rates the same. It is now or never: every Land is full (the Warlord cannot move a
     soldier) and seat 1 holds the Bishop (whose blessing would put seat 1's token on the Brothers;
     seat 0's would win). Returns the interface state before the phase and the winning move."""
-    lands = [{**x, "size": x["civilians"] + x["soldiers"]} for x in G.DEFAULT_LANDS]
+    lands = [{**x, "size": x["civilians"] + x["soldiers"]} for x in DEFAULT_LANDS]
     p = PROC.params_model(
         start_tokens=0,
         mercenaries=False,
@@ -302,28 +326,28 @@ def _coup_in_one_buy(policy: str) -> tuple[np.ndarray, int]:
         policies=[policy, "greedy", "greedy", "greedy"],
     )
     row = pack(p)
-    s = I.new_state(row, 0)
+    s = new_state(row, 0)
     t = _snap(s)
     tok, pl, g = t.tok, t.pl, t.g
     setup(row, np.zeros(CTX, dtype=np.uint64), t.state, np.zeros(SCRATCH_SIZE, dtype=np.int64))
-    names = [c["name"] for c in G.DEFAULT_CHARACTERS]
-    lands = [x["name"] for x in G.DEFAULT_LANDS]
+    names = [c["name"] for c in DEFAULT_CHARACTERS]
+    lands = [x["name"] for x in DEFAULT_LANDS]
     for col, who in (
         (lands.index("Valley of Arrows"), [0]),
         (lands.index("Black Harbour"), [0]),
         (lands.index("Zalesye"), [0]),
         (lands.index("Brothers"), [0, 1]),
-        (G.N_LANDS + names.index("Edmar the Dark"), [0]),
-        (G.N_LANDS + names.index("Mark the Broad-Shouldered"), [1, 1]),
+        (N_LANDS + names.index("Edmar the Dark"), [0]),
+        (N_LANDS + names.index("Mark the Broad-Shouldered"), [1, 1]),
     ):
         for q in who:
             tok[q, col] += 1
             pl[q, P_SUPPLY] -= 1
     pl[:, P_COINS] = 0
     pl[0, P_COINS] = 3
-    g[G.TURN] = 1
+    g[TURN] = 1
     s[X_TURN] = 1
-    s[X_PHASE] = I.PH_SPEND
+    s[X_PHASE] = PH_SPEND
     return s, 1 + lands.index("Brothers")
 
 
@@ -331,16 +355,16 @@ def _coup_in_one_buy(policy: str) -> tuple[np.ndarray, int]:
 def test_rollout_and_mcts_buy_the_coup_that_greedy_sees_as_one_land_among_four(rung):
     s, coup = _coup_in_one_buy(rung)
     rng = np.array([trial_state(np.uint64(1), np.int64(0))], dtype=np.uint64)
-    I.advance(s, rng)
-    assert I.to_move(s) == 0 and I.legal_moves(s, np.empty(512, dtype=np.int64)) == 8
+    advance(s, rng)
+    assert to_move(s) == 0 and legal_moves(s, np.empty(512, dtype=np.int64)) == 8
     # 64 iterations: with a dozen, UCT's exploration term still outweighs one certain win among
     # eight moves (a child made early has been available more often).
     spec = SEARCH[rung] if rung == "rollout" else AgentSpec(agent="mcts", iterations=64, horizon=2)
     row = pack_agents([spec])[0]
     for k in range(5):
         assert search_move(s, row, np.array([mix64(np.uint64(k + 1))], dtype=np.uint64)) == coup
-    I.apply_move(s, coup, rng)
-    assert I.is_over(s) and _values(s)[0] == 60 and _values(s)[4 + 1] == 1  # a Coup by seat 0
+    apply_move(s, coup, rng)
+    assert is_over(s) and _values(s)[0] == 60 and _values(s)[4 + 1] == 1  # a Coup by seat 0
 
 
 def test_greedy_buys_the_land_that_completes_a_coup_not_one_more_land_of_income():
@@ -353,7 +377,7 @@ def test_greedy_buys_the_land_that_completes_a_coup_not_one_more_land_of_income(
         context = np.zeros(CTX, dtype=np.uint64)
         context[0] = seed
         spending_phase(context, t.state, np.zeros(SCRATCH_SIZE, dtype=np.int64))
-        assert t.g[G.VICTORY] == G.V_COUP and t.g[G.WINNERS] == 1
+        assert t.g[VICTORY] == V_COUP and t.g[WINNERS] == 1
 
 
 def test_the_twins_greedy_rates_the_coup_above_every_other_land():
@@ -363,7 +387,7 @@ def test_the_twins_greedy_rates_the_coup_above_every_other_land():
     p = PROC.params_model(
         start_tokens=0,
         mercenaries=False,
-        lands=[{**x, "size": x["civilians"] + x["soldiers"]} for x in G.DEFAULT_LANDS],
+        lands=[{**x, "size": x["civilians"] + x["soldiers"]} for x in DEFAULT_LANDS],
         policies="greedy",
     ).model_dump()
     twin = naive_council.Game(p, Stream(0, 0))
@@ -404,12 +428,12 @@ def _chances_after(scores: list[int], standing: list[float]) -> list[float]:
 
 def _greedy_by_move_values(policies, key: int, trial: int, check=None) -> np.ndarray:
     """A game through the interface, seat 0 (searching) playing greedy's choice by
-    ``I.move_values``: a best value, ties by lot on the game stream as greedy breaks them.
+    ``move_values``: a best value, ties by lot on the game stream as greedy breaks them.
     ``check(s, n, values)`` is called at each of its decisions."""
-    values = np.empty(I.GAME.max_moves, dtype=np.float64)
+    values = np.empty(GAME.max_moves, dtype=np.float64)
 
     def pick(s: np.ndarray, n: int, rng: np.ndarray) -> int:
-        I.move_values(s, np.arange(n, dtype=np.int64), n, np.zeros(1, dtype=np.uint64), values)
+        move_values(s, np.arange(n, dtype=np.int64), n, np.zeros(1, dtype=np.uint64), values)
         if check is not None:
             check(s, n, values[:n])
         tops = [i for i in range(n) if values[i] == values[:n].max()]
@@ -458,9 +482,9 @@ def test_search_leaning_on_greedy_plays_like_its_plain_python_twin(rung):
         compiled = search_move(s, row, np.array([mix64(np.uint64(k + 1))], dtype=np.uint64))
         r = np.array([mix64(np.uint64(k + 1))], dtype=np.uint64)
         if rung == "rollout":
-            expected = twin.rollout_move(I.GAME, s, spec.playouts, spec.horizon, r, knobs)
+            expected = twin.rollout_move(GAME, s, spec.playouts, spec.horizon, r, knobs)
         else:
             expected = twin.mcts_move(
-                I.GAME, s, spec.iterations, spec.horizon, spec.exploration, r, knobs
+                GAME, s, spec.iterations, spec.horizon, spec.exploration, r, knobs
             )
         assert compiled == expected, f"position {k}"

@@ -10,9 +10,38 @@ import numpy as np
 import pytest
 
 from simulator.engine import make_plan, run_range
+from simulator.procedures.council.game.kernel import play_one
+from simulator.procedures.council.game.mercenaries import reveal_step
+from simulator.procedures.council.game.params import (
+    ASSASSIN,
+    DEFAULT_LAWS,
+    GAP_ADVICE_TIE,
+    HEAD0,
+    MESSENGER,
+    N_CHARS,
+    N_LANDS,
+    SPY,
+    T_CAUTIOUS,
+    T_FANATIC,
+    T_HOMEBODY,
+    T_TRAVELLER,
+    THIEF,
+)
+from simulator.procedures.council.game.state import (
+    ADVICE_COLUMN,
+    ADVICE_NO_PRIORITY,
+    GAP_COUNTS,
+    IGNORED_LAW,
+    PLAYED,
+    TAX_DELTA,
+    TO_BANK,
+    TURN,
+    vacate,
+)
+from simulator.procedures.council.game.votes import advise, fill_vacancies, pass_law
 from simulator.rng import scenario_key
 from tests import naive_council
-from tests.test_council_game import (
+from tests.council_positions import (
     BLUE,
     C_SEAT,
     C_TRAITS,
@@ -23,7 +52,6 @@ from tests.test_council_game import (
     PROC,
     RED,
     YELLOW,
-    G,
     char,
     land,
     on_char,
@@ -39,7 +67,7 @@ WARLORD = "Edmar the Dark"
 
 
 def _col(name: str) -> int:
-    return G.N_LANDS + char(name)
+    return N_LANDS + char(name)
 
 
 def trait(s, name: str, *traits: int) -> None:
@@ -70,7 +98,7 @@ def test_the_warlords_player_sets_the_valleys_tax(valley_holder, warlord_holder,
 def test_the_valleys_tax_counts_in_its_holders_total_and_overrides_the_laws():
     s = position(players=3, policies="greedy")
     s.pl[BLUE, P_COINS] = 10
-    s.g[G.TAX_DELTA] = 2  # laws in force add a coin a Land
+    s.g[TAX_DELTA] = 2  # laws in force add a coin a Land
     on_land(s, BLUE, VALLEY, 1)
     on_land(s, BLUE, "Zalesye", 1)
     on_char(s, BLUE, WARLORD, 1)
@@ -92,16 +120,16 @@ def test_without_the_power_the_valley_pays_the_laws_rate():
 
 
 def _pass(s, i: int) -> None:
-    G.pass_law(s.context, s.state, i, np.int64(-1), s.scratch)
+    pass_law(s.context, s.state, i, np.int64(-1), s.scratch)
 
 
 def test_the_brown_plains_player_ignores_a_tax_law_there_and_pays_the_old_rate():
     s = position(players=3, policies="greedy", start_treasury=20)
-    levy = [law["name"] for law in G.DEFAULT_LAWS].index("Border levy")  # +0.5 a Land
+    levy = [law["name"] for law in DEFAULT_LAWS].index("Border levy")  # +0.5 a Land
     on_land(s, BLUE, PLAINS, 1)
     on_land(s, RED, "Zalesye", 1)
     _pass(s, levy)
-    assert s.g[G.IGNORED_LAW] == levy  # greedy ignores the law that raises its tax
+    assert s.g[IGNORED_LAW] == levy  # greedy ignores the law that raises its tax
     s.pl[BLUE, P_COINS] = s.pl[RED, P_COINS] = 10
     tax(s)
     assert s.pl[BLUE, P_COINS] == 9  # 1.5 rounded down
@@ -109,7 +137,7 @@ def test_the_brown_plains_player_ignores_a_tax_law_there_and_pays_the_old_rate()
 
 
 def test_an_ignored_militarising_law_leaves_the_brown_plains_population():
-    mobilisation = [law["name"] for law in G.DEFAULT_LAWS].index("Military mobilisation")
+    mobilisation = [law["name"] for law in DEFAULT_LAWS].index("Military mobilisation")
     outcomes = set()
     for seed in range(24):
         s = position(players=3, start_treasury=20)
@@ -117,7 +145,7 @@ def test_an_ignored_militarising_law_leaves_the_brown_plains_population():
         on_land(s, BLUE, PLAINS, 1)
         before = s.land[land(PLAINS), L_CIV], s.land[land("Zalesye"), L_CIV]
         _pass(s, mobilisation)
-        ignored = s.g[G.IGNORED_LAW] == mobilisation
+        ignored = s.g[IGNORED_LAW] == mobilisation
         outcomes.add(bool(ignored))
         assert s.land[land(PLAINS), L_CIV] == before[0] - (0 if ignored else 1)
         assert s.land[land("Zalesye"), L_CIV] == before[1] - 1
@@ -126,13 +154,13 @@ def test_an_ignored_militarising_law_leaves_the_brown_plains_population():
 
 def test_a_law_replaced_is_ignored_no_more():
     s = position(players=3, policies="greedy", start_treasury=40)
-    names = [law["name"] for law in G.DEFAULT_LAWS]
+    names = [law["name"] for law in DEFAULT_LAWS]
     on_land(s, BLUE, PLAINS, 1)
     _pass(s, names.index("Border levy"))
-    assert s.g[G.IGNORED_LAW] == names.index("Border levy")
+    assert s.g[IGNORED_LAW] == names.index("Border levy")
     slot = s.law[names.index("Border levy"), 5]
-    G.pass_law(s.context, s.state, 3, np.int64(slot), s.scratch)  # replaces it
-    assert s.g[G.IGNORED_LAW] in (-1, 3)
+    pass_law(s.context, s.state, 3, np.int64(slot), s.scratch)  # replaces it
+    assert s.g[IGNORED_LAW] in (-1, 3)
 
 
 # --- Traits (Character traits 7, 8, 12, 13, 14, 19) ------------------------------------------
@@ -145,11 +173,11 @@ def test_a_spy_exposing_a_bribe_on_a_bribable_leaves_the_bribers_token():
         s = position(players=3)
         on_char(s, RED, arthur, 2)
         on_char(s, RED, "Vera the Silent", 1)  # Incorruptible: still pays
-        place(s, 0, G.SPY, BLUE, "Irena the Tall")
-        place(s, 1, G.MESSENGER, RED, arthur, bribe=True)
+        place(s, 0, SPY, BLUE, "Irena the Tall")
+        place(s, 1, MESSENGER, RED, arthur, bribe=True)
         return s
 
-    for s in streams(build, G.SPY):
+    for s in streams(build, SPY):
         assert s.tok[RED, _col(arthur)] == 2
         assert s.tok[RED, _col("Vera the Silent")] == 0
 
@@ -162,11 +190,11 @@ def test_a_bribe_to_a_greedy_character_brings_one_coin(rule):
         s = position(players=3, greedy_bribe=rule)
         on_char(s, BLUE, eliza, 2)
         s.pl[RED, P_COINS] = 1
-        s.g[G.TO_BANK] += 5  # Red has spent the rest
-        place(s, 0, G.MESSENGER, RED, eliza, bribe=True)
+        s.g[TO_BANK] += 5  # Red has spent the rest
+        place(s, 0, MESSENGER, RED, eliza, bribe=True)
         return s
 
-    for s in streams(build, G.MESSENGER):
+    for s in streams(build, MESSENGER):
         assert s.tok[RED, _col(eliza)] == 1
         if rule == "briber_pays":
             assert s.pl[RED, P_COINS] == 0 and s.pl[BLUE, P_COINS] == 6
@@ -177,10 +205,10 @@ def test_a_bribe_to_a_greedy_character_brings_one_coin(rule):
 def test_a_briber_without_the_greedy_characters_coin_waits():
     s = position(players=3, policies="greedy")
     s.pl[RED, P_COINS] = 0
-    place(s, 0, G.MESSENGER, RED, "Eliza of the Evening", bribe=True)
-    s.g[G.TURN] = 1
-    G.reveal_step(s.context, s.state, s.scratch)
-    assert s.card[0, K_STATUS] == 2 and s.g[G.PLAYED + G.MESSENGER] == 0
+    place(s, 0, MESSENGER, RED, "Eliza of the Evening", bribe=True)
+    s.g[TURN] = 1
+    reveal_step(s.context, s.state, s.scratch)
+    assert s.card[0, K_STATUS] == 2 and s.g[PLAYED + MESSENGER] == 0
 
 
 @pytest.mark.parametrize(("kind", "lost"), [("bribe", 1), ("thief", 1), ("assassin", 2)])
@@ -189,25 +217,25 @@ def test_an_exposed_bribe_thief_or_assassin_costs_tokens_on_every_cautious_chara
 
     def build():
         s = position(players=3)
-        trait(s, cautious, G.T_CAUTIOUS)
+        trait(s, cautious, T_CAUTIOUS)
         on_char(s, RED, cautious, 3)
         on_char(s, RED, "Irena the Tall", 3)
-        place(s, 0, G.SPY, BLUE, "Gunter the Fisherman")
+        place(s, 0, SPY, BLUE, "Gunter the Fisherman")
         if kind == "bribe":
-            place(s, 1, G.MESSENGER, RED, "Irena the Tall", bribe=True)
+            place(s, 1, MESSENGER, RED, "Irena the Tall", bribe=True)
         else:
-            place(s, 1, G.THIEF if kind == "thief" else G.ASSASSIN, RED, "Irena the Tall")
+            place(s, 1, THIEF if kind == "thief" else ASSASSIN, RED, "Irena the Tall")
         return s
 
-    played = [G.PLAYED + k for k in (G.MESSENGER, G.THIEF, G.ASSASSIN)]
-    exposed = [s for s in streams(build, G.SPY) if (s.g[played] == 0).all()]
+    played = [PLAYED + k for k in (MESSENGER, THIEF, ASSASSIN)]
+    exposed = [s for s in streams(build, SPY) if (s.g[played] == 0).all()]
     assert exposed  # the Spy revealed Red's card before Red did
     for s in exposed:
         assert s.tok[RED, _col(cautious)] == 3 - lost
 
 
 @pytest.mark.parametrize("transfer", ["other_land", "never"])
-@pytest.mark.parametrize(("kind", "change"), [(G.T_TRAVELLER, 1), (G.T_HOMEBODY, -1)])
+@pytest.mark.parametrize(("kind", "change"), [(T_TRAVELLER, 1), (T_HOMEBODY, -1)])
 def test_the_player_who_moves_a_traveller_or_homebody_to_another_land_gains_or_loses_a_token(
     transfer, kind, change
 ):
@@ -217,18 +245,18 @@ def test_the_player_who_moves_a_traveller_or_homebody_to_another_land_gains_or_l
     vera = char("Vera the Silent")  # the Head of Zalesye, sent to the pool
     trait(s, "Vera the Silent", kind)
     on_char(s, BLUE, "Vera the Silent", 1)
-    G.vacate(s.state, vera)
-    for c in range(G.N_CHARS):  # Vera alone in the pool
+    vacate(s.state, vera)
+    for c in range(N_CHARS):  # Vera alone in the pool
         if s.ch[c, C_SEAT] == -1 and c != vera:
             s.ch[c, C_SEAT] = -2
     thomas = char("Thomas the Firm")
-    G.vacate(s.state, thomas)  # the Valley's Head leaves too: Vera goes there
+    vacate(s.state, thomas)  # the Valley's Head leaves too: Vera goes there
     s.ch[thomas, C_SEAT] = -2
-    G.fill_vacancies(s.context, s.state, s.scratch)
-    assert s.ch[vera, C_SEAT] in (G.HEAD0 + land("Zalesye"), G.HEAD0 + land(VALLEY))
-    moved = s.ch[vera, C_SEAT] == G.HEAD0 + land(VALLEY)
+    fill_vacancies(s.context, s.state, s.scratch)
+    assert s.ch[vera, C_SEAT] in (HEAD0 + land("Zalesye"), HEAD0 + land(VALLEY))
+    moved = s.ch[vera, C_SEAT] == HEAD0 + land(VALLEY)
     expected = 1 + (change if moved and transfer == "other_land" else 0)
-    assert s.tok[BLUE, G.N_LANDS + vera] == expected
+    assert s.tok[BLUE, N_LANDS + vera] == expected
 
 
 def test_a_gift_to_an_atheist_costs_a_token_on_every_fanatic():
@@ -236,12 +264,12 @@ def test_a_gift_to_an_atheist_costs_a_token_on_every_fanatic():
 
     def build():
         s = position(players=3)
-        trait(s, "Irena the Tall", G.T_FANATIC)
+        trait(s, "Irena the Tall", T_FANATIC)
         on_char(s, RED, "Irena the Tall", 2)
-        place(s, 0, G.MESSENGER, RED, josette)
+        place(s, 0, MESSENGER, RED, josette)
         return s
 
-    for s in streams(build, G.MESSENGER):
+    for s in streams(build, MESSENGER):
         assert s.tok[RED, _col("Irena the Tall")] == 1
         assert s.tok[RED, _col(josette)] >= 1
 
@@ -256,11 +284,11 @@ def test_a_spy_goes_before_the_card_it_could_check(first):
     for seed in range(24):
         s = position(players=3, policies="greedy", spy_thief_first=first)
         s.context[0] = np.uint64(900 + seed)
-        place(s, 0, G.MESSENGER, RED, "Irena the Tall")
-        place(s, 1, G.SPY, BLUE, "Gunter the Fisherman")
-        s.g[G.TURN] = 1
-        G.reveal_step(s.context, s.state, s.scratch)
-        found += s.g[G.PLAYED + G.SPY]
+        place(s, 0, MESSENGER, RED, "Irena the Tall")
+        place(s, 1, SPY, BLUE, "Gunter the Fisherman")
+        s.g[TURN] = 1
+        reveal_step(s.context, s.state, s.scratch)
+        found += s.g[PLAYED + SPY]
     assert (found > 0) == first
 
 
@@ -291,12 +319,12 @@ def test_a_player_without_priority_advises_when_the_heads_player_passes(advice_b
     on_char(s, RED, irena, 1)
     s.decl[:] = 0
     s.decl[2, BLUE], s.decl[2, RED] = 1, -1
-    G.advise(s.context, s.state, YELLOW, s.scratch)
+    advise(s.context, s.state, YELLOW, s.scratch)
     if advice_by == "influence":
-        assert s.decl[2, G.ADVICE_COLUMN] == -1 and s.tok[RED, _col(irena)] == 0
-        assert s.g[G.ADVICE_NO_PRIORITY] == 1
+        assert s.decl[2, ADVICE_COLUMN] == -1 and s.tok[RED, _col(irena)] == 0
+        assert s.g[ADVICE_NO_PRIORITY] == 1
     else:
-        assert s.decl[2, G.ADVICE_COLUMN] == 0 and s.tok[RED, _col(irena)] == 1
+        assert s.decl[2, ADVICE_COLUMN] == 0 and s.tok[RED, _col(irena)] == 1
     assert s.tok[BLUE, _col(irena)] == 2
 
 
@@ -309,9 +337,9 @@ def test_players_tied_next_in_line_leave_the_head_silent():
     on_char(s, RED, irena, 1)
     s.decl[:] = 0
     s.decl[2, BLUE], s.decl[2, RED] = 1, -1
-    G.advise(s.context, s.state, YELLOW, s.scratch)
-    assert s.g[G.GAP_COUNTS + G.GAP_ADVICE_TIE] == 1
-    assert s.decl[2, G.ADVICE_COLUMN] == 0
+    advise(s.context, s.state, YELLOW, s.scratch)
+    assert s.g[GAP_COUNTS + GAP_ADVICE_TIE] == 1
+    assert s.decl[2, ADVICE_COLUMN] == 0
 
 
 # --- The kernel and its twin under each new reading ---------------------------------------------
@@ -330,6 +358,6 @@ def test_players_tied_next_in_line_leave_the_head_silent():
 def test_kernel_equals_twin_under_each_new_reading(raw):
     p = PROC.params_model(players=raw.pop("players", 4), **raw)
     key = int(scenario_key(23))
-    kernel = [G.play_one(p, key, t) for t in range(30)]
+    kernel = [play_one(p, key, t) for t in range(30)]
     twin = [naive_council.play(p.model_dump(), key, t) for t in range(30)]
     assert kernel == twin

@@ -9,7 +9,34 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from tests.test_council_game import (
+from simulator.procedures.council.game.actions import sycophants
+from simulator.procedures.council.game.mercenaries import add_sends
+from simulator.procedures.council.game.params import (
+    BISHOP,
+    EFFECTS,
+    GAP_APPOINT,
+    MESSENGER,
+    N_LANDS,
+    PACKED,
+    PRIVY,
+    SPY,
+    pack,
+)
+from simulator.procedures.council.game.state import (
+    ADVICE_COLUMN,
+    GAP_COUNTS,
+    HOLDERS,
+    REPRESENTATIVE,
+)
+from simulator.procedures.council.game.votes import (
+    advise,
+    appointer,
+    choose_representative,
+    fill_vacancies,
+    land_vote,
+    tally_council,
+)
+from tests.council_positions import (
     BLUE,
     C_SEAT,
     C_TRAITS,
@@ -20,7 +47,6 @@ from tests.test_council_game import (
     PROC,
     RED,
     YELLOW,
-    G,
     char,
     full,
     income,
@@ -66,15 +92,15 @@ def test_black_harbour_gives_its_coin_to_the_one_player_with_the_largest_total()
 def _no_privy_councillor(**params):
     s = position(players=3, **params)
     s.ch[char("Gustav the Wise"), C_SEAT] = -1  # in the pool
-    s.g[G.HOLDERS + G.PRIVY] = -1
+    s.g[HOLDERS + PRIVY] = -1
     on_char(s, RED, "Eliza of the Evening", 1)  # Red controls the Treasurer
     return s
 
 
 def test_the_treasurer_appoints_only_to_a_tied_council_seat_not_to_heads():
     s = _no_privy_councillor()
-    assert G.appointer(s.state, True) == RED
-    assert G.appointer(s.state, False) == -1
+    assert appointer(s.state, True) == RED
+    assert appointer(s.state, False) == -1
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -83,18 +109,18 @@ def test_a_tied_head_vote_for_a_council_seat_goes_to_the_treasurers_choice(seed)
     s.context[0] = np.uint64(70 + seed)
     on_char(s, RED, "Irena the Tall", 1)  # Red's favourite, kept neutral by Blue:
     on_char(s, BLUE, "Irena the Tall", 1)  # no Head votes, all seven tie
-    G.fill_vacancies(s.context, s.state, s.scratch)
-    assert s.g[G.HOLDERS + G.PRIVY] == char("Irena the Tall")
-    assert s.g[G.GAP_COUNTS + G.GAP_APPOINT] == 0  # no lot: the Treasurer chose
+    fill_vacancies(s.context, s.state, s.scratch)
+    assert s.g[HOLDERS + PRIVY] == char("Irena the Tall")
+    assert s.g[GAP_COUNTS + GAP_APPOINT] == 0  # no lot: the Treasurer chose
 
 
 def test_a_tied_representative_without_a_privy_councillor_is_chosen_by_lot_not_by_the_treasurer():
     s = _no_privy_councillor(policies="greedy")
     golden, valley = land("Golden Coast"), land("Valley of Arrows")
     s.land[golden, :3] = s.land[valley, :3]  # two Heads tie on every key
-    G.choose_representative(s.context, s.state, s.scratch)
-    assert s.g[G.REPRESENTATIVE] in (char("Matej the Verbose"), char("Thomas the Firm"))
-    assert s.g[G.GAP_COUNTS + G.GAP_APPOINT] == 1  # by lot: the Treasurer does not stand in
+    choose_representative(s.context, s.state, s.scratch)
+    assert s.g[REPRESENTATIVE] in (char("Matej the Verbose"), char("Thomas the Firm"))
+    assert s.g[GAP_COUNTS + GAP_APPOINT] == 1  # by lot: the Treasurer does not stand in
 
 
 # --- A Head's player may pay the Mercenary's token from the Land --------------------------------
@@ -105,10 +131,10 @@ def test_a_heads_player_may_pay_a_mercenarys_token_from_the_land_instead_of_the_
     thomas, valley = char("Thomas the Firm"), land("Valley of Arrows")
     on_char(s, RED, "Thomas the Firm", 1)
     on_land(s, RED, "Valley of Arrows", 1)
-    s.card[0] = (G.SPY, RED, -1, 1, 0, 1)  # in Red's hand
-    n = G.add_sends(s.state, s.scratch, 0, RED, thomas)
+    s.card[0] = (SPY, RED, -1, 1, 0, 1)  # in Red's hand
+    n = add_sends(s.state, s.scratch, 0, RED, thomas)
     assert n == 2 * 10  # each of the other ten Characters, from either place
-    assert {int(x) for x in s.mv[:n, 4]} == {G.N_LANDS + thomas, valley}
+    assert {int(x) for x in s.mv[:n, 4]} == {N_LANDS + thomas, valley}
 
 
 def test_a_councillors_player_pays_a_mercenarys_token_from_the_councillor():
@@ -116,9 +142,9 @@ def test_a_councillors_player_pays_a_mercenarys_token_from_the_councillor():
     edmar = char("Edmar the Dark")
     on_char(s, RED, "Edmar the Dark", 1)
     on_land(s, RED, "Valley of Arrows", 1)
-    s.card[0] = (G.SPY, RED, -1, 1, 0, 1)
-    n = G.add_sends(s.state, s.scratch, 0, RED, edmar)
-    assert n == 10 and {int(x) for x in s.mv[:n, 4]} == {G.N_LANDS + edmar}
+    s.card[0] = (SPY, RED, -1, 1, 0, 1)
+    n = add_sends(s.state, s.scratch, 0, RED, edmar)
+    assert n == 10 and {int(x) for x in s.mv[:n, 4]} == {N_LANDS + edmar}
 
 
 # --- The Sycophant ----------------------------------------------------------------------------
@@ -126,24 +152,24 @@ def test_a_councillors_player_pays_a_mercenarys_token_from_the_councillor():
 
 def test_a_sycophant_takes_a_token_of_the_council_leader_each_time_the_leader_changes():
     s = position(players=3)
-    mark = G.N_LANDS + char("Mark the Broad-Shouldered")  # the Bishop, a Sycophant by default
+    mark = N_LANDS + char("Mark the Broad-Shouldered")  # the Bishop, a Sycophant by default
     on_char(s, RED, "Edmar the Dark", 2)
-    assert G.sycophants(s.state) == 1
+    assert sycophants(s.state) == 1
     assert s.tok[RED, mark] == 1
-    assert G.sycophants(s.state) == 0  # the same leader: nothing more
+    assert sycophants(s.state) == 0  # the same leader: nothing more
     on_char(s, BLUE, "Eliza of the Evening", 4)  # Blue 4 against Red 2 + 1 on Mark
-    assert G.sycophants(s.state) == 1
+    assert sycophants(s.state) == 1
     assert s.tok[BLUE, mark] == 1 and s.tok[RED, mark] == 1  # tokens put earlier stay
     on_char(s, YELLOW, "Gustav the Wise", 5)  # Yellow 5, Blue 4 + 1: a tie names no leader
-    assert G.sycophants(s.state) == 0
+    assert sycophants(s.state) == 0
 
 
 def test_a_sycophant_in_the_pool_takes_nothing():
     s = position(players=3)
     s.ch[char("Mark the Broad-Shouldered"), C_SEAT] = -1
-    s.g[G.HOLDERS + G.BISHOP] = -1
+    s.g[HOLDERS + BISHOP] = -1
     on_char(s, RED, "Edmar the Dark", 2)
-    assert G.sycophants(s.state) == 0
+    assert sycophants(s.state) == 0
 
 
 # --- The Golden Coast's rare gift ---------------------------------------------------------------
@@ -154,9 +180,9 @@ def _two_gifts(**params):
         s = position(players=3, **params)
         on_land(s, RED, "Golden Coast", 3)  # 3+ tokens on the Land: entitled
         on_land(s, BLUE, "Golden Coast", 3)
-        place(s, 0, G.MESSENGER, RED, "Gunter the Fisherman")
-        place(s, 1, G.MESSENGER, BLUE, "Irena the Tall")
-        place(s, 2, G.MESSENGER, YELLOW, "Thomas the Firm")  # Yellow is not entitled
+        place(s, 0, MESSENGER, RED, "Gunter the Fisherman")
+        place(s, 1, MESSENGER, BLUE, "Irena the Tall")
+        place(s, 2, MESSENGER, YELLOW, "Thomas the Firm")  # Yellow is not entitled
         return s
 
     return build
@@ -166,10 +192,10 @@ def _two_gifts(**params):
 def test_a_golden_coast_player_makes_a_gift_rare_for_two_coins_once_a_turn(once):
     gifts = {RED: "Gunter the Fisherman", BLUE: "Irena the Tall", YELLOW: "Thomas the Firm"}
     seen, both = set(), 0
-    for s in streams(_two_gifts(rare_gift_once=once), G.MESSENGER, n=160):
+    for s in streams(_two_gifts(rare_gift_once=once), MESSENGER, n=160):
         rare = []
         for q, name in gifts.items():
-            got = int(s.tok[q, G.N_LANDS + char(name)])
+            got = int(s.tok[q, N_LANDS + char(name)])
             seen.add(got)
             assert got in (0, 1, 2)  # kept, a gift, a rare gift (none is a Collector)
             assert s.pl[q, P_COINS] == (4 if got == 2 else 6)
@@ -191,12 +217,12 @@ def test_advice_makes_a_neutral_councillor_vote_with_the_heavier_side_as_in_the_
     s.decl[:] = 0
     s.decl[2, green], s.decl[2, red] = 1, -1
     # Edmar and Gustav (Warlike, neutral, no tokens) vote for; Eliza abstains; no Representative.
-    s.decl[2, G.ADVICE_COLUMN] = 1 - 1 - 1  # green once for (Brothers), red and yellow once against
-    assert G.tally_council(s.state, MILITARY, s.scratch) == 2
-    s.decl[2, G.ADVICE_COLUMN] = 1
-    assert G.tally_council(s.state, MILITARY, s.scratch) == 3
-    s.decl[2, G.ADVICE_COLUMN] = 0  # equal weight: Mark has no military trait and abstains
-    assert G.tally_council(s.state, MILITARY, s.scratch) == 2
+    s.decl[2, ADVICE_COLUMN] = 1 - 1 - 1  # green once for (Brothers), red and yellow once against
+    assert tally_council(s.state, MILITARY, s.scratch) == 2
+    s.decl[2, ADVICE_COLUMN] = 1
+    assert tally_council(s.state, MILITARY, s.scratch) == 3
+    s.decl[2, ADVICE_COLUMN] = 0  # equal weight: Mark has no military trait and abstains
+    assert tally_council(s.state, MILITARY, s.scratch) == 2
 
 
 def test_heads_advise_once_each_paying_a_token_except_through_the_brothers():
@@ -207,20 +233,20 @@ def test_heads_advise_once_each_paying_a_token_except_through_the_brothers():
     on_char(s, RED, "Gunter the Fisherman", 2)  # the Brown Plains' Head
     s.decl[:] = 0
     s.decl[2, BLUE], s.decl[2, RED] = 1, -1
-    G.advise(s.context, s.state, YELLOW, s.scratch)
-    assert s.decl[2, G.ADVICE_COLUMN] == 0  # Blue +1 through the Brothers, Red -1 through Gunter
-    assert s.tok[BLUE, G.N_LANDS + char("Irena the Tall")] == 1  # free
-    assert s.tok[RED, G.N_LANDS + char("Gunter the Fisherman")] == 1  # paid
-    assert s.decl[[0, 1, 3, 4], G.ADVICE_COLUMN].tolist() == [0, 0, 0, 0]
+    advise(s.context, s.state, YELLOW, s.scratch)
+    assert s.decl[2, ADVICE_COLUMN] == 0  # Blue +1 through the Brothers, Red -1 through Gunter
+    assert s.tok[BLUE, N_LANDS + char("Irena the Tall")] == 1  # free
+    assert s.tok[RED, N_LANDS + char("Gunter the Fisherman")] == 1  # paid
+    assert s.decl[[0, 1, 3, 4], ADVICE_COLUMN].tolist() == [0, 0, 0, 0]
 
 
 def test_without_the_advice_knob_nobody_advises():
     s = position(players=3, policies="greedy", advice=False)
     on_char(s, BLUE, "Irena the Tall", 1)
     s.decl[:] = 0
-    s.decl[2, G.ADVICE_COLUMN] = 5
-    G.advise(s.context, s.state, BLUE, s.scratch)
-    assert (s.decl[:, G.ADVICE_COLUMN] == 0).all()
+    s.decl[2, ADVICE_COLUMN] = 5
+    advise(s.context, s.state, BLUE, s.scratch)
+    assert (s.decl[:, ADVICE_COLUMN] == 0).all()
 
 
 # --- The Sapphire Lakes -----------------------------------------------------------------------
@@ -231,9 +257,9 @@ def test_the_sapphire_lakes_player_makes_one_neutral_head_vote_to_remove_a_counc
     effect, expected
 ):
     s = position(players=3, policies="greedy")
-    s.land[land("Sapphire Lakes"), L_EFFECT] = G.EFFECTS.index(effect)
+    s.land[land("Sapphire Lakes"), L_EFFECT] = EFFECTS.index(effect)
     on_char(s, RED, "Josette the Fiery", 1)  # the Head of the Sapphire Lakes; the rest neutral
-    assert G.land_vote(s.context, s.state, RED, s.scratch) == expected
+    assert land_vote(s.context, s.state, RED, s.scratch) == expected
 
 
 # --- Players ----------------------------------------------------------------------------------
@@ -248,11 +274,12 @@ def test_every_rung_of_the_ladder_is_seated_with_its_budget():
     p = PROC.params_model(
         policies=[{"agent": "rollout", "playouts": 4}, "mcts", "greedy", "random"]
     )
-    row = G.pack(p)
-    assert row[G.H_POLICY : G.H_POLICY + 4].tolist() == [2.0, 3.0, 1.0, 0.0]
-    assert row[G.H_AGENTS + 2] == 4  # rollout's playouts (simulator.agents.spec.AGENT_PLAYOUTS)
+    row = pack(p)
+    assert PACKED.read(row, "policies")[:4].tolist() == [2.0, 3.0, 1.0, 0.0]
+    # rollout's playouts (simulator.agents.spec.AGENT_PLAYOUTS)
+    assert PACKED.read(row, "agents")[2] == 4
 
 
 def test_one_agent_plays_every_seat():
-    row = G.pack(PROC.params_model(players=5, policies="greedy"))
-    assert row[G.H_POLICY : G.H_POLICY + 5].tolist() == [1.0] * 5
+    row = pack(PROC.params_model(players=5, policies="greedy"))
+    assert PACKED.read(row, "policies")[:5].tolist() == [1.0] * 5

@@ -12,10 +12,15 @@ import pytest
 
 from simulator.engine import make_plan, run_range
 from simulator.procedures.council.game import ASSUMPTIONS
+from simulator.procedures.council.game.actions import actions_phase
+from simulator.procedures.council.game.kernel import play_one
+from simulator.procedures.council.game.params import MAX_PLAYERS, N_LANDS, SETUP_ORDERS
+from simulator.procedures.council.game.setup import placement_order, placer
+from simulator.procedures.council.game.state import EMPTY_CHANCES
 from simulator.rng import scenario_key
 from tests import naive_council
+from tests.council_positions import BLUE, PROC, RED, char, land, on_char, on_land, position
 from tests.naive import Stream
-from tests.test_council_game import BLUE, PROC, RED, G, char, land, on_char, on_land, position
 
 ORDERS = {
     # who places each of the 3 start tokens of 4 players, in turn
@@ -38,11 +43,11 @@ def test_each_setup_order_places_the_start_tokens_in_its_sequence(order):
 
 
 def test_the_kernel_places_in_the_twins_sequence_for_every_order():
-    seats = np.zeros(G.MAX_PLAYERS, dtype=np.int64)
-    for how, order in enumerate(G.SETUP_ORDERS):
+    seats = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    for how, order in enumerate(SETUP_ORDERS):
         st = np.array([99] + [0] * 15, dtype=np.uint64)
-        G.placement_order(st, np.int64(4), np.int64(how), seats)
-        got = [int(G.placer(seats, 4, how, r, k)) for r in range(3) for k in range(4)]
+        placement_order(st, np.int64(4), np.int64(how), seats)
+        got = [int(placer(seats, 4, how, r, k)) for r in range(3) for k in range(4)]
         if order in ORDERS:
             assert got == ORDERS[order], order
             assert st[0] == 99, "a fixed order reads no word of the stream"
@@ -95,18 +100,18 @@ def _empty_head(**params):
 
 
 def _act(s):
-    G.actions_phase(s.context, s.state, s.scratch, )  # fmt: skip
+    actions_phase(s.context, s.state, s.scratch, )  # fmt: skip
 
 
 @pytest.mark.parametrize("tippable", [True, False])
 def test_a_head_with_no_token_is_tipped_by_a_player_discarding_from_its_land(tippable):
     s = _empty_head(tip_empty_heads=tippable)
     josette = char("Josette the Fiery")
-    assert s.tok[:, G.N_LANDS + josette].sum() == 0
+    assert s.tok[:, N_LANDS + josette].sum() == 0
     _act(s)
     sapphire = land("Sapphire Lakes")
     # Counted under either reading (the Bishop's blessing may give another Head's Land a token).
-    assert s.g[G.EMPTY_CHANCES] >= 1
+    assert s.g[EMPTY_CHANCES] >= 1
     # Greedy discards 1 token to tip her (rulebook), none when she cannot be tipped.
     assert s.tok[BLUE, sapphire] == (1 if tippable else 2)
 
@@ -142,7 +147,7 @@ def test_kernel_equals_twin_under_each_setup_and_reading(raw):
     p = PROC.params_model(**raw)
     plan = make_plan(PROC, {"base": p}, seed=27)
     key = int(scenario_key(27))
-    got = [G.play_one(p, key, t) for t in range(20)]
+    got = [play_one(p, key, t) for t in range(20)]
     twin = [naive_council.play(p.model_dump(), key, t) for t in range(20)]
     assert got == twin
     assert [m.name for m in plan.metrics][-3:] == [
@@ -158,8 +163,8 @@ def test_an_empty_head_changes_a_game_only_where_the_case_arose():
     key = int(scenario_key(31))
     arose = 0
     for t in range(60):
-        on = G.play_one(PROC.params_model(max_turns=10), key, t)
-        off = G.play_one(PROC.params_model(max_turns=10, tip_empty_heads=False), key, t)
+        on = play_one(PROC.params_model(max_turns=10), key, t)
+        off = play_one(PROC.params_model(max_turns=10, tip_empty_heads=False), key, t)
         # The games agree up to the first time the case arises, which both count.
         assert (on[chances] == 0) == (off[chances] == 0)
         if on[chances] == 0:

@@ -2,9 +2,9 @@
 ``pack`` writes and the layout of its metric row, and no procedure file reads or writes such a row
 by a literal index.
 
-Procedures not converted yet are listed below; the lists only shrink. A procedure leaves them by
-declaring ``packed_layout`` / ``metric_layout`` (or the module constants ``PACKED`` / ``METRICS``,
-which the registry wires) and by reading its rows through offsets taken with ``Layout.at``.
+A procedure declares ``packed_layout`` / ``metric_layout`` (or the module constants ``PACKED`` /
+``METRICS``, which the registry wires) and reads its rows through offsets taken with ``Layout.at``;
+every procedure does, so there is no list of exceptions.
 """
 
 from __future__ import annotations
@@ -22,16 +22,6 @@ from tests.layout_names import metric_names_by_layout
 ROOT = Path(__file__).resolve().parents[1]
 PROCEDURES = ROOT / "simulator" / "procedures"
 
-#: Procedures whose packed row has no declared layout yet.
-PACKED_NOT_YET = {
-    "council.game",
-}
-#: Procedures whose metric row has no declared layout yet.
-METRICS_NOT_YET = set(PACKED_NOT_YET)
-#: Procedure files (under simulator/procedures/) still indexing a packed or metric row by a
-#: literal (``packed[v, 7]``, ``out[2 * players + 1]``), with how many such places they have.
-LITERAL_NOT_YET: dict[str, int] = {}
-
 
 def _default_params(name: str):
     proc = get(name)
@@ -41,10 +31,7 @@ def _default_params(name: str):
 @pytest.mark.parametrize("name", names())
 def test_the_packed_row_is_the_declared_layout(name):
     layout = get(name).packed_layout
-    if name in PACKED_NOT_YET:
-        assert layout is None, f"{name} declares its packed layout: take it off PACKED_NOT_YET"
-        pytest.skip("no packed layout declared yet")
-    assert isinstance(layout, Layout)
+    assert isinstance(layout, Layout), f"{name} declares no packed layout"
     row = get(name).pack(_default_params(name))
     assert row.ndim == 1 and row.size == layout.size, (
         f"{name}: pack writes {row.size} values, its layout has {layout.size}"
@@ -56,10 +43,7 @@ def test_the_metric_row_names_the_metrics_in_order(name):
     proc = get(name)
     params = _default_params(name)
     layout = proc.metric_layout_of(params)
-    if name in METRICS_NOT_YET:
-        assert layout is None, f"{name} declares its metric layout: take it off METRICS_NOT_YET"
-        pytest.skip("no metric layout declared yet")
-    assert isinstance(layout, Layout)
+    assert isinstance(layout, Layout), f"{name} declares no metric layout"
     if any(piece.size > 1 for piece in layout.pieces):
         # A family declared at its largest, the row closing up after it (Here I Stand's
         # per-turn and per-target families; tests/test_his_layouts.py checks more parameters).
@@ -119,8 +103,4 @@ def test_no_procedure_file_indexes_a_row_by_a_literal():
         found = _literal_indices(path.read_text(encoding="utf-8"))
         if found:
             seen[path.relative_to(PROCEDURES).as_posix()] = found
-    for rel, found in seen.items():
-        allowed = LITERAL_NOT_YET.get(rel, 0)
-        assert len(found) <= allowed, f"{rel}: rows indexed by a literal: {found}"
-    cleared = sorted(rel for rel in LITERAL_NOT_YET if rel not in seen)
-    assert not cleared, f"no literal index left in {cleared}: take them off LITERAL_NOT_YET"
+    assert not seen, f"rows indexed by a literal: {seen}"

@@ -29,7 +29,13 @@ drop_stale(__file__)  # before the modules load their cached kernels
 # ruff: noqa: E402
 from simulator.procedures.base import Alternative, Assumption, Procedure
 from simulator.procedures.council.game.kernel import council_game_kernel
-from simulator.procedures.council.game.params import CouncilGameParams, metrics, pack
+from simulator.procedures.council.game.params import (
+    METRICS,
+    PACKED,
+    CouncilGameParams,
+    metrics,
+    pack,
+)
 
 PAGE = "docs/rules/council.md"
 
@@ -275,3 +281,5 @@ PROCEDURE = Procedure(
         "(the rulebook's 'at any moment'), Spies and Thieves first (spy_thief_first)",
     ),
 )
+
+__all__ = ["METRICS", "PACKED", "PROCEDURE", "CouncilGameParams"]

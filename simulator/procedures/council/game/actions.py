@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.jit import inline, kernel
+from simulator.jit import kernel, leaf
 from simulator.procedures.council.game.context import draw, tip_bid, wants_scores
 from simulator.procedures.council.game.heuristic import (
     breakdown,
@@ -119,7 +119,7 @@ def acting_order(context, state, scratch):
     return n
 
 
-@inline
+@leaf
 def _key_less(key, a, b):
     for i in range(5):
         if key[a, i] != key[b, i]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.jit import inline, kernel
+from simulator.jit import kernel, leaf
 from simulator.layout import Layout
 from simulator.procedures.council.game.params import (
     MAX_MOVES,
@@ -108,7 +108,7 @@ PEND_SCORES = INTERFACE.at("pending_scores")  # greedy's scores of the pending d
 STATE_SIZE = INTERFACE.size
 
 
-@inline
+@leaf
 def raw_pick(context, n):
     """A uniform index below n from the stream; reads a word only when there is a choice."""
     if n <= 1:
@@ -138,13 +138,13 @@ def legacy_choose(context, state, p, n, scratch):
     return np.int64(0)
 
 
-@inline
+@leaf
 def scripted(context):
     """Whether a scripted value is left to replay."""
     return context[X_POS] < context[X_LEN]
 
 
-@inline
+@leaf
 def wants_scores(context, state, p):
     """Whether p's moves need greedy's scores now: a greedy seat's, and a searching seat's at
     its pending decision (its playouts' default move, :func:`.interface.default_move`); never
@@ -158,7 +158,7 @@ def wants_scores(context, state, p):
     return policy == 1 or mode == REPLAY
 
 
-@inline
+@kernel
 def first_best(n, scratch):
     """The first of the best-scored moves among n."""
     b = np.int64(0)
@@ -201,7 +201,7 @@ def record(context, v, tag):
     context[X_POS] = np.uint64(k + 1)
 
 
-@inline
+@leaf
 def next_scripted(context, n):
     """The next scripted value as an index below n (clamped: a resampled hidden card can shorten
     a list an opponent chose from, or change which hook reads a value, a lot's raw word then
@@ -235,7 +235,7 @@ def choose_tagged(context, state, p, n, scratch, first_merc):
     return i
 
 
-@kernel
+@leaf
 def choose(context, state, p, n, scratch):
     """Index of p's chosen move among n (module docstring for the modes)."""
     return choose_tagged(context, state, p, n, scratch, -1)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.jit import inline, kernel
+from simulator.jit import kernel, leaf
 from simulator.procedures.council.game.context import choose as choose
 from simulator.procedures.council.game.context import pick as pick
 from simulator.procedures.council.game.params import (
@@ -118,7 +118,7 @@ B_PRIO, B_HELD, B_MILITARY, B_CIVIL, B_MARGIN, B_COUNCIL, B_SEAT = range(7)
 B_ROWS = 7  # B_SEAT holds the Warlord's player in column 0 and the Privy Councillor's in 1
 
 
-@inline
+@leaf
 def kind_terms(b, state, li, t, sign):
     """Add or take away Land li's kind (military and/or civil) for t, the player leading it."""
     if t >= 0:
@@ -128,7 +128,7 @@ def kind_terms(b, state, li, t, sign):
             b[B_CIVIL, t] += sign
 
 
-@inline
+@leaf
 def land_terms(state, li, scratch, b, sign):
     """Add (sign 1) or take away (-1) Land li's part of breakdown b: its income priority (held),
     and the player leading it by its own tokens (its kind, military and/or civil, and margin)."""
@@ -141,7 +141,7 @@ def land_terms(state, li, scratch, b, sign):
     kind_terms(b, state, li, t, sign)
 
 
-@inline
+@leaf
 def char_terms(state, c, b, sign):
     """Add or take away Character c's part of breakdown b: priority and margin if it is in play,
     a Council place, the Warlord's or the Privy Councillor's seat."""
@@ -175,7 +175,7 @@ def breakdown(state, scratch):
     return b
 
 
-@inline
+@leaf
 def value_of(b, state, half, p):
     """How close player p is to winning, in priority units: its priority count (Lands by the
     income rule, Characters in play), the better of its Coup and Will of the People progress
@@ -215,27 +215,31 @@ def standings(state, scratch, out):
     values(breakdown(state, scratch), state, out)
 
 
-@inline
+@leaf
 def edge_of(b, state, p):
     """p's standing less :data:`RIVAL` times the best rival's: what greedy maximises."""
     half = max(state[TAX_HALVES] + state[TAX_DELTA], 0)
     best = -1e18
+    mine = 0.0
     for q in range(state[PLAYERS]):
-        if q != p:
-            best = max(best, value_of(b, state, half, q))
-    return value_of(b, state, half, p) - RIVAL * best
+        v = value_of(b, state, half, q)  # one call site: value_of is pasted once
+        if q == p:
+            mine = v
+        else:
+            best = max(best, v)
+    return mine - RIVAL * best
 
 
-@inline
+@leaf
 def column_terms(state, col, scratch, b, sign):
     """The parts of breakdown b that tokens at column col change (a Head's also its Land's)."""
-    if col < N_LANDS:
-        land_terms(state, col, scratch, b, sign)
-        return
-    c = col - N_LANDS
-    char_terms(state, c, b, sign)
-    if state[SEATS + c] >= HEAD0:
-        land_terms(state, state[SEATS + c] - HEAD0, scratch, b, sign)
+    li = col
+    if col >= N_LANDS:
+        c = col - N_LANDS
+        char_terms(state, c, b, sign)
+        li = state[SEATS + c] - HEAD0 if state[SEATS + c] >= HEAD0 else -1
+    if li >= 0:  # one call site: land_terms is pasted once
+        land_terms(state, li, scratch, b, sign)
 
 
 @kernel
@@ -254,9 +258,11 @@ def gain_at(b, base, state, p, col, d, coins, scratch):
     w = b[B_ROWS:]  # the scratch rows: b after the move
     w[:] = b[:B_ROWS]
     if col >= 0:
-        column_terms(state, col, scratch, w, -1)
-        state[TOKENS + p * N_COL + col] += d
-        column_terms(state, col, scratch, w, 1)
+        # Out before the move, back in after it; one call site: column_terms is pasted once.
+        for sign in (-1, 1):
+            if sign == 1:
+                state[TOKENS + p * N_COL + col] += d
+            column_terms(state, col, scratch, w, sign)
         state[TOKENS + p * N_COL + col] -= d
     state[COINS + p] += coins
     after = edge_of(w, state, p)
@@ -298,7 +304,7 @@ def win_chances(state, scratch, out):
     soften(out, state[PLAYERS])
 
 
-@inline
+@leaf
 def soften(v, n):
     """Standings ``v[:n]`` to win chances, in place: a softmax at :data:`TEMPERATURE`."""
     best = -1e18

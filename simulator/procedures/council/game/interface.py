@@ -36,7 +36,8 @@ import numpy as np
 from simulator.agents.game import GameFunctions
 from simulator.agents.spec import AGENT_CODES, AGENT_KIND, AGENT_ROW
 from simulator.agents.streams import below
-from simulator.jit import borrowed, inline, kernel
+from simulator.jit import borrowed, kernel, leaf
+from simulator.procedures.council.game import params
 from simulator.procedures.council.game.actions import actions_phase
 from simulator.procedures.council.game.context import (
     CHANCE,
@@ -75,9 +76,6 @@ from simulator.procedures.council.game.heuristic import (
 )
 from simulator.procedures.council.game.mercenaries import phase_window, reveal_step
 from simulator.procedures.council.game.params import (
-    H_AGENTS,
-    H_PLAYERS,
-    H_POLICY,
     MAX_CARDS,
     MAX_MOVES,
     MAX_PLAYERS,
@@ -111,7 +109,7 @@ PHASES = 6
 _GREEDY = float(AGENT_CODES["greedy"])
 
 
-@inline
+@leaf
 def position(s, base):
     """The position stored at ``base`` (SNAP, WORK or CUR) as a borrowed view (:data:`.state.
     POSITION`; only while ``s`` itself is in use, simulator.jit.borrowed)."""
@@ -129,7 +127,9 @@ def new_state(row, check):
     return s
 
 
-@kernel
+# Pasted into its one caller (jit.leaf's flags): one compiled layer fewer that carries the whole
+# game (Numba links, optimises and emits again everything a compiled function calls).
+@leaf
 def run_phase(s, scratch):
     """Replay the current phase on WORK from the script (see :mod:`.context`)."""
     context = borrowed(s.view(np.uint64))
@@ -177,7 +177,9 @@ def finish(s, scratch):
     s[CUR : CUR + POSITION_SIZE] = s[SNAP : SNAP + POSITION_SIZE]
 
 
-@kernel
+# Pasted into its one caller (jit.leaf's flags): one compiled layer fewer that carries the whole
+# game (Numba links, optimises and emits again everything a compiled function calls).
+@leaf
 def next_phase(s, scratch):
     """Move on from the phase just completed in SNAP (the turn loop of the kernel). Under
     ``reveal_windows: phase`` the spending, action and tax phases each open with a reveal window
@@ -281,7 +283,7 @@ def n_seats(s):
     # From the params row, not from a position: SNAP is all zeros until the setup phase is over,
     # and that phase holds a game's first decisions (start tokens); agents sized their score
     # vectors by this (0 seats: scores written and read out of bounds, issue 13).
-    return np.int64(s[ROW0 : ROW0 + ROW].view(np.float64)[H_PLAYERS])
+    return np.int64(s[ROW0 : ROW0 + ROW].view(np.float64)[params.PLAYERS])
 
 
 @kernel
@@ -351,8 +353,8 @@ def determinize(s, seat, rng):
         if p != seat:
             snap[POLICY + p] = 1
             cur[POLICY + p] = 1
-            row[H_POLICY + p] = 1
-            agent = row[H_AGENTS + p * AGENT_ROW : H_AGENTS + (p + 1) * AGENT_ROW]
+            row[params.POLICIES + p] = 1
+            agent = row[params.AGENTS + p * AGENT_ROW : params.AGENTS + (p + 1) * AGENT_ROW]
             agent[:] = 0.0
             agent[AGENT_KIND] = _GREEDY
     for k in range(MAX_CARDS):
@@ -404,7 +406,9 @@ GAME = GameFunctions(
 )
 
 
-@kernel
+# Pasted into its one caller (jit.leaf's flags): one compiled layer fewer that carries the whole
+# game (Numba links, optimises and emits again everything a compiled function calls).
+@leaf
 def start(row, check, rng):
     """A new game played to its first decision of a searching seat (or its end)."""
     s = new_state(row, check)

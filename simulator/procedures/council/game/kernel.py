@@ -5,11 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
+from simulator.accumulate import (
+    BLOCK,
+    UNDEFINED,
+    accumulate_block,
+    block_count,
+    new_stats,
+    trial_block,
+)
 from simulator.agents.factory import make_search_agents
 from simulator.agents.spec import AGENT_ROW
 from simulator.agents.streams import start_decision
-from simulator.jit import borrowed, kernel
+from simulator.jit import borrowed, kernel, leaf
+from simulator.procedures.council.game import params
 from simulator.procedures.council.game.actions import actions_phase
 from simulator.procedures.council.game.context import CTX, CUR, SEARCH, X_CLAMPS, X_OVERFLOW
 from simulator.procedures.council.game.economy import income_phase, spending_phase, tax_phase
@@ -19,9 +27,6 @@ from simulator.procedures.council.game.interface import start as start_game
 from simulator.procedures.council.game.mercenaries import phase_window, reveal_step
 from simulator.procedures.council.game.params import (
     GAP_STALLED,
-    H_AGENTS,
-    H_PLAYERS,
-    H_POLICY,
     MAX_PLAYERS,
     METRICS,
     N_GAPS,
@@ -63,16 +68,16 @@ from simulator.rng import trial_state
 
 #: The metric row's offsets (params.METRICS), written by name.
 M_WINS = METRICS.at("wins")
-M_VICTORY = METRICS.at("victory_election")  # then coup, will_of_people, hand_of_order, draw
+M_VICTORY = METRICS.at("victory")  # params.VICTORIES in order
 M_DRAWS = METRICS.at("draws")
 M_LENGTH = METRICS.at("length")
 M_LEAD_CHANGES = METRICS.at("lead_changes")
 M_DECIDED_AT = METRICS.at("decided_at")
 M_LAWS_PASSED = METRICS.at("laws_passed")
 M_KILLED = METRICS.at("characters_killed")
-M_PLAYED = METRICS.at("mercenaries_played_messenger")  # then spy, thief, guard, assassin
+M_PLAYED = METRICS.at("mercenaries_played")  # params.MERC_KINDS in order
 M_CONTESTED = METRICS.at("contested_lands")
-M_GAPS = METRICS.at("gap_tip_tie")  # then every gap in params.GAPS order
+M_GAPS = METRICS.at("gap")  # params.GAPS in order
 M_EMPTY_HEAD_CHANCES = METRICS.at("empty_head_chances")
 M_CUT_BY_TURN_LIMIT = METRICS.at("cut_by_turn_limit")
 M_PHASE_REVEALS = METRICS.at("phase_reveals")
@@ -174,12 +179,14 @@ def search_move(s, agent_row, rng):
 def searching(row):
     """Whether a seat of this row is played by a search agent (rollout, mcts)."""
     n = 0
-    for p in range(np.int64(row[H_PLAYERS])):
-        n += row[H_POLICY + p] >= SEARCH
+    for p in range(np.int64(row[params.PLAYERS])):
+        n += row[params.POLICIES + p] >= SEARCH
     return n > 0
 
 
-@kernel
+# Pasted into its one caller (jit.leaf's flags): one compiled layer fewer that carries the whole
+# game (Numba links, optimises and emits again everything a compiled function calls).
+@leaf
 def search_play(row, key, trial, check, out):
     """One whole game through the game interface: searching seats choose by their agent on
     decision sub-stream k of the trial (simulator.agents.streams), everything else reads the
@@ -188,9 +195,9 @@ def search_play(row, key, trial, check, out):
     rng[0] = trial_state(key, trial)
     trial_key = rng[0]
     agents = np.zeros((MAX_PLAYERS, AGENT_ROW), dtype=np.float64)
-    for p in range(np.int64(row[H_PLAYERS])):
+    for p in range(np.int64(row[params.PLAYERS])):
         for j in range(AGENT_ROW):
-            agents[p, j] = row[H_AGENTS + p * AGENT_ROW + j]
+            agents[p, j] = row[params.AGENTS + p * AGENT_ROW + j]
     s = start_game(row, check, rng)
     decision = np.zeros(1, dtype=np.uint64)
     k = 0
@@ -225,14 +232,13 @@ def buffers_play(row, key, trial, check, out):
 @kernel
 def council_game_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
     n_variants = packed.shape[0]
-    players = np.int64(packed[0, H_PLAYERS])
+    players = np.int64(packed[0, params.PLAYERS])
     n_metrics = players + N_METRICS_BASE
     stats = new_stats(n_variants, n_slots)
     values = np.zeros((n_variants, n_metrics, BLOCK), dtype=np.int64)
     out = np.zeros(METRICS_SIZE, dtype=np.int64)
-    end = first_trial + n_trials
-    for start in range(first_trial, end, BLOCK):
-        m = min(BLOCK, end - start)
+    for block in range(block_count(n_trials)):
+        start, m = trial_block(first_trial, n_trials, block)
         for i in range(m):
             for v in range(n_variants):
                 # np.int64: a literal 0 would compile the whole game once more (heuristic.gain_at).

@@ -515,43 +515,100 @@ class CouncilGameParams(Params):
 # ---------------------------------------------------------------------------------------------
 # Metrics and packing
 
-# Header of the packed row.
+#: One Land's piece of the packed row (:data:`PACKED` ``lands``, Land by Land).
+LAND = Layout("size", "civilians", "soldiers", "effect")
+#: One Character's piece: its traits (a bitmask of :data:`TRAITS`) and its seat
+#: (:func:`seat_index`).
+CHARACTER = Layout("traits", "seat")
+#: One law's piece: its category, cost, mood change, soldiers added and tax change in half coins.
+LAW = Layout("category", "cost", "mood", "militarise", "tax_delta")
+#: The rules' values and knobs at the head of :data:`PACKED`, one slot each.
+KNOBS = (
+    "players",
+    "tax_halves",
+    "influence_cost",
+    "mercenary_cost",
+    "mercenaries",
+    "mood",
+    "mood_start",
+    "max_turns",
+    "remove_councillor_votes",
+    "council_votes",
+    "start_coins",
+    "start_tokens",
+    "tokens_per_player",
+    "start_treasury",
+    "laws_in_deck",
+    "rare_gift_cost",
+    "rare_gift_per_player",
+    "sycophant_per_phase",
+    "advice",
+    "setup_order",
+    "tip_empty_heads",
+    "tip_cap",
+    "bribe_cap",
+    "greedy_bribe_holder_gains",
+    "transfer_other_land",
+    "reveal_windows_phase",
+    "spy_thief_first",
+    "advice_by_influence",
+)
+#: The packed parameter row, by name: the rules' values and knobs (numbers and codes, as
+#: float64), each seat's agent code, the Lands, Characters and laws (:data:`LAND`,
+#: :data:`CHARACTER` and :data:`LAW` pieces, one after another), then each seat's packed agent
+#: row (simulator.agents.spec.pack_agents). Kernels read it as ``row[params.MAX_TURNS]`` (the
+#: names below would clash with the position's, :mod:`.state`).
+PACKED = Layout(
+    *KNOBS,
+    ("policies", MAX_PLAYERS),
+    ("lands", N_LANDS * LAND.size),
+    ("characters", N_CHARS * CHARACTER.size),
+    ("laws", MAX_LAWS * LAW.size),
+    ("agents", MAX_PLAYERS * AGENT_ROW),
+)
 (
-    H_PLAYERS,
-    H_TAX_HALF,
-    H_INFLUENCE_COST,
-    H_MERC_COST,
-    H_MERCS,
-    H_MOOD,
-    H_MOOD_START,
-    H_MAX_TURNS,
-    H_REMOVE_VOTES,
-    H_COUNCIL_VOTES,
-    H_START_COINS,
-    H_START_TOKENS,
-    H_TOKENS,
-    H_TREASURY,
-    H_N_LAWS,
-    H_RARE_COST,
-    H_RARE_SCOPE,
-    H_SYCOPHANT_PHASE,
-    H_ADVICE,
-    H_SETUP_ORDER,
-    H_TIP_EMPTY,
-    H_TIP_CAP,
-    H_BRIBE_CAP,
-    H_GREEDY_BRIBE,
-    H_TRANSFER,
-    H_REVEAL_PHASES,
-    H_SPY_THIEF_FIRST,
-    H_ADVICE_BY_INFLUENCE,
-) = range(28)
-H_POLICY = 32
-H_LANDS = H_POLICY + MAX_PLAYERS  # size, civilians, soldiers, effect per Land
-H_CHARS = H_LANDS + 4 * N_LANDS  # traits bitmask, seat per Character
-H_LAWS = H_CHARS + 2 * N_CHARS  # category, cost, mood, militarise, tax delta in halves
-H_AGENTS = H_LAWS + 5 * MAX_LAWS  # one packed agent row per seat (simulator.agents.spec)
-ROW = H_AGENTS + MAX_PLAYERS * AGENT_ROW
+    PLAYERS,
+    TAX_HALVES,
+    INFLUENCE_COST,
+    MERCENARY_COST,
+    MERCENARIES,
+    MOOD,
+    MOOD_START,
+    MAX_TURNS,
+    REMOVE_COUNCILLOR_VOTES,
+    COUNCIL_VOTES,
+    START_COINS,
+    START_TOKENS,
+    TOKENS_PER_PLAYER,
+    START_TREASURY,
+    LAWS_IN_DECK,
+    RARE_GIFT_COST,
+    RARE_GIFT_PER_PLAYER,
+    SYCOPHANT_PER_PHASE,
+    ADVICE,
+    SETUP_ORDER,
+    TIP_EMPTY_HEADS,
+    TIP_CAP,
+    BRIBE_CAP,
+    GREEDY_BRIBE_HOLDER_GAINS,
+    TRANSFER_OTHER_LAND,
+    REVEAL_WINDOWS_PHASE,
+    SPY_THIEF_FIRST,
+    ADVICE_BY_INFLUENCE,
+) = (PACKED.at(name) for name in KNOBS)
+POLICIES, LANDS, CHARACTERS, LAWS, AGENTS = (
+    PACKED.at(n) for n in ("policies", "lands", "characters", "laws", "agents")
+)
+#: Land li's piece starts at ``LANDS + LAND_FIELDS * li`` (so for Characters and laws).
+LAND_FIELDS, CHARACTER_FIELDS, LAW_FIELDS = LAND.size, CHARACTER.size, LAW.size
+LAND_SIZE, LAND_CIVILIANS, LAND_SOLDIERS, LAND_EFFECT = (
+    LAND.at(n) for n in ("size", "civilians", "soldiers", "effect")
+)
+CHARACTER_TRAITS, CHARACTER_SEAT = CHARACTER.at("traits"), CHARACTER.at("seat")
+LAW_CATEGORY, LAW_COST, LAW_MOOD, LAW_MILITARISE, LAW_TAX_DELTA = (
+    LAW.at(n) for n in ("category", "cost", "mood", "militarise", "tax_delta")
+)
+ROW = PACKED.size
 
 
 def metric_names(players: int) -> list[str]:
@@ -566,15 +623,26 @@ def metric_names(players: int) -> list[str]:
     return names
 
 
-def _slot(name: str) -> str:
-    return name.replace(".", "_")
-
-
-#: The metric row a finished game is written to, by name (``kernel.game_values``): the seats'
-#: wins (``MAX_PLAYERS`` slots, the first ``players`` of them reported), then every other metric
-#: of :func:`metrics` in its order, each named as its metric with ``_`` for ``.``. The trial
-#: loop reports slot :func:`metric_slot` ``(k, players)`` as metric k.
-METRICS = Layout(("wins", MAX_PLAYERS), *(_slot(n) for n in metric_names(0)))
+#: The metric row a finished game is written to, by name (``kernel.game_values``): a family of
+#: metrics (``wins.seat1``, ``victory.coup``, ``gap.tip_tie``...) is one piece named by what comes
+#: before its dot, the seats' wins declared at ``MAX_PLAYERS`` (the first ``players`` reported),
+#: every other metric of :func:`metric_names` in its order. The trial loop reports slot
+#: :func:`metric_slot` ``(k, players)`` as metric k.
+METRICS = Layout(
+    ("wins", MAX_PLAYERS),
+    ("victory", len(VICTORIES)),
+    "draws",
+    "length",
+    "lead_changes",
+    "decided_at",
+    "laws_passed",
+    "characters_killed",
+    ("mercenaries_played", len(MERC_KINDS)),
+    "contested_lands",
+    ("gap", N_GAPS),
+    *(c for c, _ in CASES),
+)
+assert METRICS.size == MAX_PLAYERS + len(metric_names(0))
 
 
 def metric_slot(k: int, players: int) -> int:
@@ -635,57 +703,72 @@ def seat_index(seat: str, land_names: list[str]) -> int:
 
 
 def pack(p: CouncilGameParams) -> np.ndarray:
-    row = np.zeros(ROW, dtype=np.float64)
-    row[H_PLAYERS] = p.players
-    row[H_TAX_HALF] = round(p.tax_rate * 2)
-    row[H_INFLUENCE_COST] = p.influence_cost
-    row[H_MERC_COST] = p.mercenary_cost
-    row[H_MERCS] = 1 if p.mercenaries else 0
-    row[H_MOOD] = 1 if p.mood else 0
-    row[H_MOOD_START] = p.mood_start
-    row[H_MAX_TURNS] = p.max_turns
-    row[H_REMOVE_VOTES] = p.remove_councillor_votes
-    row[H_COUNCIL_VOTES] = p.council_votes
-    row[H_START_COINS] = p.start_coins
-    row[H_START_TOKENS] = p.start_tokens
-    row[H_TOKENS] = p.tokens_per_player
-    row[H_TREASURY] = p.start_treasury
-    row[H_N_LAWS] = len(p.laws)
-    row[H_RARE_COST] = p.rare_gift_cost
-    row[H_RARE_SCOPE] = 1 if p.rare_gift_once == "player" else 0
-    row[H_SYCOPHANT_PHASE] = 1 if p.sycophant_count == "phase" else 0
-    row[H_ADVICE] = 1 if p.advice else 0
-    row[H_SETUP_ORDER] = SETUP_ORDERS.index(p.setup_order)
-    row[H_TIP_EMPTY] = 1 if p.tip_empty_heads else 0
-    row[H_TIP_CAP] = NO_CAP if p.tip_cap is None else p.tip_cap
-    row[H_BRIBE_CAP] = NO_CAP if p.bribe_cap is None else p.bribe_cap
-    row[H_GREEDY_BRIBE] = 1 if p.greedy_bribe == "holder_gains" else 0
-    row[H_TRANSFER] = 1 if p.transfer == "other_land" else 0
-    row[H_REVEAL_PHASES] = 1 if p.reveal_windows == "phase" else 0
-    row[H_SPY_THIEF_FIRST] = 1 if p.spy_thief_first else 0
-    row[H_ADVICE_BY_INFLUENCE] = 1 if p.advice_by == "influence" else 0
+    """The packed row of ``p`` (:data:`PACKED`), written by name."""
     agents = seat_agents(p.policies, p.players)
-    for k, a in enumerate(agents):
-        row[H_POLICY + k] = AGENT_CODES[a.agent]
-    packed = pack_agents(agents)
-    row[H_AGENTS : H_AGENTS + packed.size] = packed.reshape(-1)
+    policies = [AGENT_CODES[a.agent] for a in agents]
     names = [land.name for land in p.lands]
+    lands = np.zeros((N_LANDS, LAND.size))
     for i, land in enumerate(p.lands):
-        row[H_LANDS + 4 * i : H_LANDS + 4 * i + 4] = (
-            land.size,
-            land.civilians,
-            land.soldiers,
-            EFFECTS.index(land.effect),
+        lands[i] = LAND.row(
+            size=land.size,
+            civilians=land.civilians,
+            soldiers=land.soldiers,
+            effect=EFFECTS.index(land.effect),
         )
+    characters = np.zeros((N_CHARS, CHARACTER.size))
     for i, c in enumerate(p.characters):
-        row[H_CHARS + 2 * i] = sum(1 << TRAITS.index(t) for t in set(c.traits))
-        row[H_CHARS + 2 * i + 1] = seat_index(c.seat, names)
-    for i, law in enumerate(p.laws):
-        row[H_LAWS + 5 * i : H_LAWS + 5 * i + 5] = (
-            CATEGORIES.index(law.category),
-            law.cost,
-            law.mood,
-            law.militarise,
-            round(law.tax_delta * 2),
+        characters[i] = CHARACTER.row(
+            traits=sum(1 << TRAITS.index(t) for t in set(c.traits)),
+            seat=seat_index(c.seat, names),
         )
-    return row
+    laws = np.zeros((MAX_LAWS, LAW.size))
+    for i, law in enumerate(p.laws):
+        laws[i] = LAW.row(
+            category=CATEGORIES.index(law.category),
+            cost=law.cost,
+            mood=law.mood,
+            militarise=law.militarise,
+            tax_delta=round(law.tax_delta * 2),
+        )
+    return PACKED.row(
+        players=p.players,
+        tax_halves=round(p.tax_rate * 2),
+        influence_cost=p.influence_cost,
+        mercenary_cost=p.mercenary_cost,
+        mercenaries=1 if p.mercenaries else 0,
+        mood=1 if p.mood else 0,
+        mood_start=p.mood_start,
+        max_turns=p.max_turns,
+        remove_councillor_votes=p.remove_councillor_votes,
+        council_votes=p.council_votes,
+        start_coins=p.start_coins,
+        start_tokens=p.start_tokens,
+        tokens_per_player=p.tokens_per_player,
+        start_treasury=p.start_treasury,
+        laws_in_deck=len(p.laws),
+        rare_gift_cost=p.rare_gift_cost,
+        rare_gift_per_player=1 if p.rare_gift_once == "player" else 0,
+        sycophant_per_phase=1 if p.sycophant_count == "phase" else 0,
+        advice=1 if p.advice else 0,
+        setup_order=SETUP_ORDERS.index(p.setup_order),
+        tip_empty_heads=1 if p.tip_empty_heads else 0,
+        tip_cap=NO_CAP if p.tip_cap is None else p.tip_cap,
+        bribe_cap=NO_CAP if p.bribe_cap is None else p.bribe_cap,
+        greedy_bribe_holder_gains=1 if p.greedy_bribe == "holder_gains" else 0,
+        transfer_other_land=1 if p.transfer == "other_land" else 0,
+        reveal_windows_phase=1 if p.reveal_windows == "phase" else 0,
+        spy_thief_first=1 if p.spy_thief_first else 0,
+        advice_by_influence=1 if p.advice_by == "influence" else 0,
+        policies=policies + [0] * (MAX_PLAYERS - len(policies)),
+        lands=lands.reshape(-1),
+        characters=characters.reshape(-1),
+        laws=laws.reshape(-1),
+        agents=_agent_rows(pack_agents(agents)),
+    )
+
+
+def _agent_rows(packed: np.ndarray) -> np.ndarray:
+    """The seats' packed agent rows, zeros after the last seat (``agents`` piece)."""
+    out = np.zeros(MAX_PLAYERS * AGENT_ROW)
+    out[: packed.size] = packed.reshape(-1)
+    return out

@@ -5,41 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.jit import inline, kernel
+from simulator.procedures.council.game import params
 from simulator.procedures.council.game.context import pick, wants_scores
 from simulator.procedures.council.game.heuristic import breakdown, choose, edge_of, gain_at
 from simulator.procedures.council.game.params import (
-    H_ADVICE,
-    H_ADVICE_BY_INFLUENCE,
-    H_BRIBE_CAP,
-    H_CHARS,
-    H_COUNCIL_VOTES,
-    H_GREEDY_BRIBE,
-    H_INFLUENCE_COST,
-    H_LANDS,
-    H_LAWS,
-    H_MAX_TURNS,
-    H_MERC_COST,
-    H_MERCS,
-    H_MOOD,
-    H_MOOD_START,
-    H_N_LAWS,
-    H_PLAYERS,
-    H_POLICY,
-    H_RARE_COST,
-    H_RARE_SCOPE,
-    H_REMOVE_VOTES,
-    H_REVEAL_PHASES,
-    H_SETUP_ORDER,
-    H_SPY_THIEF_FIRST,
-    H_START_COINS,
-    H_START_TOKENS,
-    H_SYCOPHANT_PHASE,
-    H_TAX_HALF,
-    H_TIP_CAP,
-    H_TIP_EMPTY,
-    H_TOKENS,
-    H_TRANSFER,
-    H_TREASURY,
     HEAD0,
     MAX_CARDS,
     MAX_LAWS,
@@ -71,7 +40,11 @@ from simulator.procedures.council.game.state import (
     LAND_SIZE,
     LAST_LAND,
     LAW_CATEGORY,
+    LAW_COST,
+    LAW_MILITARISE,
+    LAW_MOOD,
     LAW_SLOT,
+    LAW_TAX,
     LAWS_IN_DECK,
     LEADER,
     LOT_KEYS,
@@ -191,67 +164,73 @@ def placer(seats, n_players, how, r, k):
 def setup(row, context, state, scratch):
     """The starting position, then the players place ``start_tokens`` tokens each, one at a time,
     in the ``setup_order`` (an invented setup: the rulebook lays out the cards only)."""
-    n_players = np.int64(row[H_PLAYERS])
+    n_players = np.int64(row[params.PLAYERS])
     state[:] = 0
     state[PLAYERS] = n_players
-    state[TOKENS_EACH] = np.int64(row[H_TOKENS])
-    state[MOOD] = np.int64(row[H_MOOD_START])
-    state[TREASURY] = np.int64(row[H_TREASURY])
+    state[TOKENS_EACH] = np.int64(row[params.TOKENS_PER_PLAYER])
+    state[MOOD] = np.int64(row[params.MOOD_START])
+    state[TREASURY] = np.int64(row[params.START_TREASURY])
     state[START_TREASURY] = state[TREASURY]
-    state[RARE_COST] = np.int64(row[H_RARE_COST])
-    state[RARE_SCOPE] = np.int64(row[H_RARE_SCOPE])
-    state[SYCOPHANT_PHASE] = np.int64(row[H_SYCOPHANT_PHASE])
-    state[ADVICE_ON] = np.int64(row[H_ADVICE])
-    state[TIP_EMPTY] = np.int64(row[H_TIP_EMPTY])
-    state[TIP_CAP] = np.int64(row[H_TIP_CAP])
-    state[BRIBE_CAP] = np.int64(row[H_BRIBE_CAP])
-    state[GREEDY_BRIBE] = np.int64(row[H_GREEDY_BRIBE])
-    state[TRANSFER] = np.int64(row[H_TRANSFER])
-    state[REVEAL_PHASES] = np.int64(row[H_REVEAL_PHASES])
-    state[SPY_THIEF_FIRST] = np.int64(row[H_SPY_THIEF_FIRST])
-    state[ADVICE_BY_INFLUENCE] = np.int64(row[H_ADVICE_BY_INFLUENCE])
+    state[RARE_COST] = np.int64(row[params.RARE_GIFT_COST])
+    state[RARE_SCOPE] = np.int64(row[params.RARE_GIFT_PER_PLAYER])
+    state[SYCOPHANT_PHASE] = np.int64(row[params.SYCOPHANT_PER_PHASE])
+    state[ADVICE_ON] = np.int64(row[params.ADVICE])
+    state[TIP_EMPTY] = np.int64(row[params.TIP_EMPTY_HEADS])
+    state[TIP_CAP] = np.int64(row[params.TIP_CAP])
+    state[BRIBE_CAP] = np.int64(row[params.BRIBE_CAP])
+    state[GREEDY_BRIBE] = np.int64(row[params.GREEDY_BRIBE_HOLDER_GAINS])
+    state[TRANSFER] = np.int64(row[params.TRANSFER_OTHER_LAND])
+    state[REVEAL_PHASES] = np.int64(row[params.REVEAL_WINDOWS_PHASE])
+    state[SPY_THIEF_FIRST] = np.int64(row[params.SPY_THIEF_FIRST])
+    state[ADVICE_BY_INFLUENCE] = np.int64(row[params.ADVICE_BY_INFLUENCE])
     state[IGNORED_LAW] = -1
     state[LEADER] = -1
     state[RUN] = -1
-    state[START_COINS] = np.int64(row[H_START_COINS])
-    state[LAWS_IN_DECK] = np.int64(row[H_N_LAWS])
-    state[MOOD_ON] = np.int64(row[H_MOOD])
-    state[MERCENARIES_ON] = np.int64(row[H_MERCS])
-    state[INFLUENCE_COST] = np.int64(row[H_INFLUENCE_COST])
-    state[MERCENARY_COST] = np.int64(row[H_MERC_COST])
-    state[TAX_HALVES] = np.int64(row[H_TAX_HALF])
-    state[REMOVE_VOTES] = np.int64(row[H_REMOVE_VOTES])
-    state[COUNCIL_VOTES] = np.int64(row[H_COUNCIL_VOTES])
-    state[MAX_TURNS] = np.int64(row[H_MAX_TURNS])
+    state[START_COINS] = np.int64(row[params.START_COINS])
+    state[LAWS_IN_DECK] = np.int64(row[params.LAWS_IN_DECK])
+    state[MOOD_ON] = np.int64(row[params.MOOD])
+    state[MERCENARIES_ON] = np.int64(row[params.MERCENARIES])
+    state[INFLUENCE_COST] = np.int64(row[params.INFLUENCE_COST])
+    state[MERCENARY_COST] = np.int64(row[params.MERCENARY_COST])
+    state[TAX_HALVES] = np.int64(row[params.TAX_HALVES])
+    state[REMOVE_VOTES] = np.int64(row[params.REMOVE_COUNCILLOR_VOTES])
+    state[COUNCIL_VOTES] = np.int64(row[params.COUNCIL_VOTES])
+    state[MAX_TURNS] = np.int64(row[params.MAX_TURNS])
     state[VICTORY] = -1
     state[REPRESENTATIVE] = -1
     for p in range(n_players):
         state[COINS + p] = state[START_COINS]
         state[SUPPLY + p] = state[TOKENS_EACH]
-        state[POLICY + p] = np.int64(row[H_POLICY + p])
+        state[POLICY + p] = np.int64(row[params.POLICIES + p])
     for li in range(N_LANDS):
-        state[LAND_SIZE + li] = np.int64(row[H_LANDS + 4 * li])
-        state[CIVILIANS + li] = np.int64(row[H_LANDS + 4 * li + 1])
-        state[SOLDIERS + li] = np.int64(row[H_LANDS + 4 * li + 2])
-        state[LAND_EFFECT + li] = np.int64(row[H_LANDS + 4 * li + 3])
+        land = params.LANDS + params.LAND_FIELDS * li
+        state[LAND_SIZE + li] = np.int64(row[land + params.LAND_SIZE])
+        state[CIVILIANS + li] = np.int64(row[land + params.LAND_CIVILIANS])
+        state[SOLDIERS + li] = np.int64(row[land + params.LAND_SOLDIERS])
+        state[LAND_EFFECT + li] = np.int64(row[land + params.LAND_EFFECT])
     for s in range(N_SEATS):
         state[HOLDERS + s] = -1
     for c in range(N_CHARS):
-        state[CHARACTER_TRAITS + c] = np.int64(row[H_CHARS + 2 * c])
-        state[SEATS + c] = np.int64(row[H_CHARS + 2 * c + 1])
+        character = params.CHARACTERS + params.CHARACTER_FIELDS * c
+        state[CHARACTER_TRAITS + c] = np.int64(row[character + params.CHARACTER_TRAITS])
+        state[SEATS + c] = np.int64(row[character + params.CHARACTER_SEAT])
         state[LOT_KEYS + c] = 0
         state[SYCOPHANT_LEADERS + c] = -1
         state[LAST_LAND + c] = state[SEATS + c] - HEAD0 if state[SEATS + c] >= HEAD0 else -1
         if state[SEATS + c] >= 0:
             state[HOLDERS + state[SEATS + c]] = c
     for i in range(MAX_LAWS):
-        for j in range(5):
-            state[LAW_CATEGORY + MAX_LAWS * j + i] = np.int64(row[H_LAWS + 5 * i + j])
+        law = params.LAWS + params.LAW_FIELDS * i
+        state[LAW_CATEGORY + i] = np.int64(row[law + params.LAW_CATEGORY])
+        state[LAW_COST + i] = np.int64(row[law + params.LAW_COST])
+        state[LAW_MOOD + i] = np.int64(row[law + params.LAW_MOOD])
+        state[LAW_MILITARISE + i] = np.int64(row[law + params.LAW_MILITARISE])
+        state[LAW_TAX + i] = np.int64(row[law + params.LAW_TAX_DELTA])
         state[LAW_SLOT + i] = -1
-    how = np.int64(row[H_SETUP_ORDER])
+    how = np.int64(row[params.SETUP_ORDER])
     seats = np.zeros(MAX_PLAYERS, dtype=np.int64)
     placement_order(context, n_players, how, seats)
-    for r in range(np.int64(row[H_START_TOKENS])):
+    for r in range(np.int64(row[params.START_TOKENS])):
         for k in range(n_players):
             p = placer(seats, n_players, how, r, k)
             if state[SUPPLY + p] == 0:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.jit import inline, kernel
+from simulator.jit import kernel, leaf
 from simulator.layout import Layout
 from simulator.procedures.council.game.params import (
     HEAD0,
@@ -246,7 +246,7 @@ SCRATCH_SIZE = SCRATCH.size
 ) = range(13)
 
 
-@inline
+@leaf
 def head_tok(state, p, li):
     h = state[HOLDERS + HEAD0 + li]
     if h < 0:
@@ -254,34 +254,37 @@ def head_tok(state, p, li):
     return state[TOKENS + p * N_COL + N_LANDS + h]
 
 
-@inline
+@leaf
 def land_owner(state, li, scratch):
     """Priority on Land li by Land + Head tokens (ties: more on the Head). Returns the player, -1
-    when nobody has tokens, -2 when contested (``tied[p]`` then marks the contesting players)."""
+    when nobody has tokens, -2 when contested (``tied[p]`` then marks the contesting players).
+    Each player's Head tokens are read in place (:func:`head_tok`'s rule): this is pasted into
+    every recount of greedy's scores, and each pasted helper is typed again."""
     n_players = state[PLAYERS]
+    h = state[HOLDERS + HEAD0 + li]
+    head_column = N_LANDS + h
     top = np.int64(0)
     for p in range(n_players):
-        c = state[TOKENS + p * N_COL + li] + head_tok(state, p, li)
-        top = max(top, c)
+        head = state[TOKENS + p * N_COL + head_column] if h >= 0 else np.int64(0)
+        top = max(top, state[TOKENS + p * N_COL + li] + head)
     if top == 0:
         return np.int64(-1)
     count = 0
     who = -1
     head_top = np.int64(-1)
     for p in range(n_players):
-        if state[TOKENS + p * N_COL + li] + head_tok(state, p, li) == top:
+        head = state[TOKENS + p * N_COL + head_column] if h >= 0 else np.int64(0)
+        if state[TOKENS + p * N_COL + li] + head == top:
             count += 1
             who = p
-            head_top = max(head_top, head_tok(state, p, li))
+            head_top = max(head_top, head)
     if count == 1:
         return np.int64(who)
     count = 0
     for p in range(n_players):
         scratch[TIED + p] = 0
-        if (
-            state[TOKENS + p * N_COL + li] + head_tok(state, p, li) == top
-            and head_tok(state, p, li) == head_top
-        ):
+        head = state[TOKENS + p * N_COL + head_column] if h >= 0 else np.int64(0)
+        if state[TOKENS + p * N_COL + li] + head == top and head == head_top:
             count += 1
             who = p
             scratch[TIED + p] = 1
@@ -290,7 +293,7 @@ def land_owner(state, li, scratch):
     return np.int64(-2)
 
 
-@inline
+@leaf
 def top_and_second(state, n_players, col):
     """The player with strictly most tokens at col (or -1: nobody has any, or a tie) and its lead
     over the next highest count."""
@@ -311,7 +314,7 @@ def top_and_second(state, n_players, col):
     return who, top - second
 
 
-@inline
+@leaf
 def strict_top(state, n_players, col):
     """The player with strictly most tokens at col, or -1 (:func:`top_and_second`)."""
     return top_and_second(state, n_players, col)[0]
@@ -367,7 +370,7 @@ def char_owner(state, c):
     return strict_top(state, state[PLAYERS], N_LANDS + c)
 
 
-@kernel
+@leaf
 def council_member(state, k):
     """Character in Council place k (0-3 the permanent seats, 4 the Representative), or -1."""
     if k < 4:
@@ -426,7 +429,7 @@ def kill(state, c):
     state[KILLED] += 1
 
 
-@kernel
+@leaf
 def char_total(state, c):
     t = np.int64(0)
     for p in range(state[PLAYERS]):
@@ -434,7 +437,7 @@ def char_total(state, c):
     return t
 
 
-@kernel
+@leaf
 def land_total(state, li):
     t = np.int64(0)
     for p in range(state[PLAYERS]):
@@ -442,7 +445,7 @@ def land_total(state, li):
     return t
 
 
-@inline
+@leaf
 def has_trait(state, c, t):
     return (state[CHARACTER_TRAITS + c] >> t) & 1
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.jit import inline, kernel
+from simulator.jit import kernel, leaf
 from simulator.procedures.council.game.context import wants_scores
 from simulator.procedures.council.game.heuristic import (
     ADVICE_VALUE,
@@ -239,7 +239,7 @@ def choose_representative(context, state, scratch):
         state[REPRESENTATIVE] = choose_among(context, state, scratch, n, False)
 
 
-@kernel
+@leaf
 def trait_stance(state, c, category):
     """+1 if Character c's traits vote for a law of this category, -1 against, 0 abstain."""
     if category == 0:
@@ -495,7 +495,7 @@ def ignore_choice(context, state, i, scratch):
         return
 
 
-@inline
+@leaf
 def ignored_here(state, li, i):
     """Whether law i does not apply on Land li (the Brown Plains' ignored law)."""
     return state[LAND_EFFECT + li] == E_IGNORE_LAW and state[IGNORED_LAW] == i
