@@ -2,9 +2,8 @@
 decision of random play from fresh deals — the first decision of a deal included.
 
 The games are found in the registry: every procedure that declares ``game`` (a ``WholeGame``) is
-played. Games whose procedure has not declared it yet are dealt by the adapters in ``NOT_YET``
-(a list that only shrinks); a test finds every ``GameFunctions`` value in the procedures'
-packages, so a new game cannot be missed.
+played, and a test finds every ``GameFunctions`` value in the procedures' packages, so a new game
+cannot be missed.
 
 Numba does not check array bounds: a game that reports the wrong seat count or a heuristic that
 writes past its output array does not fail, it reads or corrupts memory, and the search agents
@@ -25,66 +24,9 @@ import pytest
 
 from simulator import procedures
 from simulator.agents.game import GameFunctions
-from simulator.scenario import load
 from tests import naive_agents as twin
 
 GUARD = -7.25  # what no score is: a guard cell still holding it was not written
-
-
-def _flat(game: GameFunctions, size: int, start_game: Any, row: np.ndarray) -> tuple[Any, Any]:
-    """A game whose state is one flat array of ``size`` dealt by ``start_game(s, row, rng)``."""
-
-    def start(rng: np.ndarray) -> np.ndarray:
-        s = np.zeros(size, dtype=np.int64)
-        start_game(s, row, rng)
-        return s
-
-    return game, start
-
-
-def _recruitment() -> tuple[GameFunctions, Callable[[np.ndarray], np.ndarray]]:
-    from simulator.procedures.recruitment.loyalty import game, packing, phases, state
-
-    row = packing.pack(load("scenarios/recruitment/ladder.yaml").variants["base"])
-    return _flat(game.GAME, state.STATE_SIZE, phases.start_game, row)
-
-
-def _council() -> tuple[GameFunctions, Callable[[np.ndarray], np.ndarray]]:
-    from simulator.procedures.council.game import interface
-    from simulator.procedures.council.game.params import pack
-
-    params = load("scenarios/council/ladder.yaml").variants["base"]
-    # Every seat searching: the interface stops at each seat's decisions, setup's included.
-    row = pack(params.model_copy(update={"policies": "rollout"}))
-
-    def start(rng: np.ndarray) -> np.ndarray:
-        return interface.start(row, 0, rng)
-
-    return interface.GAME, start
-
-
-def _new_world() -> tuple[GameFunctions, Callable[[np.ndarray], np.ndarray]]:
-    from simulator.procedures import get
-    from simulator.procedures.his.new_world.game import GAME
-    from simulator.procedures.his.new_world.state import new_state, start_game
-
-    scenario = load("scenarios/his/new_world_ladder.yaml")
-    template = new_state(get("his.new_world").pack(scenario.variants["base"]))
-
-    def start(rng: np.ndarray) -> np.ndarray:
-        s = np.zeros_like(template)
-        start_game(s, template, rng)
-        return s
-
-    return GAME, start
-
-
-#: Whole games whose procedure does not declare ``game`` yet, dealt here (only shrinks).
-NOT_YET = {
-    "recruitment.loyalty": _recruitment,
-    "council.game": _council,
-    "his.new_world": _new_world,
-}
 
 
 def _declared(name: str) -> tuple[GameFunctions, Callable[[np.ndarray], np.ndarray]]:
@@ -102,10 +44,9 @@ def _declared(name: str) -> tuple[GameFunctions, Callable[[np.ndarray], np.ndarr
 
 
 def _games() -> dict[str, Callable[[], tuple[GameFunctions, Any]]]:
-    found: dict[str, Callable[[], tuple[GameFunctions, Any]]] = dict(NOT_YET)
+    found: dict[str, Callable[[], tuple[GameFunctions, Any]]] = {}
     for name in procedures.names():
         if procedures.get(name).game is not None:
-            assert name not in NOT_YET, f"{name} declares its game: take it off NOT_YET"
             found[name] = lambda name=name: _declared(name)
     return found
 
@@ -131,7 +72,7 @@ def test_every_game_in_the_procedures_is_played_here():
 
 
 def test_a_declared_game_is_found_in_the_registry():
-    assert "root.hirelings" in GAMES and "root.hirelings" not in NOT_YET
+    assert {"root.hirelings", "recruitment.loyalty", "council.game", "his.new_world"} <= set(GAMES)
 
 
 def _positions(game: Any, start: Callable[[np.ndarray], np.ndarray], count: int) -> list:

@@ -27,7 +27,11 @@ from simulator.jitcache import drop_stale
 drop_stale(__file__)  # before the modules load their cached kernels
 
 # ruff: noqa: E402
+import numpy as np
+
+from simulator.agents.game import WholeGame
 from simulator.procedures.base import Alternative, Assumption, Procedure
+from simulator.procedures.council.game import interface
 from simulator.procedures.council.game.kernel import council_game_kernel
 from simulator.procedures.council.game.params import (
     METRICS,
@@ -247,6 +251,12 @@ ASSUMPTIONS = (
     ),
 )
 
+
+def deal(row: np.ndarray, rng: np.ndarray) -> np.ndarray:
+    """A new game of the packed ``row``, played to its first decision of a searching seat."""
+    return interface.start(row, 0, rng)
+
+
 PROCEDURE = Procedure(
     name="council.game",
     title="The council game: the whole political game",
@@ -257,6 +267,8 @@ PROCEDURE = Procedure(
     kernel=council_game_kernel,
     exact=None,
     example={"players": 4},
+    # Every seat searching: the interface stops at each seat's decisions, setup's included.
+    game=WholeGame(interface.GAME, deal, example={"players": 4, "policies": "rollout"}),
     assumptions=ASSUMPTIONS,
     fires={a.knob: a.fires for a in ASSUMPTIONS if a.fires},
     notes=(

@@ -16,6 +16,9 @@ from simulator.jitcache import drop_stale
 drop_stale(__file__)  # before the modules load their cached kernels (agents' edits count too)
 
 # ruff: noqa: E402
+import numpy as np
+
+from simulator.agents.game import WholeGame
 from simulator.procedures.base import Alternative, Assumption, Procedure
 from simulator.procedures.his._rules import cite
 from simulator.procedures.his.new_world.exact import (
@@ -23,6 +26,7 @@ from simulator.procedures.his.new_world.exact import (
     exact,
     exploration_outcome,
 )
+from simulator.procedures.his.new_world.game import GAME
 from simulator.procedures.his.new_world.kernel import new_world_kernel
 from simulator.procedures.his.new_world.metrics import METRICS, metrics
 from simulator.procedures.his.new_world.params import (
@@ -32,6 +36,33 @@ from simulator.procedures.his.new_world.params import (
     NewWorldParams,
     pack,
 )
+from simulator.procedures.his.new_world.state import new_state, start_game
+
+
+def deal(row: np.ndarray, rng: np.ndarray) -> np.ndarray:
+    """The position before the first decision of a game of the packed ``row``."""
+    template = new_state(row)
+    s = np.zeros_like(template)
+    start_game(s, template, rng)
+    return s
+
+
+#: The ladder's powers (scenarios/his/new_world_ladder.yaml): every kind of decision comes up.
+LADDER = {
+    "turns": 9,
+    "england": {"explorers": [1, 1, 0, 2], "explore": [2, 3, 4, 5, 6, 7, 8, 9], "colonize": [3, 6]},
+    "france": {"explorers": [2, 1, 0], "explore": "every", "colonize": [2, 5]},
+    "habsburg": {
+        "explorers": [4, 1, 1, 0],
+        "explore": "every",
+        "colonize": [1, 3, 5],
+        "conquistadors": [3, 2, 1, 0, 0],
+        "conquer": [2, 3, 4, 5, 6, 7, 8, 9],
+    },
+    "galleons_turn": 4,
+    "discoverers_return": True,
+    "objective": "vp",
+}
 
 __all__ = [
     "DISCOVERIES",
@@ -167,6 +198,7 @@ PROCEDURE = Procedure(
     pack=pack,
     kernel=new_world_kernel,
     exact=exact,
+    game=WholeGame(GAME, deal, example=LADDER),
     example={
         "england": {"explorers": [1, 0], "explore": "every"},
         "france": {"explorers": [2, 1], "explore": "every", "colonize": [2]},

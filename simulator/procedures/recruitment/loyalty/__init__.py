@@ -19,12 +19,16 @@ from simulator.jitcache import drop_stale
 drop_stale(__file__)  # before the modules load their cached kernels (agents' edits count too)
 
 # ruff: noqa: E402
+from simulator.agents.game import WholeGame, flat_deal
 from simulator.procedures.base import Alternative, Assumption, Procedure
 from simulator.procedures.recruitment.loyalty.cases import CASES, preset_lines, revision_fires
+from simulator.procedures.recruitment.loyalty.game import GAME
 from simulator.procedures.recruitment.loyalty.kernel import loyalty_kernel
 from simulator.procedures.recruitment.loyalty.metrics import metrics
 from simulator.procedures.recruitment.loyalty.packing import PACKED, metric_layout_of, pack
 from simulator.procedures.recruitment.loyalty.params import LoyaltyParams
+from simulator.procedures.recruitment.loyalty.phases import start_game
+from simulator.procedures.recruitment.loyalty.state import STATE_SIZE
 from simulator.procedures.recruitment.loyalty.userstep import specialize
 
 NOTES = (
@@ -199,6 +203,20 @@ FIRES: dict[str, tuple[str, ...] | dict[str, tuple[str, ...]]] = {
     **{c.name: c.fires for c in CASES},
 }
 
+LADDER_DEALS = {
+    "players": 4,
+    "rounds": 10,
+    "revision": "1.1",
+    "deck": {
+        "count": 30,
+        "wage": {"low": 0, "high": 2},
+        "base_loyalty": {"low": 0, "high": 2},
+        "home": {"low": 0, "high": 4},
+        "equipped": {"low": 0, "high": 2},
+    },
+    "tokens_per_round": 3,
+}
+
 PROCEDURE = Procedure(
     name="recruitment.loyalty",
     title="Recruitment and loyalty, revisions 1.0 / 1.1 / 1.2 (whole game)",
@@ -211,6 +229,9 @@ PROCEDURE = Procedure(
     metric_layout=metric_layout_of,
     exact=None,
     example={"players": 4, "rounds": 10, "revision": "1.0"},
+    # The ladder's deals (scenarios/recruitment/ladder.yaml): homes, loyalty and a token cap,
+    # so the interface tests meet every kind of decision.
+    game=WholeGame(GAME, flat_deal(STATE_SIZE, start_game), example=LADDER_DEALS),
     notes=NOTES,
     assumptions=ASSUMPTIONS,
     fires=FIRES,
