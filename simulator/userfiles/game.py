@@ -268,7 +268,7 @@ def game_procedure(cls: type, module: Any, ref: Ref) -> Procedure:
     fns = _functions(cls, ref, line)
     if hidden and "determinize" not in fns:
         raise _problem(ref, line, "HIDDEN_INFORMATION is True: write determinize(s, seat, rng)")
-    Row = namedtuple(f"{ref.name}_params", names)  # type: ignore[misc]  # noqa: N806
+    Row = namedtuple(f"{ref.name}_params", names)  # type: ignore[misc]
     examples: dict[type, Any] = {int: 1, bool: True, float: 1.0}
     signatures = _signatures(state_size, Row(*(examples[p.kind] for p in parameters)))
     compiled = {n: _compile(fn, ref, ref.name, signatures[n]) for n, fn in fns.items()}
