@@ -474,7 +474,7 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
         # A designer's rule step named in the parameters: compiled now, errors at their line.
         proc = proc.specialize(proc, every)
     elif top.tournament is not None:
-        game = procedures.get(top.procedure)
+        game = _procedure(top.procedure, file, pos)
         if game.specialize is not None and game.specialize(game, every) is not game:
             line, col = pos.nearest(("tournament",))
             message = "a tournament does not play a rule step of your own file yet: remove it"

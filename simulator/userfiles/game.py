@@ -28,6 +28,7 @@ won), ``rounds`` (``round_of`` at the end) and ``decisions`` (moves chosen by th
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import inspect
 import typing
@@ -67,12 +68,9 @@ CONSTANTS = {
     "STATE_SIZE": "slots of the state, one flat int64 array",
 }
 _SIMULATOR = Path(__file__).resolve().parent.parent
-_CARRIED = sorted((_SIMULATOR / "agents").glob("*.py")) + [
-    _SIMULATOR / "userfiles" / "game.py",
-    _SIMULATOR / "accumulate.py",
-]
-#: A digest of the agents' and the kernel's code: it ends the kernel's name, so Numba's cache of
-#: an older ``sim`` is never read.
+_CARRIED = [*sorted((_SIMULATOR / "agents").glob("*.py")), _SIMULATOR / "accumulate.py"]
+#: A digest of the agents' code the kernel carries (its own generated source has its own digest):
+#: it ends the kernel's name, so Numba's cache of an older ``sim`` is never read.
 AGENTS_DIGEST = hashlib.sha256(b"".join(p.read_bytes() for p in _CARRIED)).hexdigest()[:8]
 
 _SOURCE = """
@@ -179,7 +177,7 @@ def _functions(cls: type, ref: Ref, line: int) -> dict[str, Any]:
         fn = raw.__func__ if isinstance(raw, staticmethod) else raw
         if not inspect.isfunction(fn):
             raise _problem(ref, line, f"{name} is not a function: write `def {name}(...)`")
-        at = int(fn.__code__.co_firstlineno)
+        at = _def_line(fn)
         if not isinstance(raw, staticmethod):
             raise _problem(ref, at, f"write @staticmethod above `def {name}`", f"{ref.name}.{name}")
         got = tuple(inspect.signature(fn).parameters)
@@ -193,6 +191,18 @@ def _functions(cls: type, ref: Ref, line: int) -> dict[str, Any]:
             )
         found[name] = fn
     return found
+
+
+def _def_line(fn: Any) -> int:
+    """The line of ``def`` of a static method (its first line is the decorator's)."""
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return int(fn.__code__.co_firstlineno)
+    for k, text in enumerate(lines):
+        if text.lstrip().startswith("def "):
+            return first + k
+    return first
 
 
 def _signatures(state_size: int, row: Any) -> dict[str, Any]:
@@ -230,12 +240,16 @@ def _compile(fn: Any, ref: Ref, owner: str, signature: Any) -> Any:
     except _Problems as e:
         raise UserFileError(e.problems) from None
     except Exception as e:  # a helper's own numba error while compiling it
-        line = int(fn.__code__.co_firstlineno)
-        raise UserFileError([numba_problem(e, own, own.name, line)]) from None
+        raise UserFileError([numba_problem(e, own, own.name, _def_line(fn))]) from None
     function = rewritten.function
     function.__qualname__ = f"{owner}_{fn.__name__}{SUFFIX}"
     dispatcher = jit(function)
-    compile_now(dispatcher, signature, own, fn)
+    try:
+        compile_now(dispatcher, signature, own, fn)
+    except UserFileError as e:  # no line of the body named: the def's, not its decorator's
+        if e.problems[0].line == fn.__code__.co_firstlineno:
+            e.problems[0] = dataclasses.replace(e.problems[0], line=_def_line(fn))
+        raise
     return dispatcher
 
 
