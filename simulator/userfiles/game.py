@@ -310,10 +310,11 @@ def game_procedure(cls: type, module: Any, ref: Ref) -> Procedure:
         seat_agents(self.policies, seats_of(self))
         return self
 
+    validators: Any = {"_seats": model_validator(mode="after")(one_agent_or_one_per_seat)}
     params_model: type[Params] = create_model(
         f"{ref.name}_game_params",
         __base__=base,
-        __validators__={"_seats": model_validator(mode="after")(one_agent_or_one_per_seat)},
+        __validators__=validators,
         policies=(
             Policies,
             Field(
@@ -386,7 +387,8 @@ def game_procedure(cls: type, module: Any, ref: Ref) -> Procedure:
     fn = scope[kernel_name]
     fn.__module__ = module.__name__
     fn.__qualname__ = f"{kernel_name}_{digest}{AGENTS_DIGEST}{SUFFIX}"
-    kernel = njit(**{**KERNEL, "cache": True})(fn)
+    options: Any = {**KERNEL, "cache": True}
+    kernel = njit(**options)(fn)
     doc = inspect.getdoc(cls) or ""
     title = doc.splitlines()[0].rstrip(".") if doc else ref.name
     example = {p.name: p.field.default for p in parameters if not p.field.is_required()}
