@@ -270,11 +270,15 @@ def procedure_of(
     """
     ref = parse_ref(text, base_dir, where)
     module = load_module(ref, where)
-    fn = load_function(ref, where)
     key = f"{ref}@{id(module)}"
     if key in _built:
         return _built[key]
-    proc = _build(fn, module, ref)
+    from simulator.userfiles.game import game_procedure, is_game
+
+    if is_game(module, ref.name):  # a whole game: a class of the game interface
+        proc = game_procedure(getattr(module, ref.name), module, ref)
+    else:
+        proc = _build(load_function(ref, where), module, ref)
     _built[key] = proc
     _built[proc.name] = proc
     return proc
