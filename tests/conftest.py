@@ -74,6 +74,7 @@ COMPILE_FIRST = (
     "tests/test_recruitment_loyalty.py",
     "tests/test_new_world.py",
     "tests/test_root_hirelings_agents.py",
+    "tests/test_usergame.py",  # two games of designers' files, each with every agent
 )
 #: Files that run every scenario or game, or reuse the kernels above: they end it, before the
 #: documentation pages (whose console examples run whole games too).
