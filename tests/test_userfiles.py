@@ -215,6 +215,47 @@ def test_a_pydantic_model_as_the_parameters(tmp_path):
     assert abs(mean - 15 / 36) < 5 * se
 
 
+RESTING = """
+ASSUMPTIONS = {
+    "bonus": {
+        "tag": "invented",
+        "text": "the defender's bonus of 1 is made up",
+        "alternatives": {"no bonus": 0, "bonus 2": 2},
+    },
+}
+
+
+def duel(dice, bonus: int = 1, sides: int = 6):
+    return {"defender_wins": dice.d(sides) <= dice.d(sides) + bonus}
+"""
+
+
+def test_a_designers_invented_value_is_declared_listed_and_moved(tmp_path):
+    (tmp_path / "duel.py").write_text(RESTING)
+    proc = procedure_of("duel.py:duel", tmp_path)
+    (bonus,) = proc.assumptions
+    assert (bonus.name, bonus.knob, bonus.tag) == ("bonus", "bonus", "invented")
+    assert [(a.label, a.overrides) for a in bonus.alternatives] == [
+        ("no bonus", {"bonus": 0}),
+        ("bonus 2", {"bonus": 2}),
+    ]
+    listed = invoke("list", str(tmp_path / "duel.py:duel"))
+    assert listed.exit_code == 0 and "made up" in listed.output, listed.output
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(
+        "name: s\nprocedure: duel.py:duel\ntrials: 4000\nseed: 1\n"
+        "variants:\n  d8: {sides: 8}\nrobustness: {assumptions: true}\n"
+    )
+    result = invoke("run", str(scenario), "--out", str(tmp_path / "out"), "--robustness", "none")
+    assert result.exit_code == 0, result.output
+    assert "rests on 1 invented value (bonus)" in result.output, result.output
+    moved = invoke("run", str(scenario), "--out", str(tmp_path / "out"))
+    assert moved.exit_code == 0, moved.output
+    assert "holds under every declared alternative (2 reruns)" in moved.output, moved.output
+    assert "bonus: no bonus: same verdict" in moved.output, moved.output
+    assert "bonus: bonus 2: same verdict" in moved.output, moved.output
+
+
 # --- errors a designer can act on: exit 2, the designer's file and line -------------------------
 
 
@@ -313,6 +354,20 @@ ERRORS = {
         "trial",
         "rule.py:4:",
         "every return must give the same metrics",
+    ),
+    "assumption of no parameter": (
+        "ASSUMPTIONS = {'m': {'tag': 'invented', 'text': 'made up'}}\n\n"
+        "def trial(dice, n: int = 2):\n    return {'x': dice.d(6) > n}\n",
+        "trial",
+        "rule.py:1:1: ASSUMPTIONS:",
+        "ASSUMPTIONS['m']: not a parameter of trial (n)",
+    ),
+    "assumption tag": (
+        "def trial(dice, n: int = 2):\n    return {'x': dice.d(6) > n}\n\n\n"
+        "ASSUMPTIONS = {'n': {'tag': 'guess', 'text': 'made up'}}\n",
+        "trial",
+        "rule.py:5:1: ASSUMPTIONS:",
+        "tag is one of rulebook, reading, invented, not 'guess'",
     ),
     "unknown dice method": (
         "def trial(dice, n: int = 2):\n    return {'x': dice.d20() > n}\n",

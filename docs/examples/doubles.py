@@ -58,6 +58,14 @@ class Doubles:
     players: int = 2
     target: int = 50
     max_turns: int = 200
+    # What the answer rests on: sim list shows it, the verdict names it, a robustness run moves it.
+    ASSUMPTIONS = {
+        "max_turns": {
+            "tag": "invented",
+            "text": "a game that reaches 200 turns is drawn (the rules give no end)",
+            "alternatives": {"100 turns": 100},
+        },
+    }
 
     @staticmethod
     def start_game(s, params, rng):

@@ -271,6 +271,7 @@ def game_procedure(cls: type, module: Any, ref: Ref) -> Procedure:
     from simulator.agents.spec import AGENT_ROW, Policies, pack_agents, seat_agents
     from simulator.jit import KERNEL
     from simulator.rng import trial_state
+    from simulator.userfiles.assumptions import declared
     from simulator.userfiles.procedure import _params_model
 
     line = _class_line(cls)
@@ -401,6 +402,7 @@ def game_procedure(cls: type, module: Any, ref: Ref) -> Procedure:
         pack=pack,
         kernel=kernel,
         example=example if len(example) == len(parameters) else None,
+        assumptions=declared(cls if hasattr(cls, "ASSUMPTIONS") else module, ref, names),
         notes=(
             "players: policies (random, greedy: one-step lookahead on the heuristic, rollout, "
             "mcts)",

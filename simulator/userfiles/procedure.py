@@ -357,6 +357,8 @@ def _build(fn: Callable[..., Any], module: Any, ref: Ref, name: str | None = Non
     kinds_of = [p.kind for p in parameters]
     names_of = [p.name for p in parameters]
     kernel = kernel_around(trial, ref, kinds_of, names_of, model, len(names))
+    from simulator.userfiles.assumptions import declared as assumptions
+
     exact_fn = getattr(module, f"{ref.name}_exact", None)
     exact = None
     if callable(exact_fn):
@@ -375,6 +377,7 @@ def _build(fn: Callable[..., Any], module: Any, ref: Ref, name: str | None = Non
         exact=exact,
         notes=(f"written in {ref.shown} (function {ref.name}), compiled by Numba when loaded",),
         example=example if len(example) == len(parameters) else None,
+        assumptions=assumptions(module, ref, order),
     )
 
 
