@@ -20,7 +20,7 @@ declare them on the class. A mistake is an error at the file's line, exit 2.
 
 from __future__ import annotations
 
-from typing import Any, get_args
+from typing import Any, cast, get_args
 
 from simulator.procedures.base import Alternative, Assumption, AssumptionTag
 from simulator.userfiles.loading import Ref, UserFileError, _line_of_name
@@ -63,5 +63,6 @@ def declared(owner: Any, ref: Ref, parameters: list[str]) -> tuple[Assumption, .
             for label, value in others.items()
         )
         rule = f"{ref.shown}, the designer's own file"
-        out.append(Assumption(name, name, tag, rule, text.strip(), alternatives))
+        kind = cast(AssumptionTag, tag)
+        out.append(Assumption(name, name, kind, rule, text.strip(), alternatives))
     return tuple(out)
