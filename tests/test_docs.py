@@ -46,6 +46,14 @@ def test_a_leading_ellipsis_stands_for_compile_notices_or_for_nothing():
     assert not matches(want, "own · 3,000 trials\nrow 1\n")
 
 
+def test_a_compile_notice_is_not_part_of_what_a_page_shows():
+    from tests.console_examples import _NOTICE
+
+    notice = "compiling his.field_battle (kernel): once per machine, then read from Numba's"
+    assert _NOTICE.match(notice) and _NOTICE.match("compiled in 1 min 5 s; cached")
+    assert not _NOTICE.match("his-field-battle-4v3") and not _NOTICE.match("compiled: 3 runs")
+
+
 def test_the_readme_commands_are_the_ones_ci_runs():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
