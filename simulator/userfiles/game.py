@@ -139,7 +139,7 @@ def _parameters(cls: type, ref: Ref, line: int) -> list[Any]:
     """The class's annotated parameters (lower-case names), checked like a trial's."""
     from pydantic.fields import FieldInfo
 
-    from simulator.userfiles.procedure import _base_type, _checked
+    from simulator.userfiles.parameters import base_type, checked
 
     try:
         hints = typing.get_type_hints(cls, include_extras=True)
@@ -151,12 +151,12 @@ def _parameters(cls: type, ref: Ref, line: int) -> list[Any]:
             continue
         if name == "policies":
             raise _problem(ref, line, "policies is sim's own parameter (who plays): remove it")
-        base, meta = _base_type(hints[name])
+        base, meta = base_type(hints[name])
         infos = [m for m in meta if isinstance(m, FieldInfo)]
         info = infos[0] if infos else Field()
         if name in vars(cls):
             info = FieldInfo.merge_field_infos(info, default=vars(cls)[name])
-        out.append(_checked(ref, line, name, base, info))
+        out.append(checked(ref, line, name, base, info))
     return out
 
 
@@ -272,7 +272,7 @@ def game_procedure(cls: type, module: Any, ref: Ref) -> Procedure:
     from simulator.jit import KERNEL
     from simulator.rng import trial_state
     from simulator.userfiles.assumptions import declared
-    from simulator.userfiles.procedure import _params_model
+    from simulator.userfiles.parameters import model_of
 
     line = _class_line(cls)
     constants = _constants(cls, ref, line)
@@ -303,7 +303,7 @@ def game_procedure(cls: type, module: Any, ref: Ref) -> Procedure:
     def seats_of(p: Any) -> int:
         return int(getattr(p, "players", seats_max))
 
-    base = _params_model(ref, parameters)
+    base = model_of(ref, parameters)
 
     def one_agent_or_one_per_seat(self: Any) -> Any:
         if seats_of(self) > seats_max:

@@ -28,45 +28,28 @@ import inspect
 import typing
 from collections import namedtuple
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, Field, create_model, model_validator
+from pydantic import BaseModel, Field
 from pydantic.fields import FieldInfo
 
-from simulator.procedures.base import Metric, Params, Procedure
+from simulator.procedures.base import Metric, Procedure
 from simulator.userfiles.jitting import compile_rewritten, function_line, jit
 from simulator.userfiles.kernel import kernel_around
 from simulator.userfiles.loading import Ref, UserFileError, load_function, load_module, parse_ref
+from simulator.userfiles.parameters import (
+    Parameter,
+    _problem,
+    base_type,
+    checked,
+    model_of,
+)
 from simulator.yaml_loader import Problem
 
-#: Integers travel in a float64 row: exact up to 2**53.
-MAX_INT = 2**53
-_TYPES = {int: "int64", bool: "boolean", float: "float64"}
 
-
-@dataclass(frozen=True)
-class _Parameter:
-    name: str
-    kind: type
-    field: FieldInfo
-    line: int
-
-
-def _problem(ref: Ref, line: int, message: str, col: int = 1) -> UserFileError:
-    return UserFileError([Problem(ref.shown, line, col, ref.name, message)])
-
-
-def _base_type(annotation: Any) -> tuple[Any, list[Any]]:
-    if typing.get_origin(annotation) is Annotated:
-        base, *meta = typing.get_args(annotation)
-        return base, meta
-    return annotation, []
-
-
-def _parameters(fn: Callable[..., Any], ref: Ref) -> tuple[list[_Parameter], type | None]:
+def _parameters(fn: Callable[..., Any], ref: Ref) -> tuple[list[Parameter], type | None]:
     """The designer's parameters (after ``dice``), and the pydantic model if one is used."""
     line = function_line(fn)
     sig = inspect.signature(fn)
@@ -84,7 +67,7 @@ def _parameters(fn: Callable[..., Any], ref: Ref) -> tuple[list[_Parameter], typ
         model = hints[rest[0].name]
         if issubclass(model, BaseModel):
             return [
-                _checked(ref, line, name, info.annotation, info)
+                checked(ref, line, name, info.annotation, info)
                 for name, info in model.model_fields.items()
             ], model
     out = []
@@ -93,14 +76,14 @@ def _parameters(fn: Callable[..., Any], ref: Ref) -> tuple[list[_Parameter], typ
             raise _problem(ref, line, f"parameter {p.name}: no *args or **kwargs; name each one")
         if p.name not in hints:
             raise _problem(ref, line, f"parameter {p.name} has no type: write `{p.name}: int`")
-        base, meta = _base_type(hints[p.name])
+        base, meta = base_type(hints[p.name])
         infos = [m for m in meta if isinstance(m, FieldInfo)]
         info = infos[0] if infos else Field()
         if p.default is not p.empty:
             info = FieldInfo.merge_field_infos(info, default=p.default)
         if info.description is None and p.name in described:
             info = FieldInfo.merge_field_infos(info, description=described[p.name])
-        out.append(_checked(ref, line, p.name, base, info))
+        out.append(checked(ref, line, p.name, base, info))
     return out, None
 
 
@@ -131,50 +114,6 @@ def _described(fn: Callable[..., Any]) -> dict[str, str]:
         elif last:
             out[last] += " " + text
     return out
-
-
-def _checked(ref: Ref, line: int, name: str, kind: Any, info: FieldInfo) -> _Parameter:
-    if kind not in _TYPES:
-        shown = getattr(kind, "__name__", str(kind))
-        raise _problem(
-            ref,
-            line,
-            f"parameter {name}: type {shown} is not int, float or bool (what Numba "
-            "and a packed row carry); use one of those",
-        )
-    default = info.default
-    if not info.is_required() and not _is(kind, default):
-        raise _problem(ref, line, f"parameter {name}: default {default!r} is not a {kind.__name__}")
-    return _Parameter(name, kind, info, line)
-
-
-def _is(kind: type, value: Any) -> bool:
-    if kind is bool:
-        return isinstance(value, bool)
-    if kind is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _params_model(ref: Ref, parameters: list[_Parameter]) -> type[Params]:
-    fields: dict[str, Any] = {p.name: (p.kind, p.field) for p in parameters}
-
-    def in_row(self: Any) -> Any:
-        for p in parameters:
-            value = getattr(self, p.name)
-            if p.kind is int and abs(value) > MAX_INT:
-                raise ValueError(f"{p.name}: {value} is beyond ±2**53, the exact integers")
-        return self
-
-    validators: Any = {"_exact_integers": model_validator(mode="after")(in_row)}
-    model: type[Params] = create_model(
-        f"{ref.name}_params",
-        __base__=Params,
-        __validators__=validators,
-        __doc__=f"Parameters of {ref}.",
-        **fields,
-    )
-    return model
 
 
 def _declared(module: Any, ref: Ref, names: tuple[str, ...]) -> dict[str, dict[str, Any]]:
@@ -243,7 +182,7 @@ def _metric_kinds(
     return kinds
 
 
-def _signature(parameters: list[_Parameter], model: type | None) -> tuple[Any, ...]:
+def _signature(parameters: list[Parameter], model: type | None) -> tuple[Any, ...]:
     from numba import typeof
 
     dice = typeof(np.zeros(3, dtype=np.uint64))
@@ -320,7 +259,7 @@ def procedure_of_function(fn: Callable[..., Any], name: str) -> Procedure:
 def _build(fn: Callable[..., Any], module: Any, ref: Ref, name: str | None = None) -> Procedure:
     """The procedure of the designer's ``fn`` (named ``name``, by default its reference)."""
     parameters, model = _parameters(fn, ref)
-    params_model = _params_model(ref, parameters)
+    params_model = model_of(ref, parameters)
     from simulator.jit import _load_numba
 
     _load_numba()
