@@ -19,7 +19,9 @@ from simulator.jitcache import drop_stale
 drop_stale(__file__)  # before the modules load their cached kernels (agents' edits count too)
 
 # ruff: noqa: E402
-from simulator.agents.game import WholeGame, flat_deal
+import numpy as np
+
+from simulator.agents.game import WholeGame
 from simulator.procedures.base import Alternative, Assumption, Procedure
 from simulator.procedures.recruitment.loyalty.cases import CASES, preset_lines, revision_fires
 from simulator.procedures.recruitment.loyalty.game import GAME
@@ -203,6 +205,15 @@ FIRES: dict[str, tuple[str, ...] | dict[str, tuple[str, ...]]] = {
     **{c.name: c.fires for c in CASES},
 }
 
+
+def deal(row: np.ndarray, rng: np.ndarray) -> np.ndarray:
+    """A new game of the packed ``row`` at its first decision (a module function: a procedure
+    with a designer's step travels pickled, its game with it)."""
+    s = np.zeros(STATE_SIZE, dtype=np.int64)
+    start_game(s, row, rng)
+    return s
+
+
 LADDER_DEALS = {
     "players": 4,
     "rounds": 10,
@@ -231,7 +242,7 @@ PROCEDURE = Procedure(
     example={"players": 4, "rounds": 10, "revision": "1.0"},
     # The ladder's deals (scenarios/recruitment/ladder.yaml): homes, loyalty and a token cap,
     # so the interface tests meet every kind of decision.
-    game=WholeGame(GAME, flat_deal(STATE_SIZE, start_game), example=LADDER_DEALS),
+    game=WholeGame(GAME, deal, example=LADDER_DEALS),
     notes=NOTES,
     assumptions=ASSUMPTIONS,
     fires=FIRES,
