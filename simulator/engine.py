@@ -392,17 +392,22 @@ def _run_jobs(
             next_block += 1
 
     try:
-        top_up()
-        while in_flight:
-            ready, _ = wait(in_flight, timeout=0.1, return_when=FIRST_COMPLETED)
-            if not ready:
-                backend.check()
-            for f in ready:
-                collect(f)
-            fold()
+        with interrupts.deferred() as arrived:  # a signal stops the loop here, not mid-lock
             top_up()
-            if on_progress is not None:
-                on_progress(done + added, planned)
+            while in_flight:
+                ready, _ = wait(in_flight, timeout=0.1, return_when=FIRST_COMPLETED)
+                if not ready:
+                    backend.check()
+                for f in ready:
+                    collect(f)
+                fold()
+                if arrived():
+                    raise KeyboardInterrupt
+                top_up()
+                if on_progress is not None:
+                    on_progress(done + added, planned)
+            if arrived():
+                raise KeyboardInterrupt
     except KeyboardInterrupt:
         for f in in_flight:
             f.cancel()

@@ -8,7 +8,7 @@ import ctypes
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
@@ -23,6 +23,8 @@ announced = False
 #: that setting it needs neither NumPy nor Numba at the CLI's start.
 STOP = ctypes.c_int64(0)
 _watching: list[int] = []
+#: How many :func:`deferred` blocks the main thread is in.
+_deferring = [0]
 
 
 class Stopped(KeyboardInterrupt):
@@ -46,7 +48,26 @@ def clear_stop() -> None:
 def _interrupt(signum: int, _frame: FrameType | None) -> None:
     _received.append(signum)
     request_stop()
-    raise KeyboardInterrupt
+    if not _deferring[0]:
+        raise KeyboardInterrupt
+
+
+@contextmanager
+def deferred() -> Iterator[Callable[[], bool]]:
+    """While the block runs, SIGINT, SIGTERM and SIGHUP set the stop flag and are recorded but
+    raise nothing; the block asks the function it is given (``arrived()``) at its safe points
+    and raises KeyboardInterrupt there itself.
+
+    For the engine's job loop: an exception raised by a signal handler lands at whatever bytecode
+    the main thread is at, and inside ``concurrent.futures`` (between taking a future's lock and
+    the ``with`` that releases it) it leaves the lock held, so the pool's threads wait for it
+    forever and the run never ends (seen under load: a SIGHUP'd run still alive 60 s later)."""
+    seen = len(_received)
+    _deferring[0] += 1
+    try:
+        yield lambda: len(_received) > seen
+    finally:
+        _deferring[0] -= 1
 
 
 def install() -> None:
