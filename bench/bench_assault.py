@@ -102,6 +102,9 @@ def numpy_campaign(
         live = live[~(falls | broken)]
     # The defender's leader is rated 0 (a leader all the same): captured when the space falls.
     out["defender_leader_captured"] = out["space_falls"].copy()
+    # An attacker with no units left loses its leader (§6.7, as in a field battle's §5.4 ⑥).
+    out["attacker_leader_captured"] = (u == 0).astype(np.int64) * int(leader > 0)
+    out["protected_by_squadrons"] = np.zeros(n, dtype=np.int64)  # not a port fortress: never
     out["attacker_units_left"] = u
     out["defender_units_left"] = d
     return out

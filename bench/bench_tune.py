@@ -24,7 +24,7 @@ def rows(quick: bool) -> list[Row]:
     results = []
     tuned = median_seconds(lambda: results.append(run_tune(scenario, trials=trials)), repeat)
     result = results[-1]
-    every = _propose_all(scenario, spec)
+    every = _propose_all(scenario, spec, [])
     plan = make_plan(scenario.procedure, {c.name: c.params for c in every}, scenario.seed)
     full = median_seconds(lambda: simulate(plan, trials), repeat)
     n = len(result.candidates)
