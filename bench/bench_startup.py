@@ -30,7 +30,7 @@ from pathlib import Path
 from bench.harness import Row
 
 ROOT = Path(__file__).resolve().parents[1]
-SIM = [sys.executable, "-P", "-c", "from simulator.cli import console; console()"]
+SIM = [sys.executable, "-P", "-c", "from simulator.script import console; console()"]
 BATTLE = "scenarios/his/field_battle.yaml"
 # -P: the simulator on the path (PYTHONPATH, the install), not the one in the working directory,
 # so PYTHONPATH=<an older tree> measures that tree on the same scenarios.

@@ -239,42 +239,6 @@ def main() -> None:
         interrupts.ignore()  # the exit code is decided: a late signal must not change it
 
 
-def console() -> None:
-    """The ``sim`` script: :func:`main`, then leave without tearing the interpreter down.
-
-    Once the command has written and flushed everything and run the ``atexit`` handlers, what
-    Python's exit still does is free every module, Numba's and LLVM's included: 0.1-0.3 s after
-    the last byte, for nothing (the process ends either way). A thread still working (none is,
-    after a command) keeps the ordinary exit."""
-    import atexit
-    import threading
-
-    try:
-        main()
-        code = 0
-    except SystemExit as e:
-        if e.code is None or isinstance(e.code, int):
-            code = e.code or 0
-        else:
-            print(e.code, file=sys.stderr)
-            code = 1
-    busy = [
-        t
-        for t in threading.enumerate()
-        if t is not threading.main_thread() and not t.daemon and t.is_alive()
-    ]
-    if busy:
-        sys.exit(code)
-    try:
-        for stream in (sys.stdout, sys.stderr):
-            if stream is not None:
-                stream.flush()
-    except (BrokenPipeError, OSError):
-        code = code or EXIT_RUNTIME
-    atexit._run_exitfuncs()
-    os._exit(code)
-
-
 def _main() -> None:
     try:
         app()
@@ -306,4 +270,4 @@ def _main() -> None:
 
 
 if __name__ == "__main__":
-    console()
+    main()

@@ -1,5 +1,5 @@
-"""The ``sim`` script (``simulator.cli:console``) leaves without Python's teardown: what it wrote is
-all there, and its exit codes are those of the commands."""
+"""The ``sim`` script (``simulator.script:console``) leaves without Python's teardown: what it
+wrote is all there, and its exit codes are those of the commands."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = [sys.executable, "-c", "from simulator.cli import console; console()"]
+SCRIPT = [sys.executable, "-c", "from simulator.script import console; console()"]
 
 
 def _sim(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -18,7 +18,7 @@ def _sim(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
 
 def test_the_script_is_the_console_entry() -> None:
     text = (ROOT / "pyproject.toml").read_text()
-    assert 'sim = "simulator.cli:console"' in text
+    assert 'sim = "simulator.script:console"' in text
 
 
 def test_a_run_s_output_and_files_are_whole(tmp_path: Path) -> None:
