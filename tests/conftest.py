@@ -127,6 +127,7 @@ def pytest_runtest_logreport(report):
     (tab-separated: node id, phase, seconds, outcome), so a slow or interrupted run still says
     where its time went; ``python -m tests.times path`` sums it by file."""
     path = os.environ.get("SIM_TEST_TIMES")
-    if path:
+    # Under xdist both the worker and the controller see each report: the controller writes.
+    if path and not os.environ.get("PYTEST_XDIST_WORKER"):
         with open(path, "a", encoding="utf-8") as out:
             out.write(f"{report.nodeid}\t{report.when}\t{report.duration:.3f}\t{report.outcome}\n")
