@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -137,8 +138,6 @@ def game_procedure(cls: type, module: Any, ref: Ref) -> Procedure:
         n: _compile(fn, ref, ref.name, signatures[n]) for n, fn in declared.functions.items()
     }
     whole = whole_game(declared, compiled, compiled=True)
-    choose = make_agents(whole.functions)
-    play = make_player(whole.functions, choose)
     n_params = len(parameters)
     reads = {int: "np.int64(packed[v, {k}])", bool: "packed[v, {k}] > 0.5"}
     unpack = [
@@ -151,29 +150,93 @@ def game_procedure(cls: type, module: Any, ref: Ref) -> Procedure:
         unpack="\n".join(unpack) or "            pass",
         listed=", ".join(f"p{k}" for k in range(n_params)),
     )
-    scope: dict[str, Any] = {
-        "np": np,
-        "BLOCK": BLOCK,
-        "STATE_SIZE": declared.state_size,
-        "SEATS": declared.seats,
-        "AGENT_ROW": AGENT_ROW,
-        "P_SEATS": n_params,
-        "P_AGENTS": n_params + 1,
-        "Row": declared.row,
-        "new_stats": new_stats,
-        "accumulate_block": accumulate_block,
-        "block_count": block_count,
-        "trial_block": trial_block,
-        "trial_state": trial_state,
-        "start_game": compiled["start_game"],
-        "play": play,
-        "returns": compiled["returns"],
-        "round_of": compiled["round_of"],
-    }
     digest = hashlib.sha256(source.encode()).hexdigest()[:8]
-    exec(compile(source, str(ref.path), "exec"), scope)
-    fn = scope[kernel_name]
-    fn.__module__ = module.__name__
-    fn.__qualname__ = f"{kernel_name}_{digest}{AGENTS_DIGEST}{SUFFIX}"
-    options: Any = {**KERNEL, "cache": True}
-    return dataclasses.replace(declared.procedure, kernel=njit(**options)(fn), game=whole)
+    code = compile(source, str(ref.path), "exec")
+
+    def build(rungs: tuple[str, ...]) -> Any:
+        choose = make_agents(whole.functions, rungs)
+        scope: dict[str, Any] = {
+            "np": np,
+            "BLOCK": BLOCK,
+            "STATE_SIZE": declared.state_size,
+            "SEATS": declared.seats,
+            "AGENT_ROW": AGENT_ROW,
+            "P_SEATS": n_params,
+            "P_AGENTS": n_params + 1,
+            "Row": declared.row,
+            "new_stats": new_stats,
+            "accumulate_block": accumulate_block,
+            "block_count": block_count,
+            "trial_block": trial_block,
+            "trial_state": trial_state,
+            "start_game": compiled["start_game"],
+            "play": make_player(whole.functions, choose),
+            "returns": compiled["returns"],
+            "round_of": compiled["round_of"],
+        }
+        exec(code, scope)
+        fn = scope[kernel_name]
+        fn.__module__ = module.__name__
+        # One cache entry per set of rungs: the set is in the name.
+        fn.__qualname__ = f"{kernel_name}_{'_'.join(rungs)}_{digest}{AGENTS_DIGEST}{SUFFIX}"
+        options: Any = {**KERNEL, "cache": True}
+        return njit(**options)(fn)
+
+    kernel = RungKernels(build, n_params, declared.seats, build(BASE_RUNGS).py_func)
+    return dataclasses.replace(declared.procedure, kernel=kernel, game=whole)
+
+
+#: The rungs every kernel of a designer's game carries (seconds to compile); a search rung is
+#: compiled in only for runs that seat it.
+BASE_RUNGS = ("random", "greedy")
+SEARCH_RUNGS = ("rollout", "mcts")
+
+
+class RungKernels:
+    """The kernel of a designer's game: one compiled kernel per set of search rungs that the
+    packed rows seat (random and greedy are in every one).
+
+    Rollout and MCTS are most of a whole game's compile (docs/own-rules.md, "A whole game"): a
+    run whose seats are random or greedy compiles neither. Every kernel plays a rung it carries
+    exactly as the others do (the same code, no fast-math), so a row's statistics do not depend
+    on which kernel ran it; a kernel that carries more rungs than a call needs (compiled or read
+    from the cache already in this process) serves it."""
+
+    def __init__(self, build: Any, n_params: int, seats: int, py_func: Any) -> None:
+        from simulator.agents.spec import AGENT_CODES, AGENT_KIND, AGENT_ROW
+
+        self._build = build
+        self._lock = threading.Lock()
+        self._kernels: dict[tuple[str, ...], Any] = {}
+        self._seats_at = n_params
+        self._kinds_at = n_params + 1 + AGENT_KIND + AGENT_ROW * np.arange(seats)
+        self._rollout = AGENT_CODES["rollout"]
+        #: The generated function (in the designer's file: what a worker's code is checked by).
+        self.py_func = py_func
+        self.__module__ = py_func.__module__
+
+    def rungs(self, packed: np.ndarray) -> tuple[str, ...]:
+        """The rungs the rows of ``packed`` seat, as the kernel that plays them is named."""
+        kinds = packed[:, self._kinds_at].astype(np.int64)
+        seated = np.arange(kinds.shape[1]) < packed[:, self._seats_at, None]
+        codes = {int(c) for c in kinds[seated]}
+        # choose plays mcts for every code past rollout's (its last branch).
+        search = {"rollout" if c == self._rollout else "mcts" for c in codes if c >= self._rollout}
+        return BASE_RUNGS + tuple(r for r in SEARCH_RUNGS if r in search)
+
+    def for_rows(self, packed: np.ndarray) -> Any:
+        """The compiled kernel (built now if none carries the rungs) for ``packed``."""
+        wanted = self.rungs(packed)
+        with self._lock:
+            for rungs, kernel in self._kernels.items():
+                if set(wanted) <= set(rungs):
+                    return kernel
+            kernel = self._kernels[wanted] = self._build(wanted)
+            return kernel
+
+    def compiled(self) -> list[tuple[str, ...]]:
+        """The sets of rungs built in this process, in the order they were built."""
+        return list(self._kernels)
+
+    def __call__(self, packed: np.ndarray, *args: Any) -> np.ndarray:
+        return self.for_rows(packed)(packed, *args)
