@@ -234,7 +234,7 @@ class RungKernels:
             kernel = self._kernels[wanted] = self._build(wanted)
             return kernel
 
-    def compiled(self) -> list[tuple[str, ...]]:
+    def built(self) -> list[tuple[str, ...]]:
         """The sets of rungs built in this process, in the order they were built."""
         return list(self._kernels)
 
