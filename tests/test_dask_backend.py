@@ -186,3 +186,28 @@ def test_a_procedure_of_a_designer_file_on_dask_gives_exactly_the_local_result(b
     assert dask.outcome.backend == "dask"
     assert _document(dask) == _document(local)
     np.testing.assert_array_equal(dask.outcome.stats, local.outcome.stats)
+
+
+def test_a_designers_whole_game_on_dask_gives_exactly_the_thread_results(backend):
+    # Doubles (docs/examples/doubles.py:Doubles, a class of the game interface) travels by its
+    # name, path/to/file.py:NAME: each worker loads the file and its kernel. The local runs come
+    # first, so the workers read the kernel they compiled from Numba's cache instead of each
+    # compiling the game and its agents again (minutes); random and greedy only, the kernel
+    # tests/test_usergame.py compiles.
+    from simulator.engine import make_plan
+    from simulator.userfiles.procedure import procedure_of
+
+    proc = procedure_of("docs/examples/doubles.py:Doubles")
+    variants = {
+        "greedy_first": proc.params_model(policies=["greedy", "random"]),
+        "random_first": proc.params_model(policies=["random", "greedy"]),
+    }
+    plan = make_plan(proc, variants, seed=29)
+    trials = 240
+    one = simulate(plan, trials, threads=1)
+    two = simulate(plan, trials, threads=2, chunk_size=70)
+    on_dask = simulate(plan, trials, chunk_size=50, backend=backend)
+    np.testing.assert_array_equal(one.stats, two.stats)
+    np.testing.assert_array_equal(on_dask.stats, one.stats)
+    assert on_dask.complete and on_dask.trials == trials
+    assert 0 < one.stats[0, 1] < trials  # the first seat wins some games, not all

@@ -3,7 +3,8 @@ decision of random play from fresh deals — the first decision of a deal includ
 
 The games are found in the registry: every procedure that declares ``game`` (a ``WholeGame``) is
 played, and a test finds every ``GameFunctions`` value in the procedures' packages, so a new game
-cannot be missed.
+cannot be missed. A designer's game class (docs/examples/doubles.py) is played too, its own
+functions as plain Python, as ``sim list`` reads them (no kernel compiled).
 
 Numba does not check array bounds: a game that reports the wrong seat count or a heuristic that
 writes past its output array does not fail, it reads or corrupts memory, and the search agents
@@ -17,21 +18,36 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 from simulator import procedures
-from simulator.agents.game import GameFunctions
+from simulator.agents.game import GameFunctions, GameInfo
 from tests import naive_agents as twin
 
 GUARD = -7.25  # what no score is: a guard cell still holding it was not written
+ROOT = Path(__file__).resolve().parents[1]
+#: Designers' game classes (docs/own-rules.md, "A whole game") played here as the built-in games.
+DESIGNERS = ("docs/examples/doubles.py:Doubles",)
 
 
 def _declared(name: str) -> tuple[GameFunctions, Callable[[np.ndarray], np.ndarray]]:
     """The game of procedure ``name`` as it declares it, dealt from its example parameters."""
-    proc = procedures.get(name)
+    return _dealt(procedures.get(name))
+
+
+def _designers(ref: str) -> tuple[GameFunctions, Callable[[np.ndarray], np.ndarray]]:
+    """A designer's game class (``path/to/file.py:NAME``) as its file declares it: the class's
+    own functions run as plain Python (nothing compiled but the draws of ``below``)."""
+    from simulator.userfiles.listing import declared_procedure
+
+    return _dealt(declared_procedure(str(ROOT / ref)))
+
+
+def _dealt(proc: Any) -> tuple[GameFunctions, Callable[[np.ndarray], np.ndarray]]:
     game = proc.game
     assert game is not None
     params = proc.params_model.model_validate(game.example or proc.example or {})
@@ -48,6 +64,8 @@ def _games() -> dict[str, Callable[[], tuple[GameFunctions, Any]]]:
     for name in procedures.names():
         if procedures.get(name).game is not None:
             found[name] = lambda name=name: _declared(name)
+    for ref in DESIGNERS:
+        found[ref] = lambda ref=ref: _designers(ref)
     return found
 
 
@@ -73,6 +91,11 @@ def test_every_game_in_the_procedures_is_played_here():
 
 def test_a_declared_game_is_found_in_the_registry():
     assert {"root.hirelings", "recruitment.loyalty", "council.game", "his.new_world"} <= set(GAMES)
+
+
+def test_a_designers_game_declares_what_it_is():
+    game, _ = GAMES[DESIGNERS[0]]()
+    assert game.info == GameInfo(seats=4, max_moves=2, hidden_information=False, chance=True)
 
 
 def _positions(game: Any, start: Callable[[np.ndarray], np.ndarray], count: int) -> list:

@@ -2,9 +2,10 @@
 
 The designer's copy of the template Pig (tests/data/pig_game.py) plays the built-in template.pig's
 games trial for trial on one and two threads; Doubles (docs/examples/doubles.py) runs at a fixed
-seed with its agents ranked; a missing interface function, a wrong signature and a function Numba
-cannot compile exit 2 with the designer's file and line. One compiled kernel per game for the
-whole module (a whole game compiles in minutes).
+seed with its agents ranked, its kernel compiled without the search rungs it does not seat; a
+missing interface function, a wrong signature and a function Numba cannot compile exit 2 with
+the designer's file and line. One compiled kernel per game for the whole module (a whole game
+compiles in minutes).
 """
 
 from __future__ import annotations
@@ -69,6 +70,31 @@ def test_doubles_at_a_fixed_seed_greedy_beats_random(doubles):
     n = one[0, 0]
     greedy_wins = (one[0, 5] + one[1, 1]) / (2 * n)  # seat 2 of the first, seat 1 of the second
     assert greedy_wins > 0.6, greedy_wins
+    assert doubles.kernel.built() == [("random", "greedy")]  # no search rung compiled
+
+
+@pytest.mark.parametrize(
+    ("policies", "rungs"),
+    [
+        (["random", "greedy"], ()),
+        ([{"agent": "rollout", "playouts": 2}, "greedy"], ("rollout",)),
+        (["mcts", "random", "random"], ("mcts",)),
+        ([{"agent": "mcts", "iterations": 4}, "rollout"], ("rollout", "mcts")),
+    ],
+)
+def test_a_designers_game_compiles_the_search_rungs_its_seats_play(policies, rungs):
+    from simulator.userfiles.game_kernel import RungKernels
+    from simulator.userfiles.listing import declared_procedure
+
+    listed = declared_procedure(DOUBLES)  # packs as the compiled one does, compiling nothing
+    packed = np.stack(
+        [listed.pack(listed.params_model(players=len(policies), policies=policies))]
+        + [listed.pack(listed.params_model(policies="random"))]  # a row of random seats
+    )
+    kernels = RungKernels(lambda rungs: rungs, 3, 4, listed.kernel)
+    assert kernels.rungs(packed) == ("random", "greedy", *rungs)
+    assert kernels.for_rows(packed) == ("random", "greedy", *rungs)
+    assert kernels.for_rows(packed[1:]) == ("random", "greedy", *rungs)  # a kernel with more serves
 
 
 def _write(tmp_path: Path, body: str) -> Path:

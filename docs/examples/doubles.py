@@ -55,6 +55,8 @@ class Doubles:
     SEATS = 4
     MAX_MOVES = 2
     STATE_SIZE = SCORE + 4
+    HIDDEN_INFORMATION = False  # every seat sees the whole state: a seat's view is a copy
+    CHANCE = True  # apply_move rolls the dice after a move
     players: int = 2
     target: int = 50
     max_turns: int = 200

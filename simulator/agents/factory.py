@@ -13,6 +13,7 @@ agent row per seat, each decision on its own sub-stream.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 import numpy as np
@@ -30,12 +31,26 @@ _GREEDY = AGENT_CODES["greedy"]
 _ROLLOUT = AGENT_CODES["rollout"]
 
 
-def make_agents(game: GameFunctions) -> Any:
-    """The compiled ``choose(s, agent_row, rng) -> move`` of ``game`` (every rung)."""
-    random_move = make_random(game)
-    greedy_move = make_greedy(game)
-    rollout_move = make_rollout(game)
-    mcts_move = make_mcts(game)
+@closure
+def _no_move(s, rng):  # pragma: no cover - compiled
+    return np.int64(-1)
+
+
+@closure
+def _no_search(s, agent_row, rng):  # pragma: no cover - compiled
+    return np.int64(-1)
+
+
+def make_agents(game: GameFunctions, rungs: Collection[str] | None = None) -> Any:
+    """The compiled ``choose(s, agent_row, rng) -> move`` of ``game``: every rung, or only the
+    ``rungs`` named (a kernel for the agents its runs seat: the search rungs are most of a whole
+    game's compile). A rung left out is a stub that must never be chosen; the rungs kept play
+    exactly as in the full ``choose``."""
+    wanted = set(AGENT_CODES) if rungs is None else set(rungs)
+    random_move = make_random(game) if "random" in wanted else _no_move
+    greedy_move = make_greedy(game) if "greedy" in wanted else _no_move
+    rollout_move = make_rollout(game) if "rollout" in wanted else _no_search
+    mcts_move = make_mcts(game) if "mcts" in wanted else _no_search
 
     @closure
     def choose(s, agent_row, rng):  # pragma: no cover - compiled

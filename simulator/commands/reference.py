@@ -40,26 +40,29 @@ def list_procedures(name: str | None = None, *, out: Any, err: Any) -> int:
 
 
 def _list_file(name: str, out: Any, err: Any) -> int:
-    """``sim list FILE.py`` (every one-trial function in it) or ``sim list FILE.py:NAME``."""
+    """``sim list FILE.py`` (every trial function and game class in it) or ``sim list
+    FILE.py:NAME``: read from the file, nothing compiled (a run compiles)."""
     from simulator.commands.common import print_problems
     from simulator.describe import describe
+    from simulator.userfiles.listing import declared_procedure, file_procedures
     from simulator.userfiles.loading import UserFileError
-    from simulator.userfiles.procedure import procedure_of, trial_functions
 
     try:
-        refs = [name] if not name.endswith(".py") else trial_functions(Path(name))
-        found = [procedure_of(ref) for ref in refs]
+        refs = [name] if not name.endswith(".py") else file_procedures(name)
+        found = [declared_procedure(ref) for ref in refs]
+        shown = [list(describe(proc)) for proc in found]  # a metric's kind may be refused
     except UserFileError as e:
         print_problems(err, e.problems)
         return EXIT_INVALID
     if not found:
         err.print(
-            f"sim list: {name} has no one-trial function (def NAME(dice, ...): ...)",
+            f"sim list: {name} has no one-trial function (def NAME(dice, ...): ...) and no game "
+            "class (class NAME: ... def start_game(s, params, rng): ...)",
             highlight=False,
         )
         return EXIT_INVALID
-    for proc in found:
-        for renderable in describe(proc):
+    for renderables in shown:
+        for renderable in renderables:
             out.print(renderable)
     return 0
 

@@ -3,6 +3,8 @@
 - :func:`compile_step`: one rule step of a built-in game from ``file.py:NAME`` (a Numba dispatcher);
 - :func:`procedure_of`: a whole dice procedure from ``file.py:NAME``, one trial written as a plain
   function, run with everything a built-in procedure has (:mod:`simulator.userfiles.procedure`);
+- :func:`~simulator.userfiles.listing.declared_procedure`: a trial function or a game class as
+  its file declares it, nothing compiled (``sim list FILE.py``);
 - :class:`UserFileError`: every problem located in the designer's file (exit 2).
 
 A file runs only when it is named: nothing here imports a designer's file on its own.

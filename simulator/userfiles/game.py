@@ -18,9 +18,16 @@ with them)::
                                               # returns, heuristic, round_of, n_seats
 
 and names it as ``procedure: file.py:Stop``. Randomness is drawn from ``rng`` with
-:func:`simulator.agents.streams.below` (``from simulator.agents.streams import below``).
-:func:`game_procedure` gives a :class:`~simulator.procedures.base.Procedure` whose kernel plays
-one game per trial with the seats' ``policies`` (random, greedy, rollout, mcts: the agents of
+:func:`simulator.agents.streams.below` (``from simulator.agents.streams import below``). Two
+more constants say what the game is (:class:`~simulator.agents.game.GameInfo`):
+``HIDDEN_INFORMATION`` (False unless said; True requires ``determinize``) and ``CHANCE`` (True
+unless said: ``apply_move`` draws after a move).
+
+:func:`declare` reads and checks the class without Numba (``sim list``; its procedure's ``game``
+is the class's functions as plain Python, which the interface tests play);
+:func:`simulator.userfiles.game_kernel.game_procedure` compiles it into a
+:class:`~simulator.procedures.base.Procedure` whose kernel plays one game per trial with the
+seats' ``policies`` (random, greedy, rollout, mcts: the agents of
 :func:`simulator.agents.factory.make_agents`, the template game's), so tournaments work too.
 Metrics: ``wins.seatN`` (the seat's ``returns`` is a whole win, at least 1), ``draws`` (no seat
 won), ``rounds`` (``round_of`` at the end) and ``decisions`` (moves chosen by the agents).
@@ -29,11 +36,9 @@ won), ``rounds`` (``round_of`` at the end) and ``decisions`` (moves chosen by th
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import inspect
 import typing
 from collections import namedtuple
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -67,50 +72,6 @@ CONSTANTS = {
     "MAX_MOVES": "the most legal moves in any position",
     "STATE_SIZE": "slots of the state, one flat int64 array",
 }
-_SIMULATOR = Path(__file__).resolve().parent.parent
-_CARRIED = [*sorted((_SIMULATOR / "agents").glob("*.py")), _SIMULATOR / "accumulate.py"]
-#: A digest of the agents' code the kernel carries (its own generated source has its own digest):
-#: it ends the kernel's name, so Numba's cache of an older ``sim`` is never read.
-AGENTS_DIGEST = hashlib.sha256(b"".join(p.read_bytes() for p in _CARRIED)).hexdigest()[:8]
-
-_SOURCE = """
-def {kernel}(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots):
-    n_variants = packed.shape[0]
-    n_metrics = hist_offset.shape[0]
-    stats = new_stats(n_variants, n_slots)
-    values = np.zeros((n_variants, n_metrics, BLOCK), dtype=np.int64)
-    s = np.zeros(STATE_SIZE, dtype=np.int64)
-    rng = np.zeros(1, dtype=np.uint64)
-    agents = np.zeros((SEATS, AGENT_ROW), dtype=np.float64)
-    out = np.zeros(SEATS, dtype=np.float64)
-    for block in range(block_count(n_trials)):
-        start, m = trial_block(first_trial, n_trials, block)
-        for v in range(n_variants):
-            seats = np.int64(packed[v, P_SEATS])
-            for o in range(SEATS):
-                for j in range(AGENT_ROW):
-                    agents[o, j] = packed[v, P_AGENTS + o * AGENT_ROW + j]
-{unpack}
-            params = Row({listed})
-            for i in range(m):
-                seed = trial_state(key, start + i)
-                rng[0] = seed
-                s[:] = 0
-                start_game(s, params, rng)
-                decisions = play(s, agents, seed, rng, 0)
-                out[:] = 0.0
-                returns(s, out)
-                won = 0
-                for o in range(seats):
-                    win = out[o] >= 1.0
-                    values[v, o, i] = win
-                    won += win
-                values[v, seats, i] = won == 0
-                values[v, seats + 1, i] = round_of(s)
-                values[v, seats + 2, i] = decisions
-        accumulate_block(stats, values, m, hist_offset, hist_max)
-    return stats
-"""
 
 
 def _problem(ref: Ref, line: int, message: str, name: str | None = None) -> UserFileError:
@@ -205,100 +166,121 @@ def _def_line(fn: Any) -> int:
     return first
 
 
-def _signatures(state_size: int, row: Any) -> dict[str, Any]:
-    from numba import typeof, types
-
-    s = types.int64[::1]
-    out = types.float64[::1]
-    rng = types.uint64[::1]
-    i64 = types.int64
-    return {
-        "start_game": (s, typeof(row), rng),
-        "copy_state": (s,),
-        "to_move": (s,),
-        "legal_moves": (s, types.int64[::1]),
-        "apply_move": (s, i64, rng),
-        "is_over": (s,),
-        "returns": (s, out),
-        "heuristic": (s, out),
-        "round_of": (s,),
-        "n_seats": (s,),
-        "determinize": (s, i64, rng),
-        "default_move": (s, rng),
-        "move_values": (s, types.int64[::1], i64, rng, out),
-    }
-
-
-def _compile(fn: Any, ref: Ref, owner: str, signature: Any) -> Any:
-    """One interface function rewritten and compiled now (errors at the designer's line)."""
-    from simulator.userfiles.jitting import compile_now, jit, numba_problem
-    from simulator.userfiles.rewrite import SUFFIX, _Problems, rewrite
-
-    own = Ref(ref.path, ref.shown, f"{owner}.{fn.__name__}")
-    try:
-        rewritten = rewrite(fn, own, False, jit)
-    except _Problems as e:
-        raise UserFileError(e.problems) from None
-    except Exception as e:  # a helper's own numba error while compiling it
-        raise UserFileError([numba_problem(e, own, own.name, _def_line(fn))]) from None
-    function = rewritten.function
-    function.__qualname__ = f"{owner}_{fn.__name__}{SUFFIX}"
-    dispatcher = jit(function)
-    try:
-        compile_now(dispatcher, signature, own, fn)
-    except UserFileError as e:  # no line of the body named: the def's, not its decorator's
-        if e.problems[0].line == fn.__code__.co_firstlineno:
-            e.problems[0] = dataclasses.replace(e.problems[0], line=_def_line(fn))
-        raise
-    return dispatcher
-
-
 def is_game(module: Any, name: str) -> bool:
     """Whether ``name`` in the designer's module is a game class."""
     return inspect.isclass(getattr(module, name, None))
 
 
-def game_procedure(cls: type, module: Any, ref: Ref) -> Procedure:
-    """The procedure of the designer's game class ``cls``, every function compiled now."""
-    from simulator.jit import _load_numba
+def game_classes(module: Any) -> list[str]:
+    """The names of the classes the designer's module defines that write the game interface
+    (``start_game`` at least; a parameter model of a trial function is not one)."""
+    return [
+        name
+        for name, value in vars(module).items()
+        if inspect.isclass(value)
+        and value.__module__ == module.__name__
+        and inspect.getattr_static(value, "start_game", None) is not None
+    ]
 
-    _load_numba()
-    from numba import njit
 
-    from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats, trial_block
-    from simulator.agents.factory import make_agents, make_player
-    from simulator.agents.game import GameFunctions, GameInfo
-    from simulator.agents.spec import AGENT_ROW, Policies, pack_agents, seat_agents
-    from simulator.jit import KERNEL
-    from simulator.rng import trial_state
+def _flag(cls: type, ref: Ref, line: int, name: str, default: bool) -> bool:
+    value = getattr(cls, name, default)
+    if not isinstance(value, bool):
+        raise _problem(ref, line, f"{name} must be True or False, not {value!r}")
+    return value
+
+
+@dataclasses.dataclass(frozen=True)
+class Declared:
+    """A designer's game class read and checked, nothing compiled.
+
+    Attributes:
+        procedure: the procedure as declared: parameters, metrics, assumptions, notes, and
+            ``game``, the interface as the class's plain Python functions (for ``sim list`` and
+            the interface tests); its kernel refuses to run (:func:`game_procedure` compiles).
+        functions: the class's interface functions, plain Python, by name.
+        parameters: the class's parameters (:class:`~simulator.userfiles.parameters.Parameter`).
+        row: the named tuple ``start_game`` receives as ``params``.
+        seats, max_moves, state_size: the class's constants.
+        info: what the game is (:class:`~simulator.agents.game.GameInfo`).
+    """
+
+    procedure: Procedure
+    functions: dict[str, Any]
+    parameters: list[Any]
+    row: Any
+    seats: int
+    max_moves: int
+    state_size: int
+    info: Any
+
+
+def row_reader(row: Any, parameters: list[Any]) -> Any:
+    """``params`` of ``start_game`` from a packed row (for a deal in Python)."""
+    kinds = [p.kind for p in parameters]
+    cast: dict[type, Any] = {int: int, float: float, bool: lambda x: bool(x > 0.5)}
+
+    def read(packed: np.ndarray) -> Any:
+        return row(*(cast[kind](packed[k]) for k, kind in enumerate(kinds)))
+
+    return read
+
+
+def whole_game(declared: Declared, functions: dict[str, Any], compiled: bool) -> Any:
+    """The :class:`~simulator.agents.game.WholeGame` of the class's ``functions``, plain Python
+    or ``compiled`` (Numba dispatchers), and its deal by their ``start_game``. A class that writes
+    no ``determinize`` has a copy for a seat's view (compiled: the game interface's own)."""
+    from simulator.agents.game import GameFunctions, WholeGame
+
+    copy_state = functions["copy_state"]
+
+    def plain_view(s: Any, seat: int, rng: np.ndarray) -> Any:
+        return copy_state(s)
+
+    view = functions.get("determinize", None if compiled else plain_view)
+    game = GameFunctions(
+        **{n: functions[n] for n in REQUIRED if n != "start_game"},
+        **{n: functions[n] for n in OPTIONAL if n in functions and n != "determinize"},
+        determinize=view,
+        max_moves=declared.max_moves,
+        info=declared.info,
+    )
+    start_game = functions["start_game"]
+    read = row_reader(declared.row, declared.parameters)
+    size = declared.state_size
+
+    def deal(packed: np.ndarray, rng: np.ndarray) -> np.ndarray:
+        s = np.zeros(size, dtype=np.int64)
+        start_game(s, read(packed), rng)
+        return s
+
+    return WholeGame(game, deal)
+
+
+def declare(cls: type, module: Any, ref: Ref) -> Declared:
+    """The designer's game class ``cls`` checked and described, without Numba.
+
+    Raises:
+        UserFileError: at the class's line (or the function's) in the designer's file.
+    """
+    from simulator.agents.game import GameInfo
+    from simulator.agents.spec import AGENT_ROW, AgentName, Policies, pack_agents, seat_agents
     from simulator.userfiles.assumptions import declared
     from simulator.userfiles.parameters import model_of
 
+    agents_known = typing.get_args(AgentName)
     line = _class_line(cls)
     constants = _constants(cls, ref, line)
     seats_max, max_moves, state_size = (constants[k] for k in CONSTANTS)
-    hidden = bool(getattr(cls, "HIDDEN_INFORMATION", False))
+    hidden = _flag(cls, ref, line, "HIDDEN_INFORMATION", False)
+    chance = _flag(cls, ref, line, "CHANCE", True)
     parameters = _parameters(cls, ref, line)
     names = [p.name for p in parameters]
     fns = _functions(cls, ref, line)
     if hidden and "determinize" not in fns:
         raise _problem(ref, line, "HIDDEN_INFORMATION is True: write determinize(s, seat, rng)")
     Row = namedtuple(f"{ref.name}_params", names)  # type: ignore[misc]
-    examples: dict[type, Any] = {int: 1, bool: True, float: 1.0}
-    signatures = _signatures(state_size, Row(*(examples[p.kind] for p in parameters)))
-    compiled = {n: _compile(fn, ref, ref.name, signatures[n]) for n, fn in fns.items()}
-    info = GameInfo(
-        seats=seats_max,
-        max_moves=max_moves,
-        hidden_information=hidden,
-        chance=bool(getattr(cls, "CHANCE", True)),
-    )
-    game = GameFunctions(
-        **{n: compiled[n] for n in REQUIRED if n != "start_game"},
-        **{n: compiled[n] for n in OPTIONAL if n in compiled},
-        max_moves=max_moves,
-        info=info,
-    )
+    info = GameInfo(seats=seats_max, max_moves=max_moves, hidden_information=hidden, chance=chance)
 
     def seats_of(p: Any) -> int:
         return int(getattr(p, "players", seats_max))
@@ -321,7 +303,7 @@ def game_procedure(cls: type, module: Any, ref: Ref) -> Procedure:
             Field(
                 default="greedy",
                 description="who plays: one agent for every seat or one per seat "
-                "(random, greedy, rollout, mcts)",
+                f"({', '.join(agents_known)})",
             ),
         ),
     )
@@ -349,64 +331,34 @@ def game_procedure(cls: type, module: Any, ref: Ref) -> Procedure:
         row[n_params + 1 : n_params + 1 + agents.size] = agents
         return row
 
-    choose = make_agents(game)
-    play = make_player(game, choose)
-    reads = {int: "np.int64(packed[v, {k}])", bool: "packed[v, {k}] > 0.5"}
-    unpack = [
-        f"            p{k} = " + reads.get(p.kind, "packed[v, {k}]").format(k=k)
-        for k, p in enumerate(parameters)
-    ]
-    kernel_name = f"game_kernel_{ref.name}"
-    source = _SOURCE.format(
-        kernel=kernel_name,
-        unpack="\n".join(unpack) or "            pass",
-        listed=", ".join(f"p{k}" for k in range(n_params)),
-    )
-    scope: dict[str, Any] = {
-        "np": np,
-        "BLOCK": BLOCK,
-        "STATE_SIZE": state_size,
-        "SEATS": seats_max,
-        "AGENT_ROW": AGENT_ROW,
-        "P_SEATS": n_params,
-        "P_AGENTS": n_params + 1,
-        "Row": Row,
-        "new_stats": new_stats,
-        "accumulate_block": accumulate_block,
-        "block_count": block_count,
-        "trial_block": trial_block,
-        "trial_state": trial_state,
-        "start_game": compiled["start_game"],
-        "play": play,
-        "returns": compiled["returns"],
-        "round_of": compiled["round_of"],
-    }
-    from simulator.userfiles.rewrite import SUFFIX
+    def not_compiled(*args: Any) -> np.ndarray:
+        raise RuntimeError(f"{ref} was read, not compiled: procedure_of(...) compiles its kernel")
 
-    digest = hashlib.sha256(source.encode()).hexdigest()[:8]
-    exec(compile(source, str(ref.path), "exec"), scope)
-    fn = scope[kernel_name]
-    fn.__module__ = module.__name__
-    fn.__qualname__ = f"{kernel_name}_{digest}{AGENTS_DIGEST}{SUFFIX}"
-    options: Any = {**KERNEL, "cache": True}
-    kernel = njit(**options)(fn)
     doc = inspect.getdoc(cls) or ""
     title = doc.splitlines()[0].rstrip(".") if doc else ref.name
     example = {p.name: p.field.default for p in parameters if not p.field.is_required()}
-    return Procedure(
+    view = "hidden information (determinize)" if hidden else "no hidden information"
+    own = [n for n in OPTIONAL if n in fns]
+    proc = Procedure(
         name=str(ref),
         title=title,
         rules=f"{ref.shown}, the designer's own file",
         params_model=params_model,
         metrics=metrics,
         pack=pack,
-        kernel=kernel,
+        kernel=not_compiled,
         example=example if len(example) == len(parameters) else None,
         assumptions=declared(cls if hasattr(cls, "ASSUMPTIONS") else module, ref, names),
         notes=(
             "players: policies (random, greedy: one-step lookahead on the heuristic, rollout, "
             "mcts)",
+            f"the game: up to {seats_max} seats, at most {max_moves} legal moves, {view}, "
+            + ("chance after a move" if chance else "no chance (CHANCE = False)")
+            + (f"; its own {', '.join(own)}" if own else ""),
             f"a whole game written in {ref.shown} (class {ref.name}), compiled by Numba when "
             "loaded",
         ),
     )
+    out = Declared(proc, fns, parameters, Row, seats_max, max_moves, state_size, info)
+    game = whole_game(out, fns, compiled=False)
+    return dataclasses.replace(out, procedure=dataclasses.replace(proc, game=game))

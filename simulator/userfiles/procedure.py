@@ -165,21 +165,55 @@ def _metric_kinds(
         elif isinstance(item, types.Integer):
             kinds.append("mean")
         else:
-            line, col = lines.get(name, (1, 1))
-            raise UserFileError(
-                [
-                    Problem(
-                        ref.shown,
-                        line,
-                        col,
-                        ref.name,
-                        f"metric {name!r} is a {item}, not an int or a bool: sim sums metrics "
-                        "exactly as integers; return a count or a comparison (a fraction x as "
-                        "round(100 * x), a percentage)",
-                    )
-                ]
-            )
+            raise metric_error(ref, name, str(item), lines.get(name, (1, 1)))
     return kinds
+
+
+def metric_list(
+    names: tuple[str, ...], kinds: list[str], declared: dict[str, dict[str, Any]]
+) -> list[Metric]:
+    """The metrics of a trial function: its returned names, their kinds and the file's
+    ``METRICS`` declarations (a ``max`` makes a distribution)."""
+    out = []
+    for metric, kind in zip(names, kinds, strict=True):
+        spec = declared.get(metric, {})
+        top = spec.get("max")
+        out.append(
+            Metric(
+                metric,
+                "distribution" if top is not None else kind,  # type: ignore[arg-type]
+                str(spec.get("description", "")),
+                max_value=int(top or 0),
+                headline=bool(spec.get("headline", True)),
+            )
+        )
+    return out
+
+
+def check_maxima(
+    ref: Ref, kinds: list[str], declared: dict[str, dict[str, Any]], rewritten: Any
+) -> None:
+    """Refuse a ``max`` declared for a metric that is a bool."""
+    for metric, kind in zip(rewritten.metric_names, kinds, strict=True):
+        if declared.get(metric, {}).get("max") is not None and kind != "mean":
+            line, col = rewritten.metric_lines.get(metric, (1, 1))
+            raise _problem(ref, line, f"metric {metric!r} is a bool: only an int has a max", col)
+
+
+def metric_error(ref: Ref, name: str, what: str, at: tuple[int, int]) -> UserFileError:
+    """A metric that is neither an int nor a bool (``what``: its type), at its line."""
+    return UserFileError(
+        [
+            Problem(
+                ref.shown,
+                *at,
+                ref.name,
+                f"metric {name!r} is a {what}, not an int or a bool: sim sums metrics "
+                "exactly as integers; return a count or a comparison (a fraction x as "
+                "round(100 * x), a percentage)",
+            )
+        ]
+    )
 
 
 def _signature(parameters: list[Parameter], model: type | None) -> tuple[Any, ...]:
@@ -212,7 +246,8 @@ def procedure_of(
     key = f"{ref}@{id(module)}"
     if key in _built:
         return _built[key]
-    from simulator.userfiles.game import game_procedure, is_game
+    from simulator.userfiles.game import is_game
+    from simulator.userfiles.game_kernel import game_procedure
 
     if is_game(module, ref.name):  # a whole game: a class of the game interface
         proc = game_procedure(getattr(module, ref.name), module, ref)
@@ -221,21 +256,6 @@ def procedure_of(
     _built[key] = proc
     _built[proc.name] = proc
     return proc
-
-
-def trial_functions(path: Path) -> list[str]:
-    """``path:NAME`` for every function of the file whose first parameter is ``dice``."""
-    from simulator.userfiles.loading import shown_path
-
-    ref = parse_ref(f"{path}:_")
-    module = load_module(ref)
-    out = []
-    for name, value in vars(module).items():
-        if inspect.isfunction(value) and value.__module__ == module.__name__:
-            first = next(iter(inspect.signature(value).parameters), None)
-            if first == "dice":
-                out.append(f"{shown_path(ref.path)}:{name}")
-    return out
 
 
 def registered(name: str) -> Procedure | None:
@@ -267,26 +287,10 @@ def _build(fn: Callable[..., Any], module: Any, ref: Ref, name: str | None = Non
     names = rewritten.metric_names
     kinds = _metric_kinds(trial, ref, names, rewritten.metric_lines)
     declared = _declared(module, ref, names)
-    for metric, kind in zip(names, kinds, strict=True):
-        if declared.get(metric, {}).get("max") is not None and kind != "mean":
-            line, col = rewritten.metric_lines.get(metric, (1, 1))
-            raise _problem(ref, line, f"metric {metric!r} is a bool: only an int has a max", col)
+    check_maxima(ref, kinds, declared, rewritten)
 
     def metrics(p: Any) -> list[Metric]:
-        out = []
-        for metric, kind in zip(names, kinds, strict=True):
-            spec = declared.get(metric, {})
-            top = spec.get("max")
-            out.append(
-                Metric(
-                    metric,
-                    "distribution" if top is not None else kind,  # type: ignore[arg-type]
-                    str(spec.get("description", "")),
-                    max_value=int(top or 0),
-                    headline=bool(spec.get("headline", True)),
-                )
-            )
-        return out
+        return metric_list(names, kinds, declared)
 
     order = [p.name for p in parameters]
 
