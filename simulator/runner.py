@@ -327,7 +327,11 @@ def _run_sweep(
         slots = backend.slots if backend is not None else threads or default_threads()
         job = (backend.job_seconds, backend.max_chunk) if backend is not None else ()
         per_thread = -(-n // (2 * slots))
-        chunk_size = max(MIN_CHUNK, min(calibrate_chunk(last, *job), per_thread))
+        chunk_size = (
+            MIN_CHUNK
+            if per_thread <= MIN_CHUNK  # what calibrating would give, without its trials
+            else max(MIN_CHUNK, min(calibrate_chunk(last, *job), per_thread))
+        )
     points: list[PointResult] = []
     offset = 0
     elapsed = 0.0
