@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.agents.game import GameFunctions
+from simulator.agents.game import GameFunctions, GameInfo
 from simulator.agents.spec import AGENT_CODES, AGENT_KIND, AGENT_ROW
 from simulator.agents.streams import below
 from simulator.jit import borrowed, kernel, leaf
@@ -403,6 +403,8 @@ GAME = GameFunctions(
     max_moves=MAX_MOVES,
     default_move=default_move,
     move_values=move_values,
+    # A seat does not see how the others decide (determinize models them); dice and deals.
+    info=GameInfo(seats=MAX_PLAYERS, max_moves=MAX_MOVES, hidden_information=True, chance=True),
 )
 
 

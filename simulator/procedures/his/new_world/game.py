@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from simulator.agents.game import GameFunctions
+from simulator.agents.game import GameFunctions, GameInfo
 from simulator.jit import kernel
 from simulator.procedures.his.new_world.choice import OBJECTIVE_SHARE, OBJECTIVE_VP
 from simulator.procedures.his.new_world.state import (
@@ -80,4 +80,6 @@ GAME = GameFunctions(
     round_of=round_of,
     n_seats=n_seats,
     max_moves=MAX_MOVES,
+    # England, France and the Hapsburgs; every marker is on the map; the dice decide voyages.
+    info=GameInfo(seats=3, max_moves=MAX_MOVES, hidden_information=False, chance=True),
 )

@@ -9,10 +9,11 @@ search agents' playouts is this game's greedy agent, and the one-step values the
 
 from __future__ import annotations
 
-from simulator.agents.game import GameFunctions
+from simulator.agents.game import GameFunctions, GameInfo
 from simulator.jit import kernel
 from simulator.procedures.recruitment.loyalty.greedy import greedy_move, move_values
 from simulator.procedures.recruitment.loyalty.heuristic import heuristic, returns
+from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS
 from simulator.procedures.recruitment.loyalty.phases import (
     MAX_MOVES,
     apply_move,
@@ -69,6 +70,8 @@ GAME = GameFunctions(
     max_moves=MAX_MOVES,
     default_move=greedy_move,
     move_values=move_values,
+    # The undealt deck's order is what no seat sees (determinize); the deck is shuffled.
+    info=GameInfo(seats=MAX_PLAYERS, max_moves=MAX_MOVES, hidden_information=True, chance=True),
 )
 
 __all__ = ["GAME", "MAX_MOVES", "determinize"]
