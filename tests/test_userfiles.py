@@ -568,3 +568,34 @@ def test_sim_list_of_a_file_without_a_trial_function_or_missing_exits_2(tmp_path
     assert result.exit_code == 2 and "has no one-trial function" in result.output
     result = invoke("list", str(tmp_path / "missing.py"))
     assert result.exit_code == 2 and "no such file" in result.output
+
+
+def test_and_or_of_pure_comparisons_lose_their_branch_and_nothing_else_does():
+    import ast
+
+    from simulator.userfiles.branchless import Branchless
+
+    source = textwrap.dedent(
+        """
+        def trial(dice, n: int = 3, flag: bool = True):
+            rolled = dice.d(6) > 3 or dice.d(6) > 3
+            both = n > 2 and flag
+            value = n or 5
+            guarded = n < 3 and 6 // n > 1
+            mixed = both and n > 1
+            loose = not both or (n == 3 and mixed)
+            for step in range(3):
+                mixed = step
+            return {"rolled": rolled, "both": both, "value": value, "guarded": guarded}
+        """
+    )
+    scope: dict = {}
+    exec(source, scope)
+    tree = ast.parse(source).body[0]
+    out = ast.unparse(Branchless(scope["trial"], tree).visit(tree))
+    assert "rolled = dice.d(6) > 3 or dice.d(6) > 3" in out  # a call: the second die may not roll
+    assert "both = (n > 2) & flag" in out  # a bool parameter never assigned
+    assert "value = n or 5" in out  # not a bool
+    assert "guarded = n < 3 and 6 // n > 1" in out  # a division: may not be evaluated early
+    assert "mixed = both & (n > 1)" in out  # both: every assignment of it is a bool
+    assert "loose = not both or (n == 3 and mixed)" in out  # mixed is an int in the loop
