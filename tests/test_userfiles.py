@@ -48,10 +48,12 @@ def _estimates(stats: np.ndarray, v: int, m: int) -> tuple[float, float]:
     return mean, math.sqrt(max(var, 0.0) / n)
 
 
-def _python_stats(fn, rows: list[dict], names: list[str], key: np.uint64, trials: int):
-    """The statistics the kernel keeps (count, sum, squares, cross with variant 0), from the
-    designer's plain function on the plain-Python dice, trial by trial."""
-    out = np.zeros((len(rows), 4 * len(names)), dtype=np.int64)
+def _python_stats(fn, rows: list[dict], names: list[str], key: np.uint64, trials: int, plan=None):
+    """The statistics the kernel keeps (count, sum, squares, cross with variant 0, and with a
+    ``plan`` its histograms), from the designer's plain function on the plain-Python dice, trial
+    by trial."""
+    width = plan.n_slots if plan is not None else 4 * len(names)
+    out = np.zeros((len(rows), width), dtype=np.int64)
     for t in range(trials):
         per_variant = []
         for params in rows:
@@ -60,6 +62,8 @@ def _python_stats(fn, rows: list[dict], names: list[str], key: np.uint64, trials
         for v, row in enumerate(per_variant):
             for m, x in enumerate(row):
                 out[v, 4 * m : 4 * m + 4] += (1, x, x * x, x * per_variant[0][m])
+                if plan is not None and plan.hist_offset[m] >= 0:
+                    out[v, plan.hist_offset[m] + min(max(x, 0), plan.hist_max[m])] += 1
     return out
 
 
@@ -91,6 +95,48 @@ def test_the_compiled_trial_equals_the_plain_function_trial_for_trial(ref, rows)
     expected = _python_stats(fn, dumped, names, scenario_key(7), trials)
     got = np.stack([stats[v, : 4 * len(names)] for v in range(len(rows))])
     np.testing.assert_array_equal(got, expected)
+
+
+_ROWS = """
+METRICS = {"total": {"description": "a wide total", "max": 50}}
+
+
+def rows(dice, sides: int = 6, negative: bool = False):
+    total = dice.roll(3, sides) + dice.count(4, 6, 5)
+    if negative and dice.d(10) == 1:
+        total = -total
+    return {"total": total, "high": total > 10, "hits": dice.count(12, 6, 5)}
+"""
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [{}],  # few distinct rows: every trial tallied
+        [{}, {"sides": 8}],  # two variants' rows packed in one word
+        [{}, {"negative": True}],  # some rows do not pack (a negative total): folded directly
+        [{"sides": 10**6}],  # a row of its own nearly every trial: the table fills, then stops
+        [{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}],
+    ],
+    ids=["tallied", "two_variants", "some_direct", "diverse", "no_tally"],
+)
+def test_tallied_rows_give_every_statistic_of_folding_each_trial(tmp_path, rows):
+    # The kernel counts identical rows of metrics and folds each once: the same integers as
+    # folding every trial, histograms included, for any chunk and block boundary.
+    path = tmp_path / "rows.py"
+    path.write_text(_ROWS)
+    ref = f"{path}:rows"
+    proc = procedure_of(ref)
+    fn = load_function(parse_ref(ref))
+    variants = {f"v{i}": proc.params_model(**r) for i, r in enumerate(rows)}
+    plan = make_plan(proc, variants, seed=11)
+    trials = 5_000 if len(rows) < 3 else 700
+    dumped = [p.model_dump() for p in variants.values()]
+    names = [m.name for m in plan.metrics]
+    expected = _python_stats(fn, dumped, names, scenario_key(11), trials, plan)
+    for chunk in (trials, 1_537, 300):
+        stats = simulate(plan, trials, threads=2, chunk_size=chunk).stats
+        np.testing.assert_array_equal(stats, expected)
 
 
 def test_the_opposed_roll_agrees_with_its_exact_values_within_5_se():
@@ -522,3 +568,34 @@ def test_sim_list_of_a_file_without_a_trial_function_or_missing_exits_2(tmp_path
     assert result.exit_code == 2 and "has no one-trial function" in result.output
     result = invoke("list", str(tmp_path / "missing.py"))
     assert result.exit_code == 2 and "no such file" in result.output
+
+
+def test_and_or_of_pure_comparisons_lose_their_branch_and_nothing_else_does():
+    import ast
+
+    from simulator.userfiles.branchless import Branchless
+
+    source = textwrap.dedent(
+        """
+        def trial(dice, n: int = 3, flag: bool = True):
+            rolled = dice.d(6) > 3 or dice.d(6) > 3
+            both = n > 2 and flag
+            value = n or 5
+            guarded = n < 3 and 6 // n > 1
+            mixed = both and n > 1
+            loose = not both or (n == 3 and mixed)
+            for step in range(3):
+                mixed = step
+            return {"rolled": rolled, "both": both, "value": value, "guarded": guarded}
+        """
+    )
+    scope: dict = {}
+    exec(source, scope)
+    tree = ast.parse(source).body[0]
+    out = ast.unparse(Branchless(scope["trial"], tree).visit(tree))
+    assert "rolled = dice.d(6) > 3 or dice.d(6) > 3" in out  # a call: the second die may not roll
+    assert "both = (n > 2) & flag" in out  # a bool parameter never assigned
+    assert "value = n or 5" in out  # not a bool
+    assert "guarded = n < 3 and 6 // n > 1" in out  # a division: may not be evaluated early
+    assert "mixed = both & (n > 1)" in out  # both: every assignment of it is a bool
+    assert "loose = not both or (n == 3 and mixed)" in out  # mixed is an int in the loop

@@ -299,7 +299,8 @@ def _build(fn: Callable[..., Any], module: Any, ref: Ref, name: str | None = Non
 
     kinds_of = [p.kind for p in parameters]
     names_of = [p.name for p in parameters]
-    kernel = kernel_around(trial, ref, kinds_of, names_of, model, len(names))
+    bools = [kind == "proportion" for kind in kinds]
+    kernel = kernel_around(trial, ref, kinds_of, names_of, model, bools)
     from simulator.userfiles.assumptions import declared as assumptions
 
     exact_fn = getattr(module, f"{ref.name}_exact", None)

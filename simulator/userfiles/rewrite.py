@@ -8,7 +8,9 @@ with its line numbers, so that Numba's errors, and Python's, point at the design
 - in a procedure, ``return {"name": value, ...}`` becomes ``return (value, ...)``: every
   ``return`` gives the same names, which are the metrics, in the order of the first one;
 - a plain function of the same file that it calls is compiled the same way (helpers need no
-  decorator).
+  decorator);
+- ``and``/``or`` of pure comparisons become ``&``/``|``, without a branch
+  (:mod:`simulator.userfiles.branchless`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from simulator.userfiles.branchless import Branchless
 from simulator.userfiles.dice import API, ARITY, COMPILED
 from simulator.userfiles.loading import Ref
 from simulator.yaml_loader import Problem
@@ -30,8 +33,9 @@ DICE = "dice"
 _PREFIX = "_sim_dice_"
 #: ``sim``'s code that a compiled designer's function carries: a digest of it ends the compiled
 #: function's name, so Numba's disk cache of an older ``sim`` is never read.
-_CARRIED = ("rng.py", "accumulate.py", "jit.py", "userfiles/dice.py", "userfiles/rewrite.py",
-            "userfiles/procedure.py", "userfiles/kernel.py")  # fmt: skip
+_CARRIED = ("rng.py", "accumulate.py", "tally.py", "jit.py", "userfiles/dice.py",
+            "userfiles/rewrite.py", "userfiles/branchless.py", "userfiles/procedure.py",
+            "userfiles/kernel.py")  # fmt: skip
 _SIMULATOR = Path(__file__).resolve().parent.parent
 SOURCES = hashlib.sha256(b"".join((_SIMULATOR / f).read_bytes() for f in _CARRIED)).hexdigest()[:10]
 #: What ends a compiled designer's function's name (``opposed_roll__sim1a2b3c4d5e``).
@@ -197,6 +201,7 @@ def rewrite(
     problems: list[Problem] = []
     dice = _Dice(ref, fn.__name__)
     node = dice.visit(node)
+    node = Branchless(fn, node).visit(node)  # `and`/`or` of pure comparisons: no branch
     problems += dice.problems
     names: tuple[str, ...] = ()
     lines: dict[str, tuple[int, int]] = {}
