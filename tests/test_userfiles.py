@@ -139,6 +139,36 @@ def test_tallied_rows_give_every_statistic_of_folding_each_trial(tmp_path, rows)
         np.testing.assert_array_equal(stats, expected)
 
 
+_MANY = """
+METRICS = {"hits": {"description": "dice that count", "max": 80}}
+
+
+def many(dice, n: int = 64, at_least: int = 1):
+    return {"hits": dice.count(n, 6, at_least)}
+"""
+
+
+def test_a_count_of_up_to_sixty_four_dice_reads_every_threshold(tmp_path):
+    # The compiled count's search of the thresholds once stopped at 63: 64 dice that all count
+    # gave 63. Every size around the table's edges, every die counting or some, is the twin's.
+    path = tmp_path / "many.py"
+    path.write_text(_MANY)
+    ref = f"{path}:many"
+    proc = procedure_of(ref)
+    fn = load_function(parse_ref(ref))
+    sizes = [(16, 1), (17, 5), (63, 1), (64, 1), (64, 5), (65, 1), (65, 4)]
+    variants = {f"v{i}": proc.params_model(n=n, at_least=a) for i, (n, a) in enumerate(sizes)}
+    plan = make_plan(proc, variants, seed=5)
+    dumped = [p.model_dump() for p in variants.values()]
+    names = [m.name for m in plan.metrics]
+    expected = _python_stats(fn, dumped, names, scenario_key(5), 2_000, plan)
+    stats = simulate(plan, 2_000, threads=2, chunk_size=700).stats
+    np.testing.assert_array_equal(stats, expected)
+    everyone = [v for v, (n, a) in enumerate(sizes) if a == 1]
+    for v in everyone:  # every die counts: exactly n hits in every trial
+        assert stats[v, 1] == 2_000 * sizes[v][0], sizes[v]
+
+
 def test_the_opposed_roll_agrees_with_its_exact_values_within_5_se():
     result = run_scenario(OPPOSED, trials=400_000)
     proc = result.scenario.procedure if hasattr(result, "scenario") else procedure_of(OPPOSED_REF)

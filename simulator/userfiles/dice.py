@@ -236,6 +236,7 @@ def dice_count(state, site, n, sides, at_least):
         before = own + 3  # T[j] is state[before + j]
         for step in (32, 16, 8, 4, 2, 1):
             k += step * np.int64(u >= state[before + k + step])
+        k += np.int64(u >= state[before + k + 1])  # the steps reach 63: T[64] decides 64
     k = min(k, dice)
     if n > TABLE:  # the dice beyond the table, one by one (after the table's word)
         for _ in range(n - TABLE):
