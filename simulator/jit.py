@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from simulator import jitcache
+from simulator import inlining, jitcache
 
 if TYPE_CHECKING:
     import numpy as np
@@ -83,6 +83,7 @@ def _load_numba() -> None:
         import numba  # noqa: F401  (the import is the point: 0.25 CPU-s)
 
         _import_arraymath_without_scipy()
+        inlining.install()
 
         if not _registered:
             _register_borrowed()
@@ -139,7 +140,9 @@ class Jitted:
 
             with _lock:
                 if self._dispatcher is None:
-                    self._dispatcher = njit(**self.options)(self.py_func)
+                    dispatcher = njit(**self.options)(self.py_func)
+                    _compile_calls_for_plain_types(dispatcher)
+                    self._dispatcher = dispatcher
         return self._dispatcher
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -155,6 +158,30 @@ class Jitted:
 
     def __repr__(self) -> str:
         return f"<Jitted {self.py_func.__module__}.{self.py_func.__qualname__}>"
+
+
+def _compile_calls_for_plain_types(dispatcher: Any) -> None:
+    """Make a call from compiled code compile ``dispatcher`` for the arguments' plain types.
+
+    Numba types a constant argument (a layout's offset, a rule's code) as its literal value and
+    compiles the callee once for each value it is called with: the New World's field accessor
+    was compiled 23 times. The plain types are tried first, the literal ones only when the
+    function does not compile without them (a tuple indexed by an argument)."""
+    from numba.core import errors, types
+
+    literal_call_template = dispatcher.get_call_template
+
+    def get_call_template(args: Any, kws: Any) -> Any:
+        plain = tuple(types.unliteral(a) for a in args)
+        plain_kws = {k: types.unliteral(v) for k, v in kws.items()}
+        if plain != tuple(args) or plain_kws != kws:
+            try:
+                return literal_call_template(plain, plain_kws)
+            except errors.TypingError:
+                pass
+        return literal_call_template(args, kws)
+
+    dispatcher.get_call_template = get_call_template
 
 
 def _decorator(options: dict[str, Any]) -> Callable[[Callable[..., Any]], Any]:
