@@ -31,14 +31,16 @@ def install() -> None:
     from numba.core import codegen, cpu
     from numba.core.environment import lookup_environment
 
-    library_class = codegen.JITCodeLibrary
+    library_class: Any = codegen.JITCodeLibrary
+    context_class: Any = cpu.CPUContext
+    codegen_class: Any = codegen.JITCPUCodegen
     finalize_final_module = library_class._finalize_final_module
     finalize = library_class.finalize
     get_pointer = library_class.get_pointer_to_function
     serialize_object = library_class.serialize_using_object_code
     unserialize = library_class._unserialize.__func__
-    get_executable = cpu.CPUContext.get_executable
-    set_env = codegen.JITCPUCodegen.set_env
+    get_executable = context_class.get_executable
+    set_env = codegen_class.set_env
 
     def set_env_if_emitted(self: Any, env_name: str, env: Any) -> None:
         """Numba's ``set_env``, except for an environment no emitted code has (a helper's,
@@ -108,7 +110,7 @@ def install() -> None:
         if getattr(library, "_sim_lazy", False) and not defines(
             library, fndesc.llvm_cpython_wrapper_name
         ):
-            from numba import _dynfunc
+            from numba import _dynfunc  # type: ignore[attr-defined]
 
             doc = f"compiled wrapper for {fndesc.qualname!r}"
             name = fndesc.qualname.split(".")[-1]
@@ -121,5 +123,5 @@ def install() -> None:
     library_class.get_pointer_to_function = get_pointer_to_function
     library_class.serialize_using_object_code = serialize_using_object_code
     library_class._unserialize = classmethod(lazy_unserialize)
-    cpu.CPUContext.get_executable = lazy_get_executable
-    codegen.JITCPUCodegen.set_env = set_env_if_emitted
+    context_class.get_executable = lazy_get_executable
+    codegen_class.set_env = set_env_if_emitted

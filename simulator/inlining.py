@@ -27,7 +27,7 @@ class _OneMemoPerFunction:
     starts a new memo: a block of another scope, or a block already copied in this one (the
     same function copied again)."""
 
-    def __init__(self, block_type: type) -> None:
+    def __init__(self, block_type: Any) -> None:
         self._block_type = block_type
         self._scope: Any = None
         self._memo: dict[int, Any] | None = None
@@ -35,8 +35,9 @@ class _OneMemoPerFunction:
     def deepcopy(self, x: Any, memo: dict[int, Any] | None = None) -> Any:
         if memo is not None or not isinstance(x, self._block_type):
             return copy.deepcopy(x, memo)
-        if self._memo is None or x.scope is not self._scope or id(x) in self._memo:
-            self._scope = x.scope
+        block: Any = x
+        if self._memo is None or block.scope is not self._scope or id(x) in self._memo:
+            self._scope = block.scope
             self._memo = {}
         return copy.deepcopy(x, self._memo)
 

@@ -166,7 +166,8 @@ class Jitted:
 
             with _lock:
                 if self._twin is None:
-                    twin = njit(**self.options, **_CALLED_FROM_COMPILED_CODE)(_renamed(self.py_func))
+                    options: dict[str, Any] = {**self.options, **_CALLED_FROM_COMPILED_CODE}
+                    twin = njit(**options)(_renamed(self.py_func))
                     _compile_calls_for_plain_types(twin)
                     self._twin = twin
         return self._twin
@@ -189,7 +190,7 @@ class Jitted:
 
 
 #: The twin's flags beyond the function's own: no entry for Python, none for C.
-_CALLED_FROM_COMPILED_CODE = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+_CALLED_FROM_COMPILED_CODE: dict[str, Any] = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 
 
 def _renamed(py_func: Callable[..., Any]) -> Callable[..., Any]:
