@@ -24,10 +24,11 @@ import functools
 import os
 import sys
 import threading
+import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from simulator import jitcache
+from simulator import emitting, inlining, jitcache
 
 if TYPE_CHECKING:
     import numpy as np
@@ -83,6 +84,8 @@ def _load_numba() -> None:
         import numba  # noqa: F401  (the import is the point: 0.25 CPU-s)
 
         _import_arraymath_without_scipy()
+        inlining.install()
+        emitting.install()
 
         if not _registered:
             _register_borrowed()
@@ -121,14 +124,22 @@ class Jitted:
     """A function compiled by Numba on first use, with the flags it was decorated with.
 
     Called from Python it calls the dispatcher; any other attribute (``signatures``,
-    ``_numba_type_``, ``targetoptions``...) is the dispatcher's. ``py_func`` is the plain
-    function, without loading Numba. Pickled, it is its dispatcher (Dask ships those)."""
+    ``targetoptions``...) is the dispatcher's. ``py_func`` is the plain function, without loading
+    Numba. Pickled, it is its dispatcher (Dask ships those).
+
+    Compiled code that calls it (Numba types it by ``_numba_type_``) calls a twin instead: the
+    same function compiled without a Python entry (``no_cpython_wrapper``) and cached apart, so
+    that its library, which only its callers' code ever runs, is not emitted as machine code
+    (:mod:`simulator.emitting`). A function called only from compiled code compiles only the
+    twin; an entry kernel only the dispatcher; a game's interface function both, when both call
+    it. Pasted functions (``inline="always"``) have no twin: their callers paste ``py_func``."""
 
     def __init__(self, py_func: Callable[..., Any], options: dict[str, Any]) -> None:
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self.options = options
         self._dispatcher: Any = None
+        self._twin: Any = None
 
     @property
     def dispatcher(self) -> Any:
@@ -139,15 +150,36 @@ class Jitted:
 
             with _lock:
                 if self._dispatcher is None:
-                    self._dispatcher = njit(**self.options)(self.py_func)
+                    dispatcher = njit(**self.options)(self.py_func)
+                    _compile_calls_for_plain_types(dispatcher)
+                    self._dispatcher = dispatcher
         return self._dispatcher
+
+    @property
+    def twin(self) -> Any:
+        """The dispatcher compiled code calls: without a Python entry, cached apart."""
+        if self.options.get("inline", "never") != "never":
+            return self.dispatcher
+        if self._twin is None:
+            _load_numba()
+            from numba import njit
+
+            with _lock:
+                if self._twin is None:
+                    options: dict[str, Any] = {**self.options, **_CALLED_FROM_COMPILED_CODE}
+                    twin = njit(**options)(_renamed(self.py_func))
+                    _compile_calls_for_plain_types(twin)
+                    self._twin = twin
+        return self._twin
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.dispatcher(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name in ("_dispatcher", "py_func", "options"):
+        if name.startswith("__") or name in ("_dispatcher", "_twin", "py_func", "options"):
             raise AttributeError(name)  # half-built (copy, unpickling): never recurse
+        if name == "_numba_type_":
+            return self.twin._numba_type_
         return getattr(self.dispatcher, name)
 
     def __reduce__(self) -> Any:
@@ -155,6 +187,48 @@ class Jitted:
 
     def __repr__(self) -> str:
         return f"<Jitted {self.py_func.__module__}.{self.py_func.__qualname__}>"
+
+
+#: The twin's flags beyond the function's own: no entry for Python, none for C.
+_CALLED_FROM_COMPILED_CODE: dict[str, Any] = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+
+
+def _renamed(py_func: Callable[..., Any]) -> Callable[..., Any]:
+    """The same function under another qualified name, so that Numba caches the twin apart
+    from the dispatcher (its cache index does not tell their flags apart)."""
+    twin = types.FunctionType(
+        py_func.__code__, py_func.__globals__, py_func.__name__, py_func.__defaults__,
+        py_func.__closure__,
+    )  # fmt: skip
+    twin.__qualname__ = f"{py_func.__qualname__}.compiled"
+    twin.__module__ = py_func.__module__
+    twin.__kwdefaults__ = py_func.__kwdefaults__
+    twin.__doc__ = py_func.__doc__
+    return twin
+
+
+def _compile_calls_for_plain_types(dispatcher: Any) -> None:
+    """Make a call from compiled code compile ``dispatcher`` for the arguments' plain types.
+
+    Numba types a constant argument (a layout's offset, a rule's code) as its literal value and
+    compiles the callee once for each value it is called with: the New World's field accessor
+    was compiled 23 times. The plain types are tried first, the literal ones only when the
+    function does not compile without them (a tuple indexed by an argument)."""
+    from numba.core import errors, types
+
+    literal_call_template = dispatcher.get_call_template
+
+    def get_call_template(args: Any, kws: Any) -> Any:
+        plain = tuple(types.unliteral(a) for a in args)
+        plain_kws = {k: types.unliteral(v) for k, v in kws.items()}
+        if plain != tuple(args) or plain_kws != kws:
+            try:
+                return literal_call_template(plain, plain_kws)
+            except errors.TypingError:
+                pass
+        return literal_call_template(args, kws)
+
+    dispatcher.get_call_template = get_call_template
 
 
 def _decorator(options: dict[str, Any]) -> Callable[[Callable[..., Any]], Any]:

@@ -394,7 +394,8 @@ def advance(s, rng):
 @kernel
 def start_game(s, template, rng):
     """Set ``s`` to the template's first position and play to the first decision."""
-    s[:] = template
+    for i in range(s.size):  # not s[:] = template: Numba's slice copy compiles its error text
+        s[i] = template[i]
     s[S_N] = -1
     advance(s, rng)
 
