@@ -76,6 +76,18 @@ def numba_loaded() -> bool:
     return _loaded
 
 
+#: The Numba releases whose internals :mod:`simulator.inlining` and :mod:`simulator.emitting`
+#: were written against (pyproject.toml pins the same). Another release compiles as Numba does
+#: by itself: the same results, slower cold compiles.
+TUNED_FOR = ("0.68",)
+
+
+def tuned_for_this_numba() -> bool:
+    import numba
+
+    return ".".join(numba.__version__.split(".")[:2]) in TUNED_FOR
+
+
 def _load_numba() -> None:
     global _loaded
     with _lock:
@@ -84,8 +96,9 @@ def _load_numba() -> None:
         import numba  # noqa: F401  (the import is the point: 0.25 CPU-s)
 
         _import_arraymath_without_scipy()
-        inlining.install()
-        emitting.install()
+        if tuned_for_this_numba():
+            inlining.install()
+            emitting.install()
 
         if not _registered:
             _register_borrowed()
