@@ -5,8 +5,9 @@ packs each trial's row into one 64-bit word (a bool one bit, an int ``width`` bi
 ``v``'s bits after variant ``v - 1``'s) and counts the words in an open-addressing hash table kept
 for the whole call (:func:`tally_block`); at the end each distinct word is unpacked and folded
 once (:func:`fold_tally`, :func:`~simulator.accumulate.accumulate_weighted`). A trial whose row
-does not pack (a value below 0, or of ``width`` bits or more) or finds the table full keeps its
-values, moved to the front of the block, for :func:`~simulator.accumulate.accumulate_block`.
+does not pack (a value below 0, or of ``width`` bits or more) or finds the table full is listed
+(its index in the block), and its kernel runs it again to fold its values with
+:func:`~simulator.accumulate.accumulate_block`.
 
 Every statistic is an int64 sum (counts, sums, squares, cross terms, histogram bins), so the
 totals are the same integers however the trials are grouped: bit-identical to folding each trial,
@@ -47,10 +48,10 @@ def width_of(n_variants, n_bool, n_int):
 
 
 @inline
-def tally_block(words, spread, m, width, keys, counts, used, values):
+def tally_block(words, spread, m, width, keys, counts, used, again):
     """Count trials ``0 .. m - 1`` of a block: trial ``i``'s row is ``words[i]``, the OR of its
-    int values ``spread[i]``. Returns (trials left to fold directly, now at the front of
-    ``values``, rows in the table)."""
+    int values ``spread[i]``. Returns (trials left to fold directly, their indices now
+    ``again[:direct]`` in order, rows in the table)."""
     direct = np.int64(0)
     top = SLOTS - 1
     for i in range(m):
@@ -69,10 +70,7 @@ def tally_block(words, spread, m, width, keys, counts, used, values):
                 used += 1
                 counted = True
         if not counted:
-            if direct < i:
-                for v in range(values.shape[0]):
-                    for k in range(values.shape[1]):
-                        values[v, k, direct] = values[v, k, i]
+            again[direct] = i
             direct += 1
     return direct, used
 

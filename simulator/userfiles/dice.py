@@ -40,13 +40,19 @@ _TWO53 = 1.0 / 9007199254740992.0
 
 
 @inline
+def word_at(key, trial, j):
+    """Word ``j`` of trial ``trial`` (its own SplitMix64 stream after ``STRIDE`` words)."""
+    if j < STRIDE:
+        return word(key, np.int64(trial), np.int64(j))
+    return mix64(trial_state(key, np.int64(trial)) + (j - STRIDE + np.uint64(1)) * GAMMA)
+
+
+@inline
 def draw(state):
     """The next random word of the trial in ``state`` = [key, trial, draws so far]."""
     j = state[2]
     state[2] = j + np.uint64(1)
-    if j < STRIDE:
-        return word(state[0], np.int64(state[1]), np.int64(j))
-    return mix64(trial_state(state[0], np.int64(state[1])) + (j - STRIDE + np.uint64(1)) * GAMMA)
+    return word_at(state[0], state[1], j)
 
 
 @inline
@@ -220,10 +226,17 @@ def dice_count(state, site, n, sides, at_least):
     faces = min(max(sides - max(np.int64(at_least), np.int64(1)) + 1, np.int64(0)), sides)
     faces = max(faces, np.int64(0))
     own = HEAD + (site % SLOTS) * SLOT
+    # The draw's counter, key and trial read before the fill and the counter stored after it:
+    # the fill (a call that may write any of the state) then stands between no store and its
+    # load, so the compiler keeps them in registers (the count's draw index a constant).
+    j = state[2]
+    key = state[0]
+    trial = state[1]
     same = state[own] == np.uint64(dice) and state[own + 1] == np.uint64(faces)
     if not (same and state[own + 2] == np.uint64(sides)):
         fill_out_of_line(state, own, dice, faces, max(sides, np.int64(0)))
-    u = draw(state)
+    state[2] = j + np.uint64(1)
+    u = word_at(key, trial, j)
     # 16 comparisons at once, as one vector (the padding never counts but for the one word
     # 2**64 - 1, hence the min) and no early exit: no branch to mispredict.
     # More dice: a branch-free binary search of the thresholds, which never decrease (the same

@@ -9,9 +9,11 @@ file, so Numba caches it beside the trial, keyed by that file's stamp.
 Identical rows are tallied (:mod:`simulator.tally`), as the built-in field battle tallies its
 pairs of hits: a trial's metrics under every variant, small whole numbers, are packed into one
 64-bit word (a bool one bit, an int ``width`` bits) by the generated lines, counted in a hash
-table for the whole call and each distinct row folded once at the end; the rest of a block is
-folded trial by trial. Both give the same integers (every statistic is an int64 sum). Folding
-the field battle's 8 metrics trial by trial was a sixth of its time (docs/speed.md).
+table for the whole call and each distinct row folded once at the end. A tallied trial stores no
+values: the trials of a block whose rows the table does not take are run again (a trial depends
+only on its dice, so the same values) and folded trial by trial. Both give the same integers
+(every statistic is an int64 sum). Folding the field battle's 8 metrics trial by trial was a
+sixth of its time; storing them, a tenth (docs/speed.md).
 """
 
 from __future__ import annotations
@@ -47,10 +49,14 @@ def {kernel}(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots)
     spread = np.zeros(BLOCK, dtype=np.int64)
     keys = np.zeros(TALLY_SLOTS, dtype=np.int64)
     counts = np.zeros(TALLY_SLOTS, dtype=np.int64)
+    again = np.zeros(BLOCK, dtype=np.int64)
     used = 0
     end = first_trial + n_trials
     for start in range(first_trial, end, BLOCK):
         m = min(BLOCK, end - start)
+        # While tallying, a trial's values are not stored (8 stores of a trial were a tenth of
+        # its time): the trials whose rows the table does not take, again[:direct], are run
+        # again on the same dice with their values stored, and folded directly.
         for v in range(n_variants):
 {unpack}
             at = v * per_variant if tally else 0
@@ -67,8 +73,15 @@ def {kernel}(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots)
                     spread[i] |= ints
         direct = m
         if tally:
-            direct, used = tally_block(words, spread, m, width, keys, counts, used, values)
+            direct, used = tally_block(words, spread, m, width, keys, counts, used, again)
             tally = 4 * direct <= m  # rows too diverse: fold every trial from here on
+            for v in range(n_variants):
+{unpack_again}
+                for j in range(direct):
+                    dice[1] = np.uint64(start + again[j])
+                    dice[2] = np.uint64(0)
+                    result = trial(dice, {arguments})
+{again}
         accumulate_block(stats, values, direct, hist_offset, hist_max)
     if used > 0:
         fold_tally(stats, keys, counts, per_variant, shifts, masks, hist_offset, hist_max)
@@ -121,9 +134,11 @@ def kernel_around(
     n_metrics = len(bools)
     packing = _tally_source(bools)
     stores = [f"                x{k} = np.int64(result[{k}])" for k in range(n_metrics)]
-    stores += [f"                values[v, {k}, i] = x{k}" for k in range(n_metrics)]
+    stores.append("                if not tally:")
+    stores += [f"                    values[v, {k}, i] = x{k}" for k in range(n_metrics)]
     stores.append(f"                part = {packing['pack']}")
     stores.append(f"                ints = {packing['ints']}")
+    again = [f"{' ' * 20}values[v, {k}, j] = np.int64(result[{k}])" for k in range(n_metrics)]
     name = "kernel_" + ref.name
     source = _SOURCE.format(
         kernel=name,
@@ -131,6 +146,8 @@ def kernel_around(
         unpack="\n".join(unpack) or "            pass",
         arguments=f"Row({listed})" if model is not None else listed,
         stores="\n".join(stores),
+        again="\n".join(again),
+        unpack_again="\n".join("    " + u for u in unpack) or "                pass",
         **{k: v for k, v in packing.items() if k not in ("pack", "ints")},
     )
     scope: dict[str, Any] = {
