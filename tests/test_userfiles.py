@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -629,3 +630,11 @@ def test_and_or_of_pure_comparisons_lose_their_branch_and_nothing_else_does():
     assert "guarded = n < 3 and 6 // n > 1" in out  # a division: may not be evaluated early
     assert "mixed = both & (n > 1)" in out  # both: every assignment of it is a bool
     assert "loose = not both or (n == 3 and mixed)" in out  # mixed is an int in the loop
+
+
+def test_the_dice_api_imports_after_numba_has_loaded():
+    # A worker process that has already compiled something imports the dice API with Numba
+    # loaded: its compiled parts are registered at once, so every name they use must exist.
+    code = "from simulator import jit; jit._load_numba(); import simulator.userfiles.dice"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-1500:]

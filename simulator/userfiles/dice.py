@@ -197,14 +197,15 @@ def _register() -> None:
         return impl
 
 
-when_numba_loads(_register)
-
-
 def sixteen_at_or_below(state, first, u):
     """How many of ``state[first : first + 16]`` are at most ``u``. In compiled code: the 16
     words compared at once (one load and compare of a vector, its bits counted): where 16
     scalar comparisons were 32 instructions of every count."""
     return sum(int(w) <= int(u) for w in state[first : first + 16])
+
+
+# After every name _register's overloads refer to: with Numba already loaded it runs at once.
+when_numba_loads(_register)
 
 
 @leaf
