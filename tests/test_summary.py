@@ -200,8 +200,9 @@ def test_with_the_full_tables_shown_the_verdict_points_to_them_not_to_detail(tmp
     )
     # At 2,000 trials revision 1.2 moves games_with_gap_equipped, outside the summary
     # (docs/comparisons.md shows the run without --detail).
+    # (The robustness reruns, 35 s of search agents here, are tested in tests/test_robustness.py.)
     args = ["run", str(REVISIONS), "--trials", "2000", "-q", "--out", str(tmp_path / "o")]
-    shown = runner.invoke(app, [*args, "--detail"])
+    shown = runner.invoke(app, [*args, "--detail", "--robustness", "none"])
     assert shown.exit_code == 0, shown.stderr
     text = " ".join(shown.stdout.split())
     assert "also changed (not in the summary, in the full tables below): games_with_gap" in text
@@ -446,6 +447,7 @@ def test_run_prints_the_summary_and_writes_verdict_summary_and_markdown(tmp_path
     assert all(line in text for line in doc["verdict"])
     assert (tmp_path / "o" / "forest.png").exists() and (tmp_path / "o" / "seats.png").exists()
 
+    args = [*args, "--robustness", "none"]  # the tables alone from here (35 s a run otherwise)
     detail = runner.invoke(app, [*args, "--detail"])
     assert detail.exit_code == 0, detail.stderr
     assert "Differences from 'base'" in detail.stdout
@@ -478,7 +480,17 @@ def test_the_html_summary_renders_in_headless_chromium_with_the_forest_plot(tmp_
             pytest.fail("chromium is missing in CI: .ci/run installs Debian's `chromium` package")
         pytest.skip("chromium is not installed (apt-get install chromium); CI always runs this")
     out = tmp_path / "out"
-    args = ["run", str(REVISIONS), "--trials", "600", "--out", str(out), "-q"]
+    args = [
+        "run",
+        str(REVISIONS),
+        "--trials",
+        "600",
+        "--out",
+        str(out),
+        "-q",
+        "--robustness",
+        "none",
+    ]
     assert runner.invoke(app, args).exit_code == 0
     page = (out / "report.html").read_text(encoding="utf-8")
     # The page opens with the summary: verdict, folded table, seats, plots; full tables below.
