@@ -93,16 +93,11 @@ def _signatures(state_size: int, row: Any) -> dict[str, Any]:
 
 def _compile(fn: Any, ref: Ref, owner: str, signature: Any) -> Any:
     """One interface function rewritten and compiled now (errors at the designer's line)."""
-    from simulator.userfiles.jitting import compile_now, jit, numba_problem
-    from simulator.userfiles.rewrite import SUFFIX, _Problems, rewrite
+    from simulator.userfiles.jitting import compile_now, jit, rewrite_located
+    from simulator.userfiles.rewrite import SUFFIX
 
     own = Ref(ref.path, ref.shown, f"{owner}.{fn.__name__}")
-    try:
-        rewritten = rewrite(fn, own, False, jit)
-    except _Problems as e:
-        raise UserFileError(e.problems) from None
-    except Exception as e:  # a helper's own numba error while compiling it
-        raise UserFileError([numba_problem(e, own, own.name, _def_line(fn))]) from None
+    rewritten = rewrite_located(fn, own, False, own.name, _def_line(fn))
     function = rewritten.function
     function.__qualname__ = f"{owner}_{fn.__name__}{SUFFIX}"
     dispatcher = jit(function)

@@ -104,6 +104,21 @@ def numba_problem(error: BaseException, ref: Ref, name: str, fallback_line: int)
     return Problem(ref.shown, line, col, name, message)
 
 
+def rewrite_located(fn: Callable[..., Any], ref: Ref, procedure: bool, name: str, line: int) -> Any:
+    """:func:`rewrite` of ``fn``, its errors located in the designer's file (at ``line`` for a
+    helper's own Numba error while compiling it).
+
+    Raises:
+        UserFileError: located in the designer's file.
+    """
+    try:
+        return rewrite(fn, ref, procedure, jit)
+    except _Problems as e:
+        raise UserFileError(e.problems) from None
+    except Exception as e:  # a helper's own numba error while compiling it
+        raise UserFileError([numba_problem(e, ref, name, line)]) from None
+
+
 def compile_rewritten(
     fn: Callable[..., Any], ref: Ref, procedure: bool, signature: Any | None
 ) -> tuple[Any, Any]:
@@ -113,12 +128,7 @@ def compile_rewritten(
     Raises:
         UserFileError: located in the designer's file.
     """
-    try:
-        rewritten = rewrite(fn, ref, procedure, jit)
-    except _Problems as e:
-        raise UserFileError(e.problems) from None
-    except Exception as e:  # a helper's own numba error while compiling it
-        raise UserFileError([numba_problem(e, ref, fn.__name__, function_line(fn))]) from None
+    rewritten = rewrite_located(fn, ref, procedure, fn.__name__, function_line(fn))
     dispatcher = jit(rewritten.function)
     if signature is not None:
         compile_now(dispatcher, signature, ref, fn)
