@@ -45,7 +45,7 @@ import numpy as np
 from pydantic import Field, create_model, model_validator
 
 from simulator.procedures.base import Metric, Params, Procedure
-from simulator.userfiles.loading import Ref, UserFileError
+from simulator.userfiles.loading import Ref, UserFileError, unbuilt_kernel
 from simulator.yaml_loader import Problem
 
 #: The interface functions a game class writes: name -> its parameters (documented signature).
@@ -331,9 +331,6 @@ def declare(cls: type, module: Any, ref: Ref) -> Declared:
         row[n_params + 1 : n_params + 1 + agents.size] = agents
         return row
 
-    def not_compiled(*args: Any) -> np.ndarray:
-        raise RuntimeError(f"{ref} was read, not compiled: procedure_of(...) compiles its kernel")
-
     doc = inspect.getdoc(cls) or ""
     title = doc.splitlines()[0].rstrip(".") if doc else ref.name
     example = {p.name: p.field.default for p in parameters if not p.field.is_required()}
@@ -346,7 +343,7 @@ def declare(cls: type, module: Any, ref: Ref) -> Declared:
         params_model=params_model,
         metrics=metrics,
         pack=pack,
-        kernel=not_compiled,
+        kernel=unbuilt_kernel(ref),
         example=example if len(example) == len(parameters) else None,
         assumptions=declared(cls if hasattr(cls, "ASSUMPTIONS") else module, ref, names),
         notes=(

@@ -28,15 +28,16 @@ from simulator.userfiles.loading import (
     load_function,
     load_module,
     parse_ref,
+    unbuilt_kernel,
 )
 from simulator.userfiles.parameters import model_of
 from simulator.userfiles.procedure import (
     _declared,
-    _exact,
     _parameters,
     check_maxima,
     metric_error,
     metric_list,
+    trial_procedure,
 )
 from simulator.yaml_loader import Problem
 
@@ -101,34 +102,14 @@ def _declared_trial(fn: Any, module: Any, ref: Ref) -> Procedure:
         raise UserFileError(e.problems) from None
     names = rewritten.metric_names
     declared = _declared(module, ref, names)
-    order = [p.name for p in parameters]
 
     def metrics(p: Any) -> list[Metric]:
         kinds = _plain_kinds(fn, ref, p.model_dump(), model, rewritten)
         check_maxima(ref, kinds, declared, rewritten)
         return metric_list(names, kinds, declared)
 
-    def not_compiled(*args: Any) -> np.ndarray:
-        raise RuntimeError(f"{ref} was read, not compiled: procedure_of(...) compiles its kernel")
-
-    exact_fn = getattr(module, f"{ref.name}_exact", None)
-    doc = inspect.getdoc(fn) or ""
-    example = {p.name: p.field.default for p in parameters if not p.field.is_required()}
-    from simulator.userfiles.assumptions import declared as assumptions
-
-    return Procedure(
-        name=str(ref),
-        title=doc.splitlines()[0].rstrip(".") if doc else ref.name,
-        rules=f"{ref.shown}, the designer's own file",
-        params_model=params_model,
-        metrics=metrics,
-        pack=lambda p: np.array([float(getattr(p, n)) for n in order], dtype=np.float64),
-        kernel=not_compiled,
-        exact=_exact(exact_fn, ref, order, model, names) if callable(exact_fn) else None,
-        notes=(f"written in {ref.shown} (function {ref.name}), compiled by Numba when loaded",),
-        example=example if len(example) == len(parameters) else None,
-        assumptions=assumptions(module, ref, order),
-    )
+    kernel = unbuilt_kernel(ref)
+    return trial_procedure(fn, module, ref, parameters, model, params_model, names, metrics, kernel)
 
 
 def _plain_kinds(

@@ -61,6 +61,16 @@ def shown_path(path: Path) -> str:
     return str(path.resolve()) if relative.startswith("..") else relative
 
 
+def unbuilt_kernel(ref: Ref) -> Callable[..., Any]:
+    """The kernel of a procedure read from the designer's file and not compiled (``sim list``,
+    the interface tests): it refuses to run."""
+
+    def not_compiled(*args: Any) -> Any:
+        raise RuntimeError(f"{ref} was read, not compiled: procedure_of(...) compiles its kernel")
+
+    return not_compiled
+
+
 def parse_ref(text: str, base_dir: Path | str | None = None, where: Problem | None = None) -> Ref:
     """``path/to/file.py:NAME`` resolved against ``base_dir`` (the scenario file's folder).
 

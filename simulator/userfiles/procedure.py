@@ -35,7 +35,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 from pydantic.fields import FieldInfo
 
-from simulator.procedures.base import Metric, Procedure
+from simulator.procedures.base import Metric, Params, Procedure
 from simulator.userfiles.jitting import compile_rewritten, function_line, jit
 from simulator.userfiles.kernel import kernel_around
 from simulator.userfiles.loading import Ref, UserFileError, load_function, load_module, parse_ref
@@ -292,16 +292,36 @@ def _build(fn: Callable[..., Any], module: Any, ref: Ref, name: str | None = Non
     def metrics(p: Any) -> list[Metric]:
         return metric_list(names, kinds, declared)
 
-    order = [p.name for p in parameters]
-
-    def pack(p: Any) -> np.ndarray:
-        return np.array([float(getattr(p, n)) for n in order], dtype=np.float64)
-
     kinds_of = [p.kind for p in parameters]
     names_of = [p.name for p in parameters]
     bools = [kind == "proportion" for kind in kinds]
     kernel = kernel_around(trial, ref, kinds_of, names_of, model, bools)
+    return trial_procedure(
+        fn, module, ref, parameters, model, params_model, names, metrics, kernel, name
+    )
+
+
+def trial_procedure(
+    fn: Callable[..., Any],
+    module: Any,
+    ref: Ref,
+    parameters: list[Parameter],
+    model: type | None,
+    params_model: type[Params],
+    names: tuple[str, ...],
+    metrics: Callable[[Any], list[Metric]],
+    kernel: Callable[..., Any],
+    name: str | None = None,
+) -> Procedure:
+    """The procedure of the designer's trial function ``fn`` with these ``metrics`` and
+    ``kernel`` (compiled for a run, or refusing to run for ``sim list``): its title, parameters,
+    packing, exact function (``NAME_exact`` of the file), example and assumptions."""
     from simulator.userfiles.assumptions import declared as assumptions
+
+    order = [p.name for p in parameters]
+
+    def pack(p: Any) -> np.ndarray:
+        return np.array([float(getattr(p, n)) for n in order], dtype=np.float64)
 
     exact_fn = getattr(module, f"{ref.name}_exact", None)
     exact = None
