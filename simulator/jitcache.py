@@ -45,6 +45,9 @@ COMMON: tuple[Path, ...] = (
     _SIMULATOR / "rng.py",
     _SIMULATOR / "accumulate.py",
     _SIMULATOR / "jit.py",
+    # How every library is built and cached (Numba's inliner, machine code or IR on disk).
+    _SIMULATOR / "emitting.py",
+    _SIMULATOR / "inlining.py",
     _SIMULATOR / "stopflag.py",
     _SIMULATOR / "layout.py",
     _SIMULATOR / "agents",
