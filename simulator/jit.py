@@ -28,7 +28,7 @@ import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from simulator import emitting, inlining, jitcache
+from simulator import emitting, flagkeys, inlining, jitcache
 
 if TYPE_CHECKING:
     import numpy as np
@@ -76,9 +76,9 @@ def numba_loaded() -> bool:
     return _loaded
 
 
-#: The Numba releases whose internals :mod:`simulator.inlining` and :mod:`simulator.emitting`
-#: were written against (pyproject.toml pins the same). Another release compiles as Numba does
-#: by itself: the same results, slower cold compiles.
+#: The Numba releases whose internals :mod:`simulator.inlining`, :mod:`simulator.emitting` and
+#: :mod:`simulator.flagkeys` were written against (pyproject.toml pins the same). Another
+#: release compiles as Numba does by itself: the same results, slower cold compiles.
 TUNED_FOR = ("0.68",)
 
 
@@ -93,12 +93,17 @@ def _load_numba() -> None:
     with _lock:
         if _loaded:
             return
+        # Numba colours a message of every overload it fails to type while resolving a call
+        # (colorama set up and torn down each time: 19,000 times in the New World's compile)
+        # when colorama is installed; the messages a user reads are ours (simulator.userfiles).
+        os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
         import numba  # noqa: F401  (the import is the point: 0.25 CPU-s)
 
         _import_arraymath_without_scipy()
         if tuned_for_this_numba():
             inlining.install()
             emitting.install()
+            flagkeys.install()
 
         if not _registered:
             _register_borrowed()
