@@ -13,6 +13,12 @@ otherwise. A library of a helper without a Python entry (``no_cpython_wrapper``)
 its callers from its optimised IR and is cached on disk as that IR (Numba's "bitcode" form, which
 its callers link just as they link the object form's IR). Its environment (Numba's per-function
 runtime data, which only a Python entry reads) is set if it is ever emitted.
+
+The module passes (Numba's cheap then full optimisation of a library's module with everything it
+links) wait for emission too: a helper's library is only linked into its callers, whose module
+passes optimise its code again with theirs, so running them at each helper did the same work once
+per layer of the call tree. A library is optimised whole, once, when it is emitted; a helper is
+kept and cached with its functions optimised (Numba's function passes, as each is added).
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ def install() -> None:
     context_class: Any = cpu.CPUContext
     codegen_class: Any = codegen.JITCPUCodegen
     finalize_final_module = library_class._finalize_final_module
+    optimize_final_module = library_class._optimize_final_module
     finalize = library_class.finalize
     get_pointer = library_class.get_pointer_to_function
     serialize_object = library_class.serialize_using_object_code
@@ -55,6 +62,12 @@ def install() -> None:
         if not getattr(self, "_sim_lazy", False):
             return
         self._sim_lazy = False
+        if getattr(self, "_sim_unoptimised", False):
+            self._sim_unoptimised = False
+            optimize_final_module(self)
+            self._final_module.verify()
+            # Found again in the optimised module (finalising scanned the module before).
+            self._dynamic_globals = []
         finalize_final_module(self)
         for gv in self._final_module.global_variables:
             if gv.name.startswith("_ZN08NumbaEnv"):
@@ -65,6 +78,15 @@ def install() -> None:
     def lazy_finalize(self: Any) -> None:
         self._sim_lazy = True
         finalize(self)
+
+    def lazy_optimize_final_module(self: Any) -> None:
+        """Numba's module passes, put off until the library is emitted: a helper's library is
+        only ever linked into its callers, whose own module passes optimise its code with
+        theirs, so optimising it here too did the same work once per layer above it."""
+        if getattr(self, "_sim_lazy", False):
+            self._sim_unoptimised = True
+            return
+        optimize_final_module(self)
 
     def lazy_finalize_final_module(self: Any) -> None:
         if not getattr(self, "_sim_lazy", False):
@@ -101,6 +123,7 @@ def install() -> None:
             return unserialize(cls, codegen_, state)
         self = codegen_.create_library(name)
         self._sim_lazy = True
+        self._sim_unoptimised = True
         self._final_module = codegen.ll.parse_bitcode(data)
         self._finalize_final_module()
         return self
@@ -119,6 +142,7 @@ def install() -> None:
         return get_executable(self, library, fndesc, env)
 
     library_class.finalize = lazy_finalize
+    library_class._optimize_final_module = lazy_optimize_final_module
     library_class._finalize_final_module = lazy_finalize_final_module
     library_class.get_pointer_to_function = get_pointer_to_function
     library_class.serialize_using_object_code = serialize_using_object_code

@@ -63,6 +63,11 @@ print(json.dumps({
     "entry_lazy": [getattr(r.library, "_sim_lazy", False)
                    for r in tiny.entry.overloads.values()],
     "helper_entries": len(tiny.helper._dispatcher.overloads) if tiny.helper._dispatcher else 0,
+    "helpers_unoptimised": [getattr(r.library, "_sim_unoptimised", False)
+                            for f in (tiny.helper, tiny.middle)
+                            for r in f.twin.overloads.values()],
+    "entry_unoptimised": [getattr(r.library, "_sim_unoptimised", False)
+                          for r in tiny.entry.overloads.values()],
 }))
 """
 
@@ -101,6 +106,9 @@ def test_helpers_stay_unemitted_ir_and_the_kernel_gives_numbas_answer(folder, tm
     assert cold["helpers_lazy"] == [True, True]
     assert cold["helper_entries"] == 0
     assert cold["entry_lazy"] == [False]
+    # The module passes ran once, for the library emitted, and not for each helper's.
+    assert cold["helpers_unoptimised"] == [True, True]
+    assert cold["entry_unoptimised"] == [False]
     warm = _run(folder, cache)  # a second process: everything from the disk cache
     assert warm["compiled"] == 0
     assert warm["value"] == _expected()
