@@ -12,6 +12,9 @@ and lowering (Numba's LLVM IR, LLVM's optimisation and machine code).
 rules. ``SIM_BENCH_COMPILE_BEFORE=<an older tree>`` (a ``git worktree`` of main, say) compiles
 each procedure in that tree too, in its own fresh cache folder, just before: the before and after
 of a change in one run, on one machine.
+
+The measured process loads Numba as ``sim`` does (``simulator.jit``: its settings, then Numba's
+import) before the clock starts; the floor is a trivial kernel's compile in such a process.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ WHOLE_GAMES = ("council.game", "recruitment.loyalty", "root.hirelings", "his.new
 
 _CHILD = """
 import json, resource, sys, time
+from simulator import jit
+jit._load_numba()  # as sim loads it (its settings before Numba's import), then the listeners
 from numba.core import event
 
 stack, own = [], {}
