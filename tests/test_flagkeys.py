@@ -49,10 +49,8 @@ def test_values_equality_and_hash_are_numbas() -> None:
     assert flags[0] != object()
 
 
-def test_a_compile_under_the_patch_reuses_overloads() -> None:
-    """Overload lookups keyed by flags still hit: a function calling np.zeros twice with one
-    signature compiles np.zeros once."""
-    jit._load_numba()
+def _compiled_during(call) -> list[str]:  # type: ignore[no-untyped-def]
+    """The qualified names of the functions Numba compiles while ``call()`` runs."""
     from numba.core import event
 
     seen: list[str] = []
@@ -64,17 +62,49 @@ def test_a_compile_under_the_patch_reuses_overloads() -> None:
         def on_end(self, ev):  # type: ignore[no-untyped-def]
             pass
 
+    listener = Listener()
+    event.register("numba:compile", listener)
+    try:
+        call()
+    finally:
+        event.unregister("numba:compile", listener)
+    return seen
+
+
+def test_a_helper_twin_and_its_kernel_share_an_overload() -> None:
+    """A helper's twin (compiled without a Python entry) and the kernel calling it both call
+    np.zeros with one signature: Numba's implementation is compiled once, not once per set of
+    caller's flags (it is twice without flagkeys._get_impl)."""
+    jit._load_numba()
+    if not jit.tuned_for_this_numba():
+        pytest.skip("the patch applies only on the Numba release it was written for")
+    import numpy as np
+
+    # A dtype nothing else in the suite asks np.zeros for, so the overload's cache starts empty.
+    def helper(n):  # pragma: no cover - compiled
+        return np.zeros(n, dtype=np.complex64).size
+
+    twinned = jit.Jitted(helper, {"cache": False})
+
+    @numba.njit(cache=False)
+    def kernel(n):  # pragma: no cover - compiled
+        return twinned(n) + np.zeros(n, dtype=np.complex64).size
+
+    seen = _compiled_during(lambda: kernel(3))
+    assert any(q.endswith("helper.compiled") for q in seen)  # the twin, with its own flags
+    assert len([q for q in seen if "zeros" in q]) == 1
+
+
+def test_a_compile_under_the_patch_reuses_overloads() -> None:
+    """Overload lookups keyed by flags still hit: a function calling np.zeros twice with one
+    signature compiles np.zeros once."""
+    jit._load_numba()
     import numpy as np
 
     @numba.njit(cache=False)
     def twice(n):  # pragma: no cover - compiled
         return np.zeros(n, dtype=np.int64).sum() + np.zeros(n + 1, dtype=np.int64).sum()
 
-    listener = Listener()
-    event.register("numba:compile", listener)
-    try:
-        assert twice(3) == 0
-    finally:
-        event.unregister("numba:compile", listener)
-    zeros = [q for q in seen if "zeros" in q]
-    assert len(zeros) <= 1
+    seen = _compiled_during(lambda: twice(3))
+    assert twice(3) == 0
+    assert len([q for q in seen if "zeros" in q]) <= 1
