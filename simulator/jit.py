@@ -28,7 +28,7 @@ import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from simulator import emitting, flagkeys, inlining, jitcache
+from simulator import diskload, emitting, flagkeys, inlining, jitcache
 
 if TYPE_CHECKING:
     import numpy as np
@@ -76,9 +76,10 @@ def numba_loaded() -> bool:
     return _loaded
 
 
-#: The Numba releases whose internals :mod:`simulator.inlining`, :mod:`simulator.emitting` and
-#: :mod:`simulator.flagkeys` were written against (pyproject.toml pins the same). Another
-#: release compiles as Numba does by itself: the same results, slower cold compiles.
+#: The Numba releases whose internals :mod:`simulator.inlining`, :mod:`simulator.emitting`,
+#: :mod:`simulator.flagkeys` and :mod:`simulator.diskload` were written against (pyproject.toml
+#: pins the same). Another release compiles and loads as Numba does by itself: the same results,
+#: slower cold compiles and warm starts.
 TUNED_FOR = ("0.68",)
 
 
@@ -99,11 +100,13 @@ def _load_numba() -> None:
         os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
         import numba  # noqa: F401  (the import is the point: 0.25 CPU-s)
 
-        _import_arraymath_without_scipy()
         if tuned_for_this_numba():
             inlining.install()
             emitting.install()
             flagkeys.install()
+            diskload.install(_import_arraymath_without_scipy)  # at the first compile
+        else:
+            _import_arraymath_without_scipy()
 
         if not _registered:
             _register_borrowed()
