@@ -19,6 +19,9 @@ def console() -> None:
     import atexit
     import threading
 
+    from simulator.report import drawing
+
+    drawing.docstrings_unread()
     try:
         main()
         code = 0
