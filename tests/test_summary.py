@@ -433,8 +433,13 @@ def test_metrics_patterns_restrict_every_table(revisions):
 def test_run_prints_the_summary_and_writes_verdict_summary_and_markdown(tmp_path):
     md = tmp_path / "pr.md"
     args = ["run", str(REVISIONS), "--trials", "600", "--out", str(tmp_path / "o"), "-q"]
-    result = runner.invoke(app, [*args, "--markdown", str(md)])
+    # Two of the scenario's four play levels: its rollout agents add 50 s (tests/test_robustness.py
+    # runs them); the verdict still reads what the levels found.
+    levels = ["--robustness", "policies=random,greedy"]
+    result = runner.invoke(app, [*args, *levels, "--markdown", str(md)])
     assert result.exit_code == 0, result.stderr
+    assert "Robustness (100 trials per level, the same deals):" in result.stdout
+    assert "depends on skill:" in result.stdout  # random moves equipment_discarded, greedy not
     # Identical games under the three revisions: the seat line says so, with the spread's interval.
     assert "Verdict" in result.stdout and "alike in every variant (spread 95%" in result.stdout
     assert "Differences from 'base'" not in result.stdout  # the full tables wait for --detail
