@@ -122,6 +122,47 @@ def ctrl_c_on_third_wait(monkeypatch):
     return real_wait
 
 
+_test_now = {"id": "(collection)"}
+
+
+def pytest_runtest_setup(item):
+    _test_now["id"] = item.nodeid
+
+
+def _log_compiles(path: str) -> None:
+    """With ``SIM_COMPILE_LOG=path``, append each outermost Numba compile of this process to
+    ``path`` as it ends (tab-separated: the test it ran in, module.function, CPU seconds), so a
+    cold run says which kernels its compile time went to; ``python -m tests.times`` sums them."""
+    import threading
+    import time
+
+    from numba.core import event
+
+    local = threading.local()
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            depth = getattr(local, "depth", 0)
+            local.depth = depth + 1
+            if depth == 0:
+                local.started = time.process_time()
+
+        def on_end(self, ev):
+            local.depth -= 1
+            if local.depth == 0:
+                func = ev.data["dispatcher"].py_func
+                spent = time.process_time() - local.started
+                with open(path, "a", encoding="utf-8") as out:
+                    name = f"{func.__module__}.{func.__qualname__}"
+                    out.write(f"{_test_now['id']}\t{name}\t{spent:.3f}\n")
+
+    event.register("numba:compile", Listener())
+
+
+if os.environ.get("SIM_COMPILE_LOG"):
+    _log_compiles(os.environ["SIM_COMPILE_LOG"])
+
+
 def pytest_runtest_logreport(report):
     """With ``SIM_TEST_TIMES=path``, append each test phase's wall time to ``path`` as it ends
     (tab-separated: node id, phase, seconds, outcome), so a slow or interrupted run still says
