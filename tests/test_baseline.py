@@ -124,6 +124,10 @@ def test_per_trial_outcomes_are_the_trials_the_engine_sums():
     po = run_point(plan, 600, kept, threads=2)
     assert (po.stats == simulate(plan, 600, threads=1).stats).all()
     assert (po.values[:, :, :].sum(axis=2) == po.stats[:, 1 : 4 * len(kept) : 4]).all()
+    # A few trials (a ladder's deals) go one a job, spread over the threads: the same trials.
+    few = run_point(plan, 7, kept, threads=2)
+    assert (few.stats == simulate(plan, 7, threads=1).stats).all()
+    assert (few.values == po.values[:, :, :7]).all()
 
 
 @pytest.mark.parametrize("kind", ["proportion", "mean", "conditional_mean"])

@@ -106,7 +106,9 @@ def run_point(
         empty = np.zeros((plan.n_variants, 0, trials), dtype=np.int64)
         return PointOutcomes(plan, out.stats, kept, empty, trials, time.perf_counter() - t0)
     threads = threads or default_threads()
-    chunk = int(min(max(trials // (4 * threads), 64), 2048))
+    # At least 64 trials a job for the cheap kernels (the call overhead), but a few trials of
+    # searching agents (a second or more each) are spread over the threads too.
+    chunk = int(min(max(trials // (4 * threads), 64 if trials >= 64 * threads else 1), 2048))
     starts = range(0, trials, chunk)
     key = plan.key(0)
     stats = np.zeros((plan.n_variants, plan.n_slots), dtype=np.int64)
