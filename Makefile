@@ -7,6 +7,8 @@ SCENARIO ?= scenarios/his/field_battle.yaml
 # unless its `check:` section sets `trials` or `detect` (docs/gate.md).
 GATE_SCENARIOS ?= $(sort $(wildcard scenarios/*/*.yaml))
 GATE_TRIALS ?= 20000
+# Extra flags of the pip installs (.ci/run passes --no-compile: see there).
+PIP_FLAGS ?=
 
 .DEFAULT_GOAL := check
 .PHONY: check run test lint format typecheck unit bench mutants docs readme-figure schema baseline gate clean
@@ -16,11 +18,11 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet $(PIP_FLAGS) -e .
 	touch $@
 
 $(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev,dask]'
+	$(BIN)/python -m pip install --quiet $(PIP_FLAGS) -e '.[dev,dask]'
 	touch $@ $(VENV)/.installed
 
 ## run: install and run the default scenario (the Here I Stand field battle)
