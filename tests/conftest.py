@@ -138,25 +138,26 @@ def _log_compiles(path: str) -> None:
 
     from numba.core import event
 
+    from simulator.compiling import _listener
+
     local = threading.local()
 
-    class Listener(event.Listener):
-        def on_start(self, ev):
-            depth = getattr(local, "depth", 0)
-            local.depth = depth + 1
-            if depth == 0:
-                local.started = time.process_time()
+    def on_start(ev):
+        depth = getattr(local, "depth", 0)
+        local.depth = depth + 1
+        if depth == 0:
+            local.started = time.process_time()
 
-        def on_end(self, ev):
-            local.depth -= 1
-            if local.depth == 0:
-                func = ev.data["dispatcher"].py_func
-                spent = time.process_time() - local.started
-                with open(path, "a", encoding="utf-8") as out:
-                    name = f"{func.__module__}.{func.__qualname__}"
-                    out.write(f"{_test_now['id']}\t{name}\t{spent:.3f}\n")
+    def on_end(ev):
+        local.depth -= 1
+        if local.depth == 0:
+            func = ev.data["dispatcher"].py_func
+            spent = time.process_time() - local.started
+            with open(path, "a", encoding="utf-8") as out:
+                name = f"{func.__module__}.{func.__qualname__}"
+                out.write(f"{_test_now['id']}\t{name}\t{spent:.3f}\n")
 
-    event.register("numba:compile", Listener())
+    event.register("numba:compile", _listener(on_start, on_end))
 
 
 if os.environ.get("SIM_COMPILE_LOG"):

@@ -10,6 +10,11 @@ import sys
 from collections import defaultdict
 
 
+def _largest(seconds_by_name: dict[str, float], top: int) -> None:
+    for name, seconds in sorted(seconds_by_name.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"{seconds:8.1f} s  {name}")
+
+
 def main(path: str, top: int = 25) -> None:
     by_file: dict[str, float] = defaultdict(float)
     by_test: dict[str, float] = defaultdict(float)
@@ -23,12 +28,10 @@ def main(path: str, top: int = 25) -> None:
             by_test[node] += float(seconds)
     total = sum(by_file.values())
     print(f"{total:.0f} s of test time in {len(by_file)} files")
-    for name, seconds in sorted(by_file.items(), key=lambda kv: -kv[1])[:top]:
-        print(f"{seconds:8.1f} s  {name}")
+    _largest(by_file, top)
     print("failed:", *failed, sep="\n  ")
     print("slowest tests:")
-    for name, seconds in sorted(by_test.items(), key=lambda kv: -kv[1])[:top]:
-        print(f"{seconds:8.1f} s  {name}")
+    _largest(by_test, top)
 
 
 def compiles(path: str, top: int = 25) -> None:
@@ -41,8 +44,7 @@ def compiles(path: str, top: int = 25) -> None:
             by_function[function].append(float(seconds))
     total = sum(by_file.values())
     print(f"{total:.0f} CPU-s of compiling, {sum(map(len, by_function.values()))} compiles")
-    for name, seconds in sorted(by_file.items(), key=lambda kv: -kv[1])[:top]:
-        print(f"{seconds:8.1f} s  {name}")
+    _largest(by_file, top)
     print("by function (times compiled):")
     for name, each in sorted(by_function.items(), key=lambda kv: -sum(kv[1]))[:top]:
         print(f"{sum(each):8.1f} s  {len(each):3d}x  {name}")
