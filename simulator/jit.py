@@ -28,7 +28,7 @@ import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from simulator import diskload, emitting, flagkeys, inlining, jitcache
+from simulator import collector, diskload, emitting, flagkeys, inlining, jitcache
 
 if TYPE_CHECKING:
     import numpy as np
@@ -99,6 +99,8 @@ def _load_numba() -> None:
         # when colorama is installed; the messages a user reads are ours (simulator.userfiles).
         os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
         import numba  # noqa: F401  (the import is the point: 0.25 CPU-s)
+
+        collector.install_for_compiles()
 
         if tuned_for_this_numba():
             inlining.install()

@@ -2,43 +2,31 @@
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 import threading
 
-#: Seconds into a command before Python's cyclic garbage collector runs (:func:`collect_later`).
+#: Seconds into a command before the cyclic garbage collector runs (:mod:`simulator.collector`).
 COLLECTOR_DELAY = 5.0
-
-
-def collect_later(delay: float = COLLECTOR_DELAY) -> threading.Timer:
-    """Turn the cyclic garbage collector off now and on again ``delay`` seconds later.
-
-    Starting a command builds millions of objects that live as long as the process (the modules
-    of typer, pydantic, Numba, pandas and matplotlib): the collector walked them again and again,
-    about 400 collections and 0.17 s of a warm one-second ``sim run`` (measured with
-    ``gc.callbacks``), and found next to nothing to free. A command that ends within ``delay``
-    never collects; one that runs longer (a tournament, ``sim tune``, ``sim serve``) has the
-    collector back as it always was. Reference counting frees everything without a cycle
-    either way."""
-    gc.disable()
-    timer = threading.Timer(delay, gc.enable)
-    timer.daemon = True  # never keeps the process alive, nor counts as a busy thread below
-    timer.start()
-    return timer
 
 
 def console() -> None:
     """The ``sim`` script: :func:`simulator.cli.main`, then leave without tearing down Python.
 
-    The garbage collector waits for the first seconds of the command (:func:`collect_later`).
+    The cyclic garbage collector waits for the first seconds of the command: a command that
+    ends within ``COLLECTOR_DELAY`` never collects (its imports cost 0.17 s of collections in a
+    warm one-second run); one that runs longer (a tournament, ``sim tune``, ``sim serve``) has it
+    back as it always was (:mod:`simulator.collector`).
+
     Once the command has written and flushed everything and run the ``atexit`` handlers, what
     Python's exit still does is free every module, Numba's and LLVM's included: 0.1-0.3 s after
     the last byte, for nothing (the process ends either way). A thread still working (none is,
     after a command) keeps the ordinary exit."""
     import atexit
 
-    collect_later()
+    from simulator import collector
+
+    collector.hold_for(COLLECTOR_DELAY)
     from simulator.cli import main
     from simulator.commands.common import EXIT_RUNTIME
     from simulator.report import drawing

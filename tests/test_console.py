@@ -3,7 +3,6 @@ wrote is all there, and its exit codes are those of the commands."""
 
 from __future__ import annotations
 
-import gc
 import json
 import subprocess
 import sys
@@ -47,23 +46,9 @@ def test_exit_codes_are_the_commands() -> None:
     assert unknown.returncode == 2
 
 
-def test_the_collector_waits_then_comes_back() -> None:
-    from simulator.script import collect_later
-
-    assert gc.isenabled()
-    try:
-        timer = collect_later(0.2)
-        assert timer.daemon
-        assert not gc.isenabled()  # a short command never collects
-        timer.join(10)
-        assert gc.isenabled()  # a long one has the collector as always
-    finally:
-        gc.enable()
-
-
 def test_a_command_starts_without_the_collector() -> None:
     code = (
-        "import gc, simulator.script as s; s.collect_later(); "
+        "import gc; from simulator import collector; collector.hold_for(60); "
         "from simulator.cli import main; print(gc.isenabled(), gc.get_count()[0] > 700)"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
