@@ -22,29 +22,27 @@ from simulator import jit
 
 #: Cold compile CPU-seconds of each procedure's kernels (its agents, and every entry kernel of
 #: :data:`MORE_EXAMPLES`, included), measured by ``python -m bench.run compile``
-#: (bench/bench_compile.py) in a fresh process and cache folder on a 2-core machine under load
-#: (2026-12-01; the whole games again on 2026-12-02, after helpers became calls and the agents'
-#: closures were pasted into their callers: docs/speed.md, "Where the time went"; the council,
-#: recruitment and New World games again on 2026-12-03: docs/speed.md, "Compiling less"). A key
-#: may also be ``procedure:function`` for one of several entry kernels.
+#: (bench/bench_compile.py) on a quiet 2-core machine on 2026-12-04, the whole games each in a
+#: fresh process and cache folder (docs/speed.md, "The collector held off"). A key may also be
+#: ``procedure:function`` for one of several entry kernels.
 COMPILE_SECONDS: dict[str, float] = {
-    "council.game": 50.7,
-    "his.assault": 4.3,
-    "his.chateaux": 1.6,
-    "his.debate": 2.4,
-    "his.diet_of_worms": 2.2,
-    "his.field_battle": 2.7,
-    "his.interception": 1.3,
-    "his.naval": 2.9,
-    "his.new_world": 13.4,
-    "his.piracy": 2.4,
-    "his.pregnancy": 1.7,
-    "his.reformation": 2.4,
-    "recruitment.loyalty": 48.6,
-    "root.battle": 4.5,
-    "root.hirelings": 22.7,
-    "root.influence": 1.5,
-    "root.setup": 2.6,
+    "council.game": 26.3,
+    "his.assault": 1.9,
+    "his.chateaux": 0.8,
+    "his.debate": 1.2,
+    "his.diet_of_worms": 1.1,
+    "his.field_battle": 1.5,
+    "his.interception": 0.6,
+    "his.naval": 1.1,
+    "his.new_world": 11.0,
+    "his.piracy": 1.3,
+    "his.pregnancy": 1.0,
+    "his.reformation": 1.6,
+    "recruitment.loyalty": 28.8,
+    "root.battle": 2.3,
+    "root.hirelings": 7.5,
+    "root.influence": 0.8,
+    "root.setup": 1.5,
 }
 
 #: Parameters, beyond a procedure's ``example``, whose runs reach another entry kernel: the New
