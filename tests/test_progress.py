@@ -63,3 +63,33 @@ def test_the_gate_says_each_scenario_and_its_expected_time(clock):
     said = text.getvalue()
     assert "one: 1,000 trials" in said and "two: 1,000 trials" in said
     assert "sim check: this run should take about 6 min 20 s more" in said
+
+
+def test_the_gate_weighs_its_scenarios_by_the_baseline_s_seconds(clock):
+    """Two slow whole games first, then 38 dice rules: counted by scenarios the estimate after
+    the games was 38 x 10 s; weighed by the seconds each took in the baseline's run it is the
+    38 short scenarios' share (here 1.2 s each)."""
+    err, text = _console()
+    notify = _ScenarioBar("sim check", [object()] * 40, err)
+    notify.expect([8.0, 8.0] + [1.0] * 37 + [None])  # None: the mean of the known ones
+    clock[0] += 10.0
+    notify("game one: 10 trials, 10.0 s")
+    clock[0] += 10.0
+    notify("game two: 10 trials, 10.0 s")
+    clock[0] += 1.25
+    notify("battle: 20,000 trials, 1.2 s")
+    notify.close()
+    said = text.getvalue()
+    assert "should take about" not in said, said  # 37 x 1.25 s: under a minute
+
+
+def test_check_tells_the_bar_what_each_scenario_should_take(tmp_path):
+    from simulator.gate.compare import expected_seconds
+    from simulator.gate.store import ScenarioBaseline
+
+    stored = ScenarioBaseline(
+        file="a.yaml", procedure="his.field_battle", seed=1, trials=1000, inputs={}, entries=[],
+        seconds=2.0,
+    )  # fmt: skip
+    assert expected_seconds(stored, 500) == 1.0
+    assert expected_seconds(stored.model_copy(update={"seconds": None}), 500) is None

@@ -234,6 +234,8 @@ class Progress:
         self.first: tuple[float, int] | None = None
         self.bar: Any = None
         self.task: Any = None
+        #: The bar shows "done/total" (a count of trials, games, scenarios); False: a percentage.
+        self.counted = True
 
     def _note_if_long(self, done: int, total: int) -> None:
         now = time.monotonic()
@@ -257,12 +259,18 @@ class Progress:
         if self.bar is None:
             if time.monotonic() - self.start < 0.8:
                 return
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TaskProgressColumn,
+                TimeRemainingColumn,
+            )
 
             self.bar = Progress(
                 "[progress.description]{task.description}",
                 BarColumn(),
-                MofNCompleteColumn(),
+                MofNCompleteColumn() if self.counted else TaskProgressColumn(),
                 TimeRemainingColumn(),
                 console=self.err,
                 transient=True,

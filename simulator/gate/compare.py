@@ -225,6 +225,14 @@ def _scenario_trials(
     return stored.trials, f"the baseline's {stored.trials:,}"
 
 
+def expected_seconds(stored: ScenarioBaseline, trials: int) -> float | None:
+    """How long a scenario's rerun at ``trials`` should take, from the seconds its baseline run
+    took (scaled by the trials); None when the baseline did not record them."""
+    if stored.seconds is None:
+        return None
+    return stored.seconds * trials / stored.trials
+
+
 def check(
     scenarios: Sequence[Scenario],
     baseline_path: Path,
@@ -248,11 +256,16 @@ def check(
         )
     family = family_size(scenarios)
     a_each = power.alpha_each(alpha, family)
+    planned = []
+    for s, stored in matched:
+        s.seed = stored.seed  # before the trials are chosen: a detect pilot runs at this seed
+        planned.append((s, stored, *_scenario_trials(s, stored, trials, family)))
+    expect = getattr(notify, "expect", None)
+    if expect is not None:  # each scenario's share of the time, from the baseline's own run
+        expect([expected_seconds(stored, n) for _, stored, n, _ in planned])
     rows = []
     runs = []
-    for s, stored in matched:
-        s.seed = stored.seed
-        n, why = _scenario_trials(s, stored, trials, family)
+    for s, stored, n, why in planned:
         paired = n == stored.trials
         if not paired:
             notes.append(

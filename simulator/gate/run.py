@@ -192,6 +192,7 @@ def make(
             trials_from=why,
             inputs=inputs_of(s),
             entries=entries_of(gr),
+            seconds=round(gr.elapsed, 3),
         )
     return out
 
