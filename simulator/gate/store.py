@@ -68,8 +68,9 @@ class ScenarioBaseline(BaseModel):
     #: The scenario's params, variants and sweep as written in the file: what the numbers are for.
     inputs: dict[str, Any]
     entries: list[Entry]
-    #: Wall seconds its run took when the baseline was made (none in older files): how ``sim
-    #: check`` weighs the scenarios in its progress bar and its estimate of the time left.
+    #: Wall seconds its run took when the baseline was made, a compile included if its kernel
+    #: was not cached (none in older files): how ``sim check`` weighs the scenarios in its
+    #: progress bar and its estimate of the time left.
     seconds: float | None = Field(default=None, ge=0, allow_inf_nan=False)
 
 
