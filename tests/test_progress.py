@@ -50,17 +50,25 @@ def test_a_short_run_or_a_quiet_one_says_nothing(clock, announce, trials):
     assert text.getvalue() == ""
 
 
-def test_the_gate_says_each_scenario_and_its_expected_time(clock):
+def _gate_said(clock, runs: list[tuple[float, str]], expect: list | None = None) -> str:
+    """What ``sim check``'s bar over 40 scenarios says when the first ones take ``runs``'
+    seconds and say their lines (after :meth:`_ScenarioBar.expect` of ``expect``, if given)."""
     err, text = _console()
     notify = _ScenarioBar("sim check", [object()] * 40, err)
-    clock[0] += 10.0
-    notify("one: 1,000 trials (the baseline's), 10.0 s")
-    clock[0] += 10.0
-    notify("two: 1,000 trials (the baseline's), 10.0 s")
-    clock[0] += 10.0
-    notify("three: 1,000 trials (the baseline's), 10.0 s")
+    if expect is not None:
+        notify.expect(expect)
+    for seconds, line in runs:
+        clock[0] += seconds
+        notify(line)
     notify.close()
-    said = text.getvalue()
+    return text.getvalue()
+
+
+def test_the_gate_says_each_scenario_and_its_expected_time(clock):
+    said = _gate_said(
+        clock,
+        [(10.0, f"{n}: 1,000 trials (the baseline's), 10.0 s") for n in ("one", "two", "three")],
+    )
     assert "one: 1,000 trials" in said and "two: 1,000 trials" in said
     assert "sim check: this run should take about 6 min 20 s more" in said
 
@@ -68,22 +76,14 @@ def test_the_gate_says_each_scenario_and_its_expected_time(clock):
 def test_the_gate_weighs_its_scenarios_by_the_baseline_s_seconds(clock):
     """Two slow whole games first, then 38 dice rules: counted by scenarios the estimate after
     the games was 38 x 10 s; weighed by the seconds each took in the baseline's run it is the
-    38 short scenarios' share (here 1.2 s each)."""
-    err, text = _console()
-    notify = _ScenarioBar("sim check", [object()] * 40, err)
-    notify.expect([8.0, 8.0] + [1.0] * 37 + [None])  # None: the mean of the known ones
-    clock[0] += 10.0
-    notify("game one: 10 trials, 10.0 s")
-    clock[0] += 10.0
-    notify("game two: 10 trials, 10.0 s")
-    clock[0] += 1.25
-    notify("battle: 20,000 trials, 1.2 s")
-    notify.close()
-    said = text.getvalue()
+    38 short scenarios' share (here 1.25 s each)."""
+    runs = [(10.0, "game one: 10 trials, 10.0 s"), (10.0, "game two: 10 trials, 10.0 s")]
+    runs.append((1.25, "battle: 20,000 trials, 1.2 s"))
+    said = _gate_said(clock, runs, expect=[8.0, 8.0] + [1.0] * 37 + [None])  # None: the mean
     assert "should take about" not in said, said  # 37 x 1.25 s: under a minute
 
 
-def test_check_tells_the_bar_what_each_scenario_should_take(tmp_path):
+def test_check_tells_the_bar_what_each_scenario_should_take():
     from simulator.gate.compare import expected_seconds
     from simulator.gate.store import ScenarioBaseline
 
