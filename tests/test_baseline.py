@@ -18,12 +18,11 @@ import pytest
 from typer.testing import CliRunner
 
 from simulator import procedures
-from simulator.baseline import check, read
 from simulator.cli import app
 from simulator.gate import power
-from simulator.gate.compare import _two_sample
+from simulator.gate.compare import _two_sample, check
 from simulator.gate.outcomes import decode, encode
-from simulator.gate.store import MAX_BYTES
+from simulator.gate.store import MAX_BYTES, read
 from simulator.scenario import load
 from simulator.stats import _paired
 
