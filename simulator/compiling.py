@@ -128,13 +128,17 @@ def describe(module: str, function: str) -> str:
 
 
 class _Notice:
-    """One compile being announced: the notice, then a spinner with the time spent (on a
-    terminal), then how long it took."""
+    """A batch of compiles being announced: the first one's notice, then a spinner naming the
+    function compiling now and the time spent (on a terminal), then one line saying how many
+    functions took how long."""
 
     def __init__(self, err: Any, text: str, short: str, spinner: bool) -> None:
         self.err = err
         self.start = time.monotonic()
         self.live: Any = None
+        self.task: Any = None
+        self.compiled: list[str] = []
+        self.failed = False
         err.print(text, markup=False, highlight=False, soft_wrap=True)
         if spinner and getattr(err, "is_terminal", False):
             from rich.errors import LiveError
@@ -144,25 +148,47 @@ class _Notice:
                 SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                 console=err, transient=True,
             )  # fmt: skip
-            bar.add_task(short, total=None)
+            self.task = bar.add_task(short, total=None)
             try:
                 bar.start()
                 self.live = bar
             except LiveError:  # a progress bar is showing already: the line is enough
                 pass
 
-    def close(self, failed: bool) -> None:
+    def now(self, short: str) -> None:
+        """The batch goes on with another function."""
+        if self.live is not None:
+            self.live.update(self.task, description=short)
+
+    def done(self, what: str, failed: bool) -> None:
+        """One outermost compile of the batch ended."""
+        self.compiled.append(what)
+        self.failed = self.failed or failed
+
+    def close(self) -> None:
         if self.live is not None:
             self.live.stop()
-        if not failed:
+        if not self.failed and self.compiled:
             spent = time.monotonic() - self.start
-            self.err.print(f"compiled in {duration(spent)}; cached", highlight=False)
+            self.err.print(f"compiled in {duration(spent)}: {_batch(self.compiled)}; cached",
+                           markup=False, highlight=False, soft_wrap=True)  # fmt: skip
+
+
+def _batch(compiled: list[str]) -> str:
+    """``recruitment.loyalty (loyalty_kernel)``, or ``9 functions (docs/x.py:A, ... and 4
+    more)``."""
+    if len(compiled) == 1:
+        return compiled[0]
+    named = ", ".join(dict.fromkeys(compiled[:3]))
+    more = f" and {len(compiled) - 3} more" if len(compiled) > 3 else ""
+    return f"{len(compiled)} functions ({named}{more})"
 
 
 class _State:
     def __init__(self) -> None:
         self.local = threading.local()
         self.listener: Any = None
+        self.batch: _Notice | None = None
 
 
 def _listener(on_start: Callable[[Any], None], on_end: Callable[[Any], None]) -> Any:
@@ -180,10 +206,16 @@ def _listener(on_start: Callable[[Any], None], on_end: Callable[[Any], None]) ->
 
 @contextmanager
 def notices(err: Any, spinner: bool = True) -> Iterator[None]:
-    """Announce on ``err`` every outermost compile of a kernel while the block runs (nested
-    compiles of the functions it calls are part of it); ``spinner=False`` prints lines only."""
+    """Announce on ``err`` the outermost compiles of kernels while the block runs (nested
+    compiles of the functions they call are part of them); ``spinner=False`` prints lines only.
+
+    The compiles of one run (a designer's helpers, the game's kernel, the accumulator) are one
+    batch: the first is announced, the others follow under the same spinner, and one line says
+    how long they all took once the run's kernels are ready (:func:`simulator.jit.settled`) or
+    the block ends."""
     state = _State()
     active = True
+    lock = threading.Lock()
 
     def on_start(ev: Any) -> None:
         depth = getattr(state.local, "depth", 0)
@@ -192,17 +224,30 @@ def notices(err: Any, spinner: bool = True) -> Iterator[None]:
         if depth == 0 and not func.__module__.startswith("numba."):
             # Numba's own helpers (a carray's view, an array sum) compile outermost when a
             # designer's C callback is built: part of that build, not a kernel to announce.
-            text = describe(func.__module__, func.__qualname__)
-            short = f"compiling {_what(func.__module__, func.__qualname__)}"
-            state.local.notice = _Notice(err, text, short, spinner)
+            what = _what(func.__module__, func.__qualname__)
+            state.local.what = what
+            with lock:
+                if state.batch is None:
+                    text = describe(func.__module__, func.__qualname__)
+                    state.batch = _Notice(err, text, f"compiling {what}", spinner)
+                else:
+                    state.batch.now(f"compiling {what}")
 
     def on_end(ev: Any) -> None:
         state.local.depth -= 1
-        if state.local.depth == 0:
-            notice, state.local.notice = getattr(state.local, "notice", None), None
-            if notice is not None:
-                # Not ev.is_failed: Numba 0.68 returns it inverted (``_exc_details is None``).
-                notice.close(getattr(ev, "_exc_details", None) is not None)
+        what = getattr(state.local, "what", None)
+        if state.local.depth == 0 and what is not None:
+            state.local.what = None
+            with lock:
+                if state.batch is not None:
+                    # Not ev.is_failed: Numba 0.68 returns it inverted (``_exc_details is None``).
+                    state.batch.done(what, getattr(ev, "_exc_details", None) is not None)
+
+    def close() -> None:
+        with lock:
+            batch, state.batch = state.batch, None
+        if batch is not None:
+            batch.close()
 
     def install() -> None:
         if active:
@@ -212,10 +257,13 @@ def notices(err: Any, spinner: bool = True) -> Iterator[None]:
             event.register("numba:compile", state.listener)
 
     jit.when_numba_loads(install)
+    forget = jit.on_settled(close)
     try:
         yield
     finally:
         active = False
+        forget()
+        close()
         if state.listener is not None:
             from numba.core import event
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from simulator import interrupts
+from simulator import interrupts, jit
 from simulator.accumulate import layout
 from simulator.interrupts import Stopped
 from simulator.limits import MAX_TRIALS, InvalidInput
@@ -210,6 +210,7 @@ def warm_up(plan: Plan) -> None:
     """Compile (or load from cache) the kernel before anything is timed."""
     for g in _groups(plan):
         run_range(plan, g, 0, 1)
+    jit.settled()
 
 
 def calibrate_chunk(

@@ -58,6 +58,7 @@ CLOSURE = {"cache": False, "nogil": True, "inline": "always", "error_model": "nu
 _lock = threading.RLock()
 _loaded = False
 _on_load: list[Callable[[], None]] = []
+_settled: list[Callable[[], None]] = []
 _registered = False  # borrowed's overload: once per process, whatever tests do to _loaded
 
 
@@ -69,6 +70,29 @@ def when_numba_loads(action: Callable[[], None]) -> None:
             _on_load.append(action)
             return
     action()
+
+
+def on_settled(action: Callable[[], None]) -> Callable[[], None]:
+    """Call ``action`` each time a run's kernels are compiled or loaded (:func:`settled`), until
+    the returned function is called: how the compile notices learn that a batch of compiles is
+    over without the engine importing them."""
+    with _lock:
+        _settled.append(action)
+
+    def forget() -> None:
+        with _lock:
+            if action in _settled:
+                _settled.remove(action)
+
+    return forget
+
+
+def settled() -> None:
+    """Say that every kernel a run needs is compiled or loaded (the engine's warm-up is done)."""
+    with _lock:
+        actions = list(_settled)
+    for action in actions:
+        action()
 
 
 def numba_loaded() -> bool:

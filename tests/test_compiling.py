@@ -97,3 +97,38 @@ def test_the_notice_gives_the_measured_time_when_there_is_one(monkeypatch):
     text = compiling.describe("simulator.procedures.council.game.kernel", "council_game_kernel")
     assert "compiling council.game (council_game_kernel): once per machine" in text
     assert "measured 2 min 31 s of CPU" in text
+
+
+def test_the_compiles_of_one_run_are_one_notice_and_one_line():
+    """A run's compiles (a designer's helpers, the kernel, the accumulator) are announced once
+    and summed in one line when its kernels are ready, not two lines each (issue 48: a designer's
+    game printed 22)."""
+    import io
+
+    import numba
+    from rich.console import Console
+
+    from simulator import jit
+
+    @numba.njit
+    def first(x):
+        return x + 1
+
+    @numba.njit
+    def second(x):
+        return x * 2
+
+    jit._load_numba()  # as a kernel of the package does before its first call
+    err = io.StringIO()
+    with compiling.notices(Console(file=err, width=300), spinner=False):
+        first(1)
+        second(2)
+        jit.settled()
+        said = err.getvalue()
+        first(1.5)  # a compile after the batch closed opens a new one
+    lines = said.splitlines()
+    assert len(lines) == 2, said
+    assert lines[0].startswith("compiling tests.test_compiling.")
+    assert lines[1].startswith("compiled in ") and lines[1].endswith("; cached")
+    assert "2 functions (" in lines[1] and "first" in lines[1] and "second" in lines[1]
+    assert err.getvalue().count("compiling ") == 2  # ...and its own notice at the block's end
