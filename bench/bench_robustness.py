@@ -2,8 +2,8 @@
 rerun under its four play levels (random → the ladder's rollout), each sized by power within the
 section's budget, against its plain run of 2,000 games; how close the announced estimate came to
 the time the sized reruns took; and the cost of the fairness bootstrap and the deal batches the
-engine keeps for seats (a seat game's plain run with and without batches). Agents are compiled (or loaded
-from the cache) before anything is timed."""
+engine keeps for seats (a seat game's plain run with and without batches). Agents are compiled
+(or loaded from the cache) before anything is timed."""
 
 from __future__ import annotations
 

@@ -23,6 +23,7 @@ from typing import Any
 from simulator.report.fairness import seat_detectable
 from simulator.report.summary import ALPHA, Summary
 from simulator.robustness.interaction import Finding
+from simulator.stats import holm_adjusted
 
 #: Findings named per line before "and N more".
 SHOWN = 2
@@ -44,6 +45,47 @@ class LevelLine:
 
 
 @dataclass
+class SeatFinding:
+    """A variant's seat answer under one level: its chi-square test of equal seats, Holm-adjusted
+    over every level and variant, against the main run's answer."""
+
+    level: str
+    variant: str
+    p_value: float
+    p_holm: float
+    spread: float
+    games: int
+    #: The smallest spread the level's test sees with 80% power.
+    detectable: float
+    main_unequal: bool
+    main_spread: float
+    main_games: int
+    verdict: str = ""
+
+    @property
+    def needed(self) -> float:
+        """Games that would see the main run's spread (as the detectable spread shrinks)."""
+        if not self.main_unequal or not self.main_spread > 0 or not math.isfinite(self.detectable):
+            return 0.0
+        return self.games * (self.detectable / self.main_spread) ** 2
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "level": self.level,
+            "variant": self.variant,
+            "finding": "seats",
+            "verdict": self.verdict,
+            "spread": self.spread,
+            "p_value": self.p_value if math.isfinite(self.p_value) else None,
+            "p_holm": self.p_holm if math.isfinite(self.p_holm) else None,
+            "detectable_spread": self.detectable if math.isfinite(self.detectable) else None,
+            "main_unequal": self.main_unequal,
+            "trials": self.games,
+            "trials_needed": round(self.needed) if self.needed else None,
+        }
+
+
+@dataclass
 class RobustnessReport:
     """A robustness run turned into lines: per level, and the bottom lines of the verdict."""
 
@@ -58,6 +100,7 @@ class RobustnessReport:
     estimate: float = 0.0
     elapsed: float = 0.0
     findings: list[Finding] = field(default_factory=list)
+    seats: list[SeatFinding] = field(default_factory=list)
 
     @property
     def sizes(self) -> str:
@@ -86,7 +129,7 @@ class RobustnessReport:
                 }
                 for lv in self.levels
             ],
-            "findings": [f.to_dict() for f in self.findings],
+            "findings": [f.to_dict() for f in self.findings] + [s.to_dict() for s in self.seats],
             "changed": self.changed,
             "bottom": self.bottom,
         }
@@ -125,17 +168,80 @@ def _unseen(f: Finding) -> str:
     return f"; about {_games(f.needed)} would see it"
 
 
-def _seat_text(s: Any) -> str:
+def _seat_text(s: SeatFinding) -> str:
     if not math.isfinite(s.p_value):
         return "seats: too few wins to test"
-    if s.p_value < ALPHA:
-        return f"seats unequal (spread {100 * s.spread:.1f} pp, p = {s.p_value:.2g})"
-    size = seat_detectable(s.games, len(s.shares), sum(s.shares))
-    seen = f"; a spread below {100 * size:.1f} pp would go unseen" if math.isfinite(size) else ""
+    if s.verdict in ("holds", "depends"):
+        return f"seats unequal (spread {100 * s.spread:.1f} pp, Holm p = {s.p_holm:.2g})"
+    seen = (
+        f"; a spread below {100 * s.detectable:.1f} pp would go unseen"
+        if math.isfinite(s.detectable)
+        else ""
+    )
     return f"seats: cannot tell at {s.games:,} games (spread {100 * s.spread:.1f} pp{seen})"
 
 
-def _level_text(line: LevelLine, variants: int, summary: Summary | None) -> str:
+def _seats_text(seats: list[SeatFinding]) -> str:
+    """Every variant's seat answer at one level, in one phrase when they agree."""
+    if len({f.verdict for f in seats}) > 1 or len(seats) == 1:
+        texts = [_seat_text(f) for f in seats]
+        if len(seats) == 1:
+            return texts[0]
+        return "; ".join(f"{f.variant}: {t}" for f, t in zip(seats, texts, strict=True))
+    top = max(seats, key=lambda f: f.spread)
+    if top.verdict == "cannot tell" and math.isfinite(top.p_value):
+        size = max(f.detectable for f in seats)
+        seen = (
+            f"; a spread below {100 * size:.1f} pp would go unseen" if math.isfinite(size) else ""
+        )
+        return (
+            f"seats: cannot tell at {top.games:,} games (spread ≤ {100 * top.spread:.1f} pp{seen})"
+        )
+    return _seat_text(top)
+
+
+def _seat_unseen(s: SeatFinding) -> str:
+    if not s.needed:
+        return ""
+    return f"; about {_games(s.needed)} would see the main run's {100 * s.main_spread:.1f} pp"
+
+
+def seat_findings(default: Summary, levels: list[tuple[str, Summary]]) -> list[SeatFinding]:
+    """Every variant's seat answer under every level, Holm-adjusted over all of them."""
+    main = {s.variant: s for s in default.seats}
+    out = []
+    for label, summary in levels:
+        for s in summary.seats:
+            m = main.get(s.variant)
+            if m is None:
+                continue
+            won = sum(s.shares)
+            size = seat_detectable(s.games, len(s.shares), won) if won > 0 else math.nan
+            out.append(
+                SeatFinding(
+                    label,
+                    s.variant,
+                    s.p_value,
+                    math.nan,
+                    s.spread,
+                    s.games,
+                    size,
+                    math.isfinite(m.p_value) and m.p_value < ALPHA,
+                    m.spread,
+                    m.games,
+                )
+            )
+    tested = [f for f in out if math.isfinite(f.p_value)]
+    if tested:
+        for f, p in zip(tested, holm_adjusted([f.p_value for f in tested]), strict=True):
+            f.p_holm = float(p)
+    for f in out:
+        unequal = f.p_holm < ALPHA
+        f.verdict = ("holds" if f.main_unequal else "depends") if unequal else "cannot tell"
+    return out
+
+
+def _level_text(line: LevelLine, variants: int, seats: list[SeatFinding]) -> str:
     merged: dict[tuple[str, str], tuple[float, list[str]]] = {}
     for f in line.findings:
         if f.verdict == "depends":
@@ -164,8 +270,8 @@ def _level_text(line: LevelLine, variants: int, summary: Summary | None) -> str:
             + ", ".join(_name(f, variants) for f in unsure)
             + tail
         )
-    if summary is not None and summary.seats:
-        parts.append(_seat_text(summary.seats[0]))
+    if seats:
+        parts.append(_seats_text(seats))
     return "; ".join(parts) or "no finding to test"
 
 
@@ -173,11 +279,18 @@ def _span(names: list[str]) -> str:
     return f"{names[0]} → {names[-1]}" if len(names) > 1 else (names[0] if names else "")
 
 
-def bottom_lines(kind: str, lines: list[LevelLine], names: list[str], variants: int) -> list[str]:
+def bottom_lines(
+    kind: str,
+    lines: list[LevelLine],
+    names: list[str],
+    variants: int,
+    seats: list[SeatFinding] | None = None,
+) -> list[str]:
     """The verdict's lines for one kind of level (see the module docstring)."""
     ran = [lv for lv in lines if not lv.refused]
     if not ran:
         return []
+    seat_holds, seat_depends, seat_unsure = _seat_items(ran, names, seats or [], variants)
     word = _WORD[kind]
     keys = list(dict.fromkeys((f.metric, f.variant) for lv in ran for f in lv.findings))
     by_key = {k: [(lv, n) for lv, n in zip(ran, names, strict=True)] for k in keys}
@@ -219,11 +332,18 @@ def bottom_lines(kind: str, lines: list[LevelLine], names: list[str], variants: 
         label = metric if variants <= 2 else f"{metric} ({', '.join(named)})"
         ranked.append((not seen, -size, f"{label} {text}"))
     ranked.sort()
+    holds += seat_holds
+    ranked += seat_depends
+    unsure += seat_unsure
     out = []
     every = "play level" if kind == "policies" else "declared alternative"
     if holds:
         span = f" ({_span(names)})" if kind == "policies" else f" ({len(ran)} reruns)"
         out.append(f"holds at every {every}{span}: " + ", ".join(holds))
+    if ranked and kind == "assumption":
+        moved_levels = {f.level for lv in ran for f in lv.findings if f.verdict == "depends"}
+        moved_levels |= {f.level for f in seats or [] if f.verdict == "depends"}
+        word = ", ".join(dict.fromkeys(lb.split(": ")[0] for lb in names if lb in moved_levels))
     if ranked:
         texts = [t for _, _, t in ranked]
         more = f" (and {len(texts) - SHOWN} more)" if len(texts) > SHOWN else ""
@@ -234,6 +354,47 @@ def bottom_lines(kind: str, lines: list[LevelLine], names: list[str], variants: 
     if not out:
         out.append(f"nothing to test at any {every}: the main run saw no change")
     return out
+
+
+def _seat_items(
+    ran: list[LevelLine], names: list[str], seats: list[SeatFinding], variants: int
+) -> tuple[list[str], list[tuple[bool, float, str]], list[str]]:
+    """The seat answers' share of the bottom lines: holds, depends (ranked like the findings'),
+    cannot tell (only where the main run saw unequal seats)."""
+    named = {lv.label: n for lv, n in zip(ran, names, strict=True)}
+    mine = [f for f in seats if f.level in named]
+    if not mine:
+        return [], [], []
+    groups: dict[str, list[SeatFinding]] = {}
+    for f in mine:
+        groups.setdefault(f.variant, []).append(f)
+    items: dict[tuple[str, str], list[str]] = {}
+    for variant, found in groups.items():
+        moved = [f for f in found if f.verdict == "depends"]
+        unsure = [f for f in found if f.verdict == "cannot tell" and f.main_unequal]
+        if moved:
+            text = "; ".join(
+                f"unequal with {named[f.level]} (spread {100 * f.spread:.1f} pp, Holm p = "
+                f"{f.p_holm:.2g}) where the main run found no difference"
+                for f in moved[:SHOWN]
+            )
+            items.setdefault(("depends", text), []).append(variant)
+        elif unsure:
+            f = max(unsure, key=lambda f: f.needed)
+            text = f"unequal with {named[f.level]} at {f.games:,} games{_seat_unseen(f)}"
+            items.setdefault(("unsure", text), []).append(variant)
+        elif all(f.verdict == "holds" for f in found):
+            items.setdefault(("holds", "unequal"), []).append(variant)
+    holds, depends, unsure_out = [], [], []
+    for (what, text), vs in items.items():
+        label = "seats" if variants == 1 or len(vs) == len(groups) else f"seats ({', '.join(vs)})"
+        if what == "holds":
+            holds.append(f"{label} {text}")
+        elif what == "depends":
+            depends.append((False, 0.0, f"{label} {text}"))
+        else:
+            unsure_out.append(f"{label} {text}")
+    return holds, depends, unsure_out
 
 
 def short_labels(labels: list[str]) -> list[str]:
@@ -261,8 +422,14 @@ def analyse(
     ``summaries`` holds each rerun's folded summary (None when refused), ``found`` the tested
     family (:func:`simulator.robustness.findings.family`), in level order."""
     variants = len(default.variants)
+    ran = [
+        (r.level.label, summary)
+        for r, summary in zip(robustness.reruns, summaries, strict=True)
+        if r.result is not None and summary is not None
+    ]
+    seats = seat_findings(default, ran)
     lines: list[LevelLine] = []
-    for rerun, summary in zip(robustness.reruns, summaries, strict=True):
+    for rerun in robustness.reruns:
         level = rerun.level
         if rerun.result is None:
             text = f"not run: {rerun.refused}" if rerun.refused else "not run"
@@ -278,19 +445,24 @@ def analyse(
             capped=rerun.capped,
             findings=own,
         )
-        line.text = _level_text(line, variants, summary)
+        line.text = _level_text(line, variants, [f for f in seats if f.level == level.label])
         lines.append(line)
     bottom: list[str] = []
     plays = [lv for lv in lines if lv.kind == "policies"]
     if plays:
         names = short_labels([lv.label for lv in plays if not lv.refused])
-        bottom += bottom_lines("policies", plays, names, variants)
+        bottom += bottom_lines("policies", plays, names, variants, seats)
     alts = [lv for lv in lines if lv.kind == "assumption"]
     changed = []
     if alts:
-        ran = [lv for lv in alts if not lv.refused]
-        bottom += bottom_lines("assumption", alts, [lv.label for lv in ran], variants)
-        changed = [lv.label for lv in ran if any(f.verdict == "depends" for f in lv.findings)]
+        done = [lv for lv in alts if not lv.refused]
+        bottom += bottom_lines("assumption", alts, [lv.label for lv in done], variants, seats)
+        moved = {f.level for f in seats if f.verdict == "depends"}
+        changed = [
+            lv.label
+            for lv in done
+            if lv.label in moved or any(f.verdict == "depends" for f in lv.findings)
+        ]
     trials = max((lv.trials for lv in lines), default=0)
     return RobustnessReport(
         trials,
@@ -302,4 +474,5 @@ def analyse(
         estimate=robustness.estimate,
         elapsed=robustness.elapsed,
         findings=found,
+        seats=seats,
     )

@@ -10,8 +10,9 @@ How many deals each level plays is decided in two steps (an *internal pilot*, th
 re-estimation of clinical trials: the pilot fixes the size from variances and speed, never from
 the effects, and every finding is tested once, at the end, so no alpha is spent on looks):
 
-1. a pilot of each level on the first :data:`PILOT` deals measures its per-deal variances and
-   its speed (thread-seconds per deal, and a fixed cost per run for fast procedures);
+1. a pilot of each level on its first deals (4, 16, then :data:`PILOT`, within a quarter of the
+   budget) measures its per-deal variances and its speed (thread-seconds per deal, and a fixed
+   cost per run for fast procedures);
 2. each level is given the deals its interaction tests need to see the main effects at 80% power
    (:func:`simulator.robustness.interaction.deals_needed`, the level's standard deviations
    floored at the main run's), at most the main run's deals (the same deals) and the section's
@@ -47,6 +48,8 @@ from simulator.scenario import Scenario, set_path
 PILOT = 32
 #: A pilot shorter than this is timed again on four times the deals, until it is not.
 PILOT_SECONDS = 0.2
+#: The share of the time budget the pilots may take (each level an equal part of it).
+PILOT_SHARE = 0.25
 
 
 @dataclass
@@ -178,17 +181,34 @@ def _run(
 
 
 def _pilot(
-    moved: Scenario, deals: int, most: int, slots: int, threads: int | None, backend: Any
+    moved: Scenario,
+    most: int,
+    allowance: float,
+    slots: int,
+    threads: int | None,
+    backend: Any,
 ) -> tuple[RunResult, Speed]:
-    """The pilot run of a level on its first ``deals`` deals, and its measured speed (timed again
-    on four times the deals, up to ``most``, while a run takes under :data:`PILOT_SECONDS`)."""
-    first = _run(moved, deals, _chunk(deals, slots), None, threads, backend)
-    points = [(first.outcome.trials, first.outcome.elapsed)]
-    n = deals
-    while points[-1][1] < PILOT_SECONDS and n < most:
-        n = min(4 * n, most)
-        again = _run(moved, n, _chunk(n, slots), None, threads, backend)
-        points.append((again.outcome.trials, again.outcome.elapsed))
+    """The pilot of a level and its measured speed: runs of 4, 16 and :data:`PILOT` deals (then
+    four times more while a run takes under :data:`PILOT_SECONDS`, up to ``most``), stopping
+    before a run whose time, as the last one measured it, would pass ``allowance`` seconds. The
+    variances come from the run of PILOT deals when there was one (the same deals whatever the
+    machine's speed), else from the largest."""
+    n = min(4, most)
+    runs = [_run(moved, n, _chunk(n, slots), None, threads, backend)]
+    while n < most and runs[-1].complete:
+        last = runs[-1].outcome.elapsed
+        if n >= PILOT and last >= PILOT_SECONDS:
+            break
+        step = min(4 * n if n >= PILOT else min(4 * n, PILOT), most)
+        if last * step / n > allowance:
+            break
+        n = step
+        runs.append(_run(moved, n, _chunk(n, slots), None, threads, backend))
+    done = [r for r in runs if r.complete]
+    if not done:
+        return runs[-1], Speed(0.0)
+    first = next((r for r in done if r.outcome.trials == min(PILOT, most)), done[-1])
+    points = [(r.outcome.trials, r.outcome.elapsed) for r in done[-2:]]
 
     def work(trials: int) -> int:  # deals one thread plays in a run of `trials`
         chunk = _chunk(trials, slots)
@@ -196,7 +216,7 @@ def _pilot(
 
     if len(points) == 1:
         return first, Speed(points[0][1] / max(work(points[0][0]), 1))
-    (n1, t1), (n2, t2) = points[-2], points[-1]
+    (n1, t1), (n2, t2) = points
     per = max((t2 - t1) / max(work(n2) - work(n1), 1), 0.0) or t2 / work(n2)
     return first, Speed(per, max(t2 - per * work(n2), 0.0))
 
@@ -265,7 +285,8 @@ def run_robustness(
             out.reruns.append(Rerun(level, refused=str(e)))
             continue
         out.reruns.append(Rerun(level))
-        pilots[i] = _pilot(moved[i], min(PILOT, most), most, slots, threads, backend)
+        allowance = PILOT_SHARE * seconds / len(chosen)
+        pilots[i] = _pilot(moved[i], most, allowance, slots, threads, backend)
         if not pilots[i][0].complete:
             out.reruns.pop()
             return out
