@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from pathlib import Path
 
 import numpy as np
 
@@ -27,10 +28,13 @@ from simulator.robustness.interaction import (
     judge,
     margin_for,
 )
-from simulator.robustness.run import Speed, _share, run_robustness
+from simulator.robustness.run import Speed, _share, plan, run_robustness
 from simulator.robustness.spec import Level
 from simulator.runner import run_scenario
+from simulator.scenario import load
 from tests import seat_toy as toy
+
+REVISIONS = Path(__file__).resolve().parents[1] / "scenarios" / "recruitment" / "revisions.yaml"
 
 MAIN_DEALS = 4000
 LEVELS = 4
@@ -158,3 +162,49 @@ def test_end_to_end_an_assumption_that_cannot_touch_the_change_holds_one_that_re
     shifted = next(f for f in found if f.level == "no shift")
     # The interaction is the main effect gone: −3 pp, its interval around it and below 0.
     assert shifted.low < -shifted.main.mean < shifted.high < 0
+
+
+def test_the_greedy_level_of_the_headline_agrees_with_the_greedy_main_run():
+    """revisions.yaml plays greedy in every seat: its greedy level replays the main run's first
+    deals, so it may not find a dependence anywhere, and the changes the main run saw hold."""
+    scenario = load(REVISIONS)
+    main = run_scenario(scenario, trials=2000)
+    (greedy,) = [lv for lv in plan(scenario) if lv.label == "greedy"]
+    held = run_robustness(scenario, [greedy], main, seconds=60.0)
+    (rerun,) = held.reruns
+    assert rerun.result is not None
+    found = family(main, [("greedy", rerun.result)])
+    assert not [f for f in found if f.verdict == "depends"]
+    seen = {(f.metric, f.variant): f.verdict for f in found if f.sign}
+    assert seen == {
+        ("gap_equipped", "revision-1.2"): "holds",
+        ("equipment_discarded", "revision-1.2"): "holds",
+    }
+    # Paired by deal with the main run's batches (cheap enough to play 16 of them).
+    assert all(f.paired for f in found if f.sign)
+
+
+def test_the_time_estimate_is_within_2x_on_levels_a_hundred_times_apart_in_speed(tmp_path):
+    """Pig: random play against a rollout of 16 playouts a decision (hundreds of times slower);
+    the estimate announced before the sized reruns against the time they took."""
+    path = tmp_path / "pig.yaml"
+    path.write_text(
+        "name: pig-levels\nprocedure: template.pig\ntrials: 20000\nseed: 29\n"
+        "params: {players: 2, target: 30, policies: greedy}\n"
+        "variants:\n  one-more: {target: 31}\n"
+        "robustness:\n  seconds: 8\n  policies:\n    - random\n"
+        "    - {agent: rollout, playouts: 16, horizon: 0}\n"
+    )
+    scenario = load(path)
+    main = run_scenario(scenario)
+    levels = plan(scenario)
+    run_robustness(scenario, levels, main, seconds=1.0, most=4)  # compile (or load) first
+    held = run_robustness(scenario, levels, main, seconds=8.0)
+    random, rollout = held.reruns
+    assert random.result is not None and rollout.result is not None
+    slow = rollout.elapsed / rollout.planned
+    fast = random.elapsed / random.planned
+    assert slow > 30 * fast, (slow, fast)
+    taken = sum(r.elapsed for r in held.reruns)
+    assert 0.5 <= taken / held.estimate <= 2, (taken, held.estimate)
+    assert held.elapsed < 3 * 8.0  # the budget holds, pilots included

@@ -178,7 +178,7 @@ def rerun_levels(
         say(
             err,
             f"robustness: measured in {_duration(held.pilot_seconds)}; games a level: {sizes}; "
-            f"about {_duration(held.estimate)} more",
+            f"{_about(held.estimate)} more",
         )
 
     bar = Progress(not quiet and sys.stderr.isatty(), "robustness", err, announce=not quiet)
@@ -197,6 +197,10 @@ def rerun_levels(
         )
     finally:
         bar.close()
+
+
+def _about(seconds: float) -> str:
+    return "under 1 s" if seconds < 1 else f"about {_duration(seconds)}"
 
 
 def _duration(seconds: float) -> str:

@@ -20,6 +20,8 @@ the effects, and every finding is tested once, at the end, so no alpha is spent 
    gets what it needs up to an equal share, the time left over goes to the others).
 
 The estimate announced before the reruns is the sum of each level's measured cost at its size.
+A level so cheap that :data:`~simulator.robustness.findings.MIN_BATCHES` of the main run's deal
+batches cost under :data:`CHEAP` of the budget plays at least those.
 Where the main run kept batches of deals (a game with seats), a level that plays at least
 :data:`~simulator.robustness.findings.MIN_BATCHES` of them is cut into the same batches, so the
 covariance of its effects with the main run's is estimated by deal.
@@ -50,6 +52,9 @@ PILOT = 32
 PILOT_SECONDS = 0.2
 #: The share of the time budget the pilots may take (each level an equal part of it).
 PILOT_SHARE = 0.25
+#: A level whose reruns over enough of the main run's batches to pair them by deal cost at most
+#: this share of the budget plays that many (more power, and the covariance measured).
+CHEAP = 0.05
 
 
 @dataclass
@@ -299,6 +304,10 @@ def run_robustness(
     for i in ran:
         first, speed = pilots[i]
         needed, want = _size(main, first, family, most)
+        paired = min(MIN_BATCHES * batch, most)
+        if batch and want < paired and speed.seconds(paired, batch, slots) <= CHEAP * seconds:
+            # Cheap enough to pair by deal with the main run: more deals, a narrower interval.
+            want = paired
         out.reruns[i].needed = needed
         sizes[i] = _layout(want, batch, most, slots)
         costs.append(speed.seconds(*sizes[i][:2], slots))
