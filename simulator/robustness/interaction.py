@@ -83,6 +83,7 @@ class Finding:
     adj_level: float = ALPHA
     own_low: float = math.nan
     own_high: float = math.nan
+    own_level: float = ALPHA
     main_significant: bool = False
     needed: float = 0.0
     verdict: str = ""
@@ -113,6 +114,7 @@ class Finding:
                 "effect": num(self.own.mean),
                 "low": num(self.own_low),
                 "high": num(self.own_high),
+                "level": self.own_level,
                 "trials": self.own.n,
             },
             "interaction": {
@@ -200,7 +202,12 @@ def judge(found: list[Finding], covariances: dict[int, float] | None = None) -> 
     own_levels = holm_levels(own_p, ALPHA)[0] if seen else []
     for f, level, se in zip(seen, own_levels, own_se, strict=True):
         half = _z(level) * se
+        f.own_level = level
         f.own_low, f.own_high = f.own.mean - half, f.own.mean + half
+    for f in found:
+        if not f.sign:  # not tested for "holds": its plain 95% interval, for the record
+            half = _z(ALPHA) * max(f.own.sd, f.main.sd) / math.sqrt(max(f.own.n, 1))
+            f.own_low, f.own_high = f.own.mean - half, f.own.mean + half
     for f in found:
         f.verdict = verdict_of(f)
     return found
