@@ -200,12 +200,6 @@ def _seats_text(seats: list[SeatFinding]) -> str:
     return _seat_text(top)
 
 
-def _seat_unseen(s: SeatFinding) -> str:
-    if not s.needed:
-        return ""
-    return f"; about {_games(s.needed)} would see the main run's {100 * s.main_spread:.1f} pp"
-
-
 def seat_findings(default: Summary, levels: list[tuple[str, Summary]]) -> list[SeatFinding]:
     """Every variant's seat answer under every level, Holm-adjusted over all of them."""
     main = {s.variant: s for s in default.seats}
@@ -275,6 +269,11 @@ def _level_text(line: LevelLine, variants: int, seats: list[SeatFinding]) -> str
     return "; ".join(parts) or "no finding to test"
 
 
+def _same_sign(f: Finding) -> bool:
+    """Whether the level's own effect excludes 0 on the main effect's side."""
+    return (f.sign > 0 and f.own_low > 0) or (f.sign < 0 and f.own_high < 0)
+
+
 def _span(names: list[str]) -> str:
     return f"{names[0]} → {names[-1]}" if len(names) > 1 else (names[0] if names else "")
 
@@ -297,6 +296,7 @@ def bottom_lines(
     depends: dict[tuple[str, str], tuple[bool, float, list[str]]] = {}
     unsure: list[str] = []
     holds: list[str] = []
+    steady: list[str] = []
     for key in keys:
         cells = [
             (f, n) for lv, n in by_key[key] for f in lv.findings if (f.metric, f.variant) == key
@@ -306,7 +306,12 @@ def bottom_lines(
         first = cells[0][0]
         label = _name(first, variants)
         moved = [(f, n) for f, n in cells if f.verdict == "depends"]
-        if moved:
+        if moved and first.sign and all(_same_sign(f) for f, _ in cells):
+            # The direction holds everywhere; only the size moves.
+            sized = "; ".join(_depends_text(f, n) for f, n in moved[:SHOWN])
+            more = f" (and at {len(moved) - SHOWN} more levels)" if len(moved) > SHOWN else ""
+            steady.append(f"{label} {sized}{more}")
+        elif moved:
             size = max(abs(f.interaction) / max(f.se, 1e-300) for f, _ in moved)
             text = "; ".join(_depends_text(f, n) for f, n in moved[:SHOWN])
             if len(moved) > SHOWN:
@@ -337,13 +342,20 @@ def bottom_lines(
     unsure += seat_unsure
     out = []
     every = "play level" if kind == "policies" else "declared alternative"
-    if holds:
-        span = f" ({_span(names)})" if kind == "policies" else f" ({len(ran)} reruns)"
-        out.append(f"holds at every {every}{span}: " + ", ".join(holds))
-    if ranked and kind == "assumption":
+    if (ranked or steady) and kind == "assumption":
         moved_levels = {f.level for lv in ran for f in lv.findings if f.verdict == "depends"}
         moved_levels |= {f.level for f in seats or [] if f.verdict == "depends"}
         word = ", ".join(dict.fromkeys(lb.split(": ")[0] for lb in names if lb in moved_levels))
+    if holds:
+        span = f" ({_span(names)})" if kind == "policies" else f" ({len(ran)} reruns)"
+        out.append(f"holds at every {every}{span}: " + ", ".join(holds))
+    if steady:
+        more = f" (and {len(steady) - SHOWN} more)" if len(steady) > SHOWN else ""
+        out.append(
+            f"same direction at every {every}, size depends on {word}: "
+            + "; ".join(steady[:SHOWN])
+            + more
+        )
     if ranked:
         texts = [t for _, _, t in ranked]
         more = f" (and {len(texts) - SHOWN} more)" if len(texts) > SHOWN else ""
@@ -381,7 +393,10 @@ def _seat_items(
             items.setdefault(("depends", text), []).append(variant)
         elif unsure:
             f = max(unsure, key=lambda f: f.needed)
-            text = f"unequal with {named[f.level]} at {f.games:,} games{_seat_unseen(f)}"
+            text = (
+                f"unequal: {f.games:,} games of {named[f.level]} cannot see the main run's "
+                f"{100 * f.main_spread:.1f} pp (about {_games(f.needed)} would)"
+            )
             items.setdefault(("unsure", text), []).append(variant)
         elif all(f.verdict == "holds" for f in found):
             items.setdefault(("holds", "unequal"), []).append(variant)
