@@ -6,9 +6,11 @@ verdict reports, seen under one level, against the main run, on the same deals. 
 effect has the main effect's sign, or the interaction lies within the equivalence margin) or
 ``cannot tell`` (neither: the rerun was too small to say, with the deals that would).
 
-The bottom lines name each finding the main run saw exactly once: in "depends on skill" /
-"depends on assumptions" when any level's interaction excludes 0, else in "cannot tell" when a
-level could not say, else in "holds". A finding the main run did not see (no change) is named
+The bottom lines name each finding the main run saw exactly once: in "same direction at every
+play level, size depends on skill" when some level's interaction excludes 0 but every level's own
+effect keeps the main effect's sign, in "depends on skill" (on the assumptions' names) when some
+level's interaction excludes 0 otherwise, else in "cannot tell" when a level could not say, else
+in "holds". A finding the main run did not see (no change) is named
 only where a level's interaction excludes 0: it changes there. The seat line of a level never
 says "even": a level whose test does not find unequal seats "cannot tell" at its games, with the
 spread it would have seen.
