@@ -197,33 +197,41 @@ def _pilot(
     four times more while a run takes under :data:`PILOT_SECONDS`, up to ``most``), stopping
     before a run whose time, as the last one measured it, would pass ``allowance`` seconds. The
     variances come from the run of PILOT deals when there was one (the same deals whatever the
-    machine's speed), else from the largest."""
+    machine's speed), else from the largest. Runs are timed whole (plan, jobs and tables), so the
+    fixed cost of a run is in the estimate too."""
+    runs: list[tuple[RunResult, float]] = []
     n = min(4, most)
-    runs = [_run(moved, n, _chunk(n, slots), None, threads, backend)]
-    while n < most and runs[-1].complete:
-        last = runs[-1].outcome.elapsed
+    while True:
+        t0 = time.perf_counter()
+        result = _run(moved, n, _chunk(n, slots), None, threads, backend)
+        runs.append((result, time.perf_counter() - t0))
+        if not result.complete or n >= most:
+            break
+        last = runs[-1][1]
         if n >= PILOT and last >= PILOT_SECONDS:
             break
         step = min(4 * n if n >= PILOT else min(4 * n, PILOT), most)
         if last * step / n > allowance:
             break
         n = step
-        runs.append(_run(moved, n, _chunk(n, slots), None, threads, backend))
-    done = [r for r in runs if r.complete]
+    done = [(r, t) for r, t in runs if r.complete]
     if not done:
-        return runs[-1], Speed(0.0)
-    first = next((r for r in done if r.outcome.trials == min(PILOT, most)), done[-1])
-    points = [(r.outcome.trials, r.outcome.elapsed) for r in done[-2:]]
+        return runs[-1][0], Speed(0.0)
+    first = next((r for r, _ in done if r.outcome.trials == min(PILOT, most)), done[-1][0])
 
     def work(trials: int) -> int:  # deals one thread plays in a run of `trials`
         chunk = _chunk(trials, slots)
         return chunk * math.ceil(math.ceil(trials / chunk) / slots)
 
+    points = [(r.outcome.trials, t) for r, t in done]
     if len(points) == 1:
         return first, Speed(points[0][1] / max(work(points[0][0]), 1))
-    (n1, t1), (n2, t2) = points
+    (n1, t1), (n2, t2) = points[-2:]
     per = max((t2 - t1) / max(work(n2) - work(n1), 1), 0.0) or t2 / work(n2)
-    return first, Speed(per, max(t2 - per * work(n2), 0.0))
+    # The fixed part: what the smallest run took beyond its deals (a fast level's runs are
+    # mostly that).
+    fixed = max(min(t - per * work(k) for k, t in points), 0.0)
+    return first, Speed(per, fixed)
 
 
 def _share(costs: list[float], budget: float) -> list[float]:
@@ -247,16 +255,20 @@ def _share(costs: list[float], budget: float) -> list[float]:
 
 
 def _size(main: RunResult, pilot: RunResult, family: int, most: int) -> tuple[float, int]:
-    """The deals a level needs to see every main effect (see :data:`PILOT`), and what it will
-    play: that many, at least the pilot's and at most ``most``."""
+    """The deals a level needs to see every main effect (``inf`` when one is beyond any rerun:
+    the main run's own error is too large), and what it will play: enough for every effect a
+    rerun can see, at least the pilot's and at most ``most``."""
     needed = 0.0
+    seeable = 0.0
     for v, m, main_effect, saw in main_effects(main):
         if not saw or main_effect.mean == 0:
             continue
         own = effect(pilot.plan, pilot.outcome.stats, v, m)
         n = deals_needed(main_effect, max(own.sd, main_effect.sd), family)
         needed = max(needed, n)
-    want = most if math.isinf(needed) else int(min(max(needed, pilot.outcome.trials), most))
+        if math.isfinite(n):
+            seeable = max(seeable, n)
+    want = int(min(max(seeable, pilot.outcome.trials), most))
     return needed, max(want, 1)
 
 
@@ -320,7 +332,9 @@ def run_robustness(
             rerun.capped = True
             sizes[i] = _layout(fit, batch, most, slots)
         rerun.planned = sizes[i][0]
-        rerun.estimate = speed.seconds(*sizes[i][:2], slots)
+        # A level whose pilot already played its deals (unbatched) is not run again.
+        reused = rerun.planned <= first.outcome.trials and not sizes[i][2]
+        rerun.estimate = 0.0 if reused else speed.seconds(*sizes[i][:2], slots)
     out.estimate = sum(out.reruns[i].estimate for i in ran)
     if on_plan is not None:
         on_plan(out)
