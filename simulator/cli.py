@@ -73,6 +73,7 @@ def run(
     metrics: opt.Metrics = None,
     markdown: opt.SummaryMarkdown = None,
     robustness: opt.RobustnessOption = None,
+    robustness_seconds: opt.RobustnessSeconds = None,
 ) -> None:
     """Run a scenario: print odds with 95% intervals and write reports (CSV, JSON, PNG, HTML)."""
     _call("run", "run", locals())

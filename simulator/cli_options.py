@@ -65,6 +65,17 @@ RobustnessOption = Annotated[
         "'all', or 'none' [default: the scenario's robustness: section]",
     ),
 ]
+RobustnessSeconds = Annotated[
+    float | None,
+    typer.Option(
+        "--robustness-seconds",
+        metavar="N",
+        min=0.001,
+        max=86_400.0,
+        help="time budget of the robustness reruns, in seconds; each rerun is sized by power to "
+        "see the main effects within it [default: the section's seconds:, else 120]",
+    ),
+]
 SummaryMarkdown = Annotated[
     Path | None,
     typer.Option("--markdown", help="write the summary and the verdict as Markdown here"),

@@ -14,12 +14,11 @@ from typer.testing import CliRunner
 from simulator.cli import app
 from simulator.procedures.base import Alternative, Assumption, Metric
 from simulator.report.grounds import Grounds, cases
-from simulator.report.robustness import analyse
 from simulator.report.summary import build
 from simulator.report.verdict import verdict
 from simulator.robustness.run import run_robustness, with_level
 from simulator.robustness.spec import Level, RobustnessSpec, from_option
-from simulator.runner import RunResult
+from simulator.runner import RunResult, run_scenario
 from tests import seat_toy as toy
 
 N = 300
@@ -119,62 +118,13 @@ def test_without_case_metrics_no_change_carries_what_it_could_have_seen():
     )
 
 
-def _level(label: str, kind: str = "policies") -> Level:
-    return Level(label, kind, {}, assumption=label.split(":")[0])
-
-
-def test_a_verdict_that_flips_between_play_levels_depends_on_skill():
-    random = build(_result({"removed": (3.7, True)}))
-    greedy = build(_result({}))
-    report = analyse(
-        greedy,
-        [
-            (_level("random"), random, ""),
-            (_level("greedy"), greedy, ""),
-            (_level("rollout"), greedy, ""),
-        ],
-        N,
-        True,
-    )
-    assert report.bottom == [
-        "depends on skill: removed +3.70 with random; no change from greedy up"
-    ]
-    # Each level's line names what differs between the levels.
-    assert [lv.text for lv in report.levels] == [
-        "removed +3.70",
-        "removed no change",
-        "removed no change",
-    ]
-
-
-def test_a_verdict_that_holds_at_every_level_says_so():
-    same = build(_result({"removed": (3.7, True)}))
-    report = analyse(same, [(_level("random"), same, ""), (_level("greedy"), same, "")], N, True)
-    assert report.bottom == ["holds at every play level (random → greedy)"]
-
-
-def test_an_assumption_that_flips_a_sign_is_what_the_answer_rests_on():
-    default = build(_result({"removed": (3.7, True)}))
-    flipped = build(_result({"removed": (-1.2, True)}))
-    report = analyse(
-        default,
-        [
-            (_level("setup_order: snake", "assumption"), flipped, ""),
-            (_level("turn_limit: 60", "assumption"), default, ""),
-        ],
-        N,
-        True,
-    )
-    assert report.bottom == ["rests on setup_order (snake: removed +3.70 → −1.20)"]
-    assert [lv.text for lv in report.levels] == ["removed +3.70 → −1.20", "same verdict"]
-    assert report.changed == ["setup_order (snake: removed +3.70 → −1.20)"]
-
-
 def test_the_robustness_option_reads_the_section_or_names_levels():
     spec = RobustnessSpec(policies=["random", "greedy"], trials=50)
     assert from_option(None, spec) is spec
     assert from_option("none", spec) is None
     assert from_option("assumptions", spec) == RobustnessSpec(assumptions=True, trials=50)
+    timed = RobustnessSpec(policies=["random"], seconds=30)
+    assert from_option("policies=greedy", timed) == RobustnessSpec(policies=["greedy"], seconds=30)
     assert from_option("policies=random, mcts", None) == RobustnessSpec(policies=["random", "mcts"])
     with pytest.raises(ValueError, match="lists no play levels"):
         from_option("policies", None)
@@ -209,8 +159,9 @@ def test_levels_the_rules_refuse_are_kept_with_why_and_the_rest_replays_on_1_and
     ]
     moved = with_level(scenario, levels[0])
     assert moved.variants["b"].shares == [250_000] * 4 and moved.variants["b"].shift_ppm == 50_000
-    one = run_robustness(scenario, levels, 400, threads=1)
-    two = run_robustness(scenario, levels, 400, threads=2)
+    main = run_scenario(scenario, threads=1)
+    one = run_robustness(scenario, levels, main, threads=1)
+    two = run_robustness(scenario, levels, main, threads=2)
     assert [r.refused == "" for r in one.reruns] == [True, True]
     # Pydantic takes [900000, 250000, 0, 0] (no sum rule in the toy): both run, identically.
     for a, b in zip(one.reruns, two.reruns, strict=True):
@@ -218,7 +169,7 @@ def test_levels_the_rules_refuse_are_kept_with_why_and_the_rest_replays_on_1_and
         pd.testing.assert_frame_equal(a.result.estimates, b.result.estimates)
         pd.testing.assert_frame_equal(a.result.comparisons, b.result.comparisons)
     refused = Level("first_share: bad", "assumption", {"shares": [1, 2]}, "first_share")
-    (rerun,) = run_robustness(scenario, [refused], 400, threads=1).reruns
+    (rerun,) = run_robustness(scenario, [refused], main, threads=1).reruns
     assert rerun.result is None and rerun.refused.startswith("shares:")
 
 

@@ -438,8 +438,8 @@ def test_run_prints_the_summary_and_writes_verdict_summary_and_markdown(tmp_path
     levels = ["--robustness", "policies=random,greedy"]
     result = runner.invoke(app, [*args, *levels, "--markdown", str(md)])
     assert result.exit_code == 0, result.stderr
-    assert "Robustness (100 trials per level, the same deals):" in result.stdout
-    assert "depends on skill:" in result.stdout  # random moves equipment_discarded, greedy not
+    assert "Robustness (reruns sized by power on the same deals (random " in result.stdout
+    assert "depends on skill:" in result.stdout  # random moves characters_owned, greedy not
     # Identical games under the three revisions: the seat line says so, with the spread's interval.
     assert "Verdict" in result.stdout and "alike in every variant (spread 95%" in result.stdout
     assert "Differences from 'base'" not in result.stdout  # the full tables wait for --detail

@@ -49,6 +49,7 @@ def run(
     metrics: list[str] | None = None,
     markdown: Path | None = None,
     robustness: str | None = None,
+    robustness_seconds: float | None = None,
     out: Any,
     err: Any,
 ) -> int:
@@ -88,7 +89,9 @@ def run(
             )
             held = None
             if levels and result.complete:
-                held = rerun_levels(loaded, levels, trials, result, threads, runs_on, quiet, err)
+                held = rerun_levels(
+                    loaded, levels, robustness_seconds, result, threads, runs_on, quiet, err
+                )
     finally:
         progress.close()
     with interrupts.held() as caught:  # every trial has run: the reports are written whole
@@ -146,35 +149,63 @@ def robustness_levels(loaded: Any, option: str | None, err: Any) -> list[Any]:
 def rerun_levels(
     loaded: Any,
     levels: list[Any],
-    trials: int | None,
+    seconds: float | None,
     first: Any,
     threads: int | None,
     backend: Any,
     quiet: bool,
     err: Any,
 ) -> Any:
-    """Rerun the comparison under each level, saying first what it will run and roughly how
-    long it takes, with a progress bar over all of it."""
-    from simulator.robustness.run import run_robustness, trials_for
+    """Rerun the comparison under each level, sized by power within the time budget: say first
+    what it measures, then each level's size and the estimate, with a progress bar over it."""
+    from simulator.robustness.run import budget_for, run_robustness
 
-    n = trials_for(loaded, trials)
-    per_trial = first.outcome.elapsed / max(first.outcome.trials, 1)
-    guess = per_trial * n * len(levels)
+    budget = budget_for(loaded, seconds)
     kinds = sorted({lv.kind for lv in levels})
     say(
         err,
-        f"robustness: {len(levels)} reruns ({' and '.join(kinds)}) × {n:,} trials on the same "
-        f"deals; at the first run's speed about {_duration(guess)} (stronger agents take longer: "
-        "the bar's estimate follows them)",
+        f"robustness: {len(levels)} reruns ({' and '.join(kinds)}) on the same deals, each sized "
+        f"to see the main effects at 80% power within {_duration(budget)}; measuring each level "
+        "on its first deals",
     )
+
+    def planned(held: Any) -> None:
+        ran = [r for r in held.reruns if not r.refused]
+        sizes = ", ".join(
+            f"{r.level.label} {r.planned:,}" + (" (cut by the budget)" if r.capped else "")
+            for r in ran
+        )
+        say(
+            err,
+            f"robustness: measured in {_duration(held.pilot_seconds)}; games a level: {sizes}; "
+            f"{_about(held.estimate)} more",
+        )
+
     bar = Progress(not quiet and sys.stderr.isatty(), "robustness", err, announce=not quiet)
+    most = loaded.robustness.trials if loaded.robustness is not None else None
     try:
-        return run_robustness(loaded, levels, n, threads=threads, backend=backend, on_progress=bar)
+        return run_robustness(
+            loaded,
+            levels,
+            first,
+            seconds=budget,
+            most=most,
+            threads=threads,
+            backend=backend,
+            on_progress=bar,
+            on_plan=planned,
+        )
     finally:
         bar.close()
 
 
+def _about(seconds: float) -> str:
+    return "under 1 s" if seconds < 1 else f"about {_duration(seconds)}"
+
+
 def _duration(seconds: float) -> str:
+    if seconds < 1:
+        return "under 1 s"
     if seconds < 90:
         return f"{max(seconds, 1):.0f} s"
     return f"{seconds / 60:.0f} min"

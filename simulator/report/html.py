@@ -514,8 +514,8 @@ def _robustness_section(report: Report) -> str:
     if held is None:
         return ""
     parts = [
-        f"<h3>Robustness</h3><p class='lead'>The comparison rerun on the same deals, "
-        f"{held.trials:,} trials a level"
+        f"<h3>Robustness</h3><p class='lead'>The comparison rerun under each level: "
+        f"{_e(held.sizes)}"
         + ("" if held.complete else " (interrupted: the levels finished so far)")
         + ".</p>"
     ]

@@ -40,7 +40,7 @@ def markdown_of(report: Report) -> str:
         text += "\n".join(lines) + "\n"
     held = report.robustness
     if held is not None:
-        lines = ["", f"**Robustness** ({held.trials:,} trials a level, the same deals)", ""]
+        lines = ["", f"**Robustness** ({_md_escape(held.sizes)})", ""]
         lines += ["| level | verdict |", "| --- | --- |"]
         lines += [f"| {_md_escape(lv.label)} | {_md_escape(lv.text)} |" for lv in held.levels]
         text += "\n".join(lines) + "\n"

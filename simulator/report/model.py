@@ -92,9 +92,12 @@ def build(result: RunResult, metrics: list[str] | None = None, robustness: Any =
 def _robustness(default: Summary, robustness: Any, metrics: list[str] | None) -> RobustnessReport:
     from simulator.report.robustness import analyse
     from simulator.report.summary import build as fold
+    from simulator.robustness.findings import family
 
-    levels = [
-        (r.level, None if r.result is None else fold(restrict(r.result, metrics or [])), r.refused)
+    summaries = [
+        None if r.result is None else fold(restrict(r.result, metrics or []))
         for r in robustness.reruns
     ]
-    return analyse(default, levels, robustness.trials, robustness.complete)
+    ran = [(r.level.label, r.result) for r in robustness.reruns if r.result is not None]
+    found = family(robustness.main, ran) if robustness.main is not None else []
+    return analyse(default, robustness, summaries, found)

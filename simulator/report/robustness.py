@@ -1,17 +1,19 @@
-"""What held across a robustness run: one line per level, and a bottom line.
+"""What held across a robustness run: the bottom lines of the verdict, and one line per level.
 
-A comparison's **findings** are read off each run's folded summary: for every variant after the
-first and every summary metric, the sign of a significant difference (0 when none), and for every
-variant the seat answer (seats unequal, or no difference found, with the spread). A finding
-*holds* when every level gives it the same value.
+Every finding is a test of its own (:mod:`simulator.robustness.interaction`): a comparison the
+verdict reports, seen under one level, against the main run, on the same deals. Its verdict is
+``depends`` (the interaction's Holm-adjusted interval excludes 0), ``holds`` (the level's own
+effect has the main effect's sign, or the interaction lies within the equivalence margin) or
+``cannot tell`` (neither: the rerun was too small to say, with the deals that would).
 
-- **Play levels** (``robustness: {policies: [...]}``): a line per level with its significant
-  changes and seat answer, then "holds at every level" or "depends on skill", naming each finding
-  that moves and its value at each level.
-- **Assumptions** (``robustness: {assumptions: true}``): each alternative's findings against the
-  default run's; the verdict lines that change (a sign, a significance, the seat answer, the
-  fairest variant) are listed largest change first, and the bottom line names what the answer
-  rests on.
+The bottom lines name each finding the main run saw exactly once: in "same direction at every
+play level, size depends on skill" when some level's interaction excludes 0 but every level's own
+effect keeps the main effect's sign, in "depends on skill" (on the assumptions' names) when some
+level's interaction excludes 0 otherwise, else in "cannot tell" when a level could not say, else
+in "holds". A finding the main run did not see (no change) is named
+only where a level's interaction excludes 0: it changes there. The seat line of a level never
+says "even": a level whose test does not find unequal seats "cannot tell" at its games, with the
+spread it would have seen.
 """
 
 from __future__ import annotations
@@ -20,24 +22,14 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from simulator.report.format import fmt_difference, row_digits
+from simulator.report.fairness import seat_detectable
 from simulator.report.summary import ALPHA, Summary
-from simulator.report.verdict import DEGENERATE
+from simulator.robustness.interaction import Finding
+from simulator.stats import holm_adjusted
 
 #: Findings named per line before "and N more".
 SHOWN = 2
-
-
-@dataclass
-class Finding:
-    """One verdict finding: a metric's change in a variant, or a variant's seat answer."""
-
-    label: str
-    #: -1, 0 or +1 for a change (0: not significant); for seats 1 unequal, 0 no difference.
-    value: int
-    text: str
-    #: A size to rank changes by: a standardized effect, or a seat spread.
-    size: float
+_WORD = {"policies": "skill", "assumption": "assumptions"}
 
 
 @dataclass
@@ -48,79 +40,378 @@ class LevelLine:
     kind: str
     text: str
     refused: str = ""
-    findings: dict[str, Finding] = field(default_factory=dict)
+    trials: int = 0
+    needed: float = 0.0
+    capped: bool = False
+    findings: list[Finding] = field(default_factory=list)
+
+
+@dataclass
+class SeatFinding:
+    """A variant's seat answer under one level: its chi-square test of equal seats, Holm-adjusted
+    over every level and variant, against the main run's answer."""
+
+    level: str
+    variant: str
+    p_value: float
+    p_holm: float
+    spread: float
+    games: int
+    #: The smallest spread the level's test sees with 80% power.
+    detectable: float
+    main_unequal: bool
+    main_spread: float
+    main_games: int
+    verdict: str = ""
+
+    @property
+    def needed(self) -> float:
+        """Games that would see the main run's spread (as the detectable spread shrinks)."""
+        if not self.main_unequal or not self.main_spread > 0 or not math.isfinite(self.detectable):
+            return 0.0
+        return self.games * (self.detectable / self.main_spread) ** 2
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "level": self.level,
+            "variant": self.variant,
+            "finding": "seats",
+            "verdict": self.verdict,
+            "spread": self.spread,
+            "p_value": self.p_value if math.isfinite(self.p_value) else None,
+            "p_holm": self.p_holm if math.isfinite(self.p_holm) else None,
+            "detectable_spread": self.detectable if math.isfinite(self.detectable) else None,
+            "main_unequal": self.main_unequal,
+            "trials": self.games,
+            "trials_needed": round(self.needed) if self.needed else None,
+        }
 
 
 @dataclass
 class RobustnessReport:
-    """A robustness run turned into lines: per level, the changes against the default for
-    assumptions, and the bottom lines."""
+    """A robustness run turned into lines: per level, and the bottom lines of the verdict."""
 
     trials: int
     complete: bool
     levels: list[LevelLine]
-    #: Assumption alternatives whose findings differ from the default run's, largest first.
+    #: Assumption alternatives some finding depends on.
     changed: list[str]
     bottom: list[str]
+    #: The time budget, the estimate announced for the sized reruns and the seconds taken.
+    seconds: float = 0.0
+    estimate: float = 0.0
+    elapsed: float = 0.0
+    findings: list[Finding] = field(default_factory=list)
+    seats: list[SeatFinding] = field(default_factory=list)
+
+    @property
+    def sizes(self) -> str:
+        """How many games each level played: ``sized by power: random 2,400 games, ...``."""
+        ran = [lv for lv in self.levels if not lv.refused]
+        games = ", ".join(f"{lv.label} {lv.trials:,}" for lv in ran[:4])
+        more = f" and {len(ran) - 4} more" if len(ran) > 4 else ""
+        return f"reruns sized by power on the same deals ({games}{more} games)"
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "trials": self.trials,
             "complete": self.complete,
+            "seconds_budget": self.seconds,
+            "seconds_estimated": round(self.estimate, 2),
+            "seconds_taken": round(self.elapsed, 2),
             "levels": [
                 {
                     "label": lv.label,
                     "kind": lv.kind,
                     "text": lv.text,
                     "refused": lv.refused or None,
-                    "findings": {k: f.value for k, f in lv.findings.items()},
+                    "trials": lv.trials,
+                    "trials_needed": lv.needed if math.isfinite(lv.needed) else None,
+                    "cut_by_budget": lv.capped,
                 }
                 for lv in self.levels
             ],
+            "findings": [f.to_dict() for f in self.findings] + [s.to_dict() for s in self.seats],
             "changed": self.changed,
             "bottom": self.bottom,
         }
 
 
-def findings(summary: Summary) -> dict[str, Finding]:
-    """The findings of one run (see the module docstring)."""
-    out: dict[str, Finding] = {}
-    for row in summary.rows:
-        if row.role == "spread":
-            continue
-        for v in summary.variants[1:]:
-            c = row.cells[v]
-            if c.p_holm is None:
-                continue
-            sign = 0 if not c.significant else (1 if (c.difference or 0) > 0 else -1)
-            text = fmt_difference(c, row.kind, row_digits(row), "bare") if sign else "no change"
-            size = abs(c.effect) if c.effect is not None and math.isfinite(c.effect) else 0.0
-            label = row.metric if len(summary.variants) == 2 else f"{row.metric} ({v})"
-            out[label] = Finding(label, sign, text, size if sign else 0.0)
-    for s in summary.seats:
-        where = "" if len(summary.seats) == 1 else f" ({s.variant})"
-        won = sum(s.shares)
-        # A game nobody wins is a verdict of its own (the seats cannot be tested then).
-        label = f"games without a winner{where}"
-        out[label] = Finding(
-            label, int(1 - won >= DEGENERATE), f"{100 * (1 - won):.0f}%", abs(1 - won)
+def _num(x: float, kind: str) -> str:
+    if kind == "proportion":
+        return f"{100 * x:+.1f} pp".replace("-", "\u2212")
+    digits = 2 if abs(x) < 10 else 1
+    return f"{x:+.{digits}f}".replace("-", "\u2212")
+
+
+def _name(f: Finding, variants: int) -> str:
+    return f.metric if variants <= 2 else f"{f.metric} ({f.variant})"
+
+
+def _games(n: float) -> str:
+    return f"{n:,.0f}" if n < 1000 else f"{float(f'{n:.2g}'):,.0f}"
+
+
+def _depends_text(f: Finding, label: str) -> str:
+    return (
+        f"{_num(f.own.mean, f.kind)} with {label} vs {_num(f.main.mean, f.kind)} "
+        f"(interaction {_num(f.interaction, f.kind)} [{_num(f.low, f.kind)}, "
+        f"{_num(f.high, f.kind)}])"
+    )
+
+
+def _unseen(f: Finding) -> str:
+    if not f.needed:
+        return ""
+    if math.isinf(f.needed):
+        return "; no rerun could: the main run's own precision is the limit"
+    if f.needed <= f.own.n:
+        return f"; sized to see it (about {_games(f.needed)}), its deals did not show it"
+    return f"; about {_games(f.needed)} would see it"
+
+
+def _seat_text(s: SeatFinding) -> str:
+    if not math.isfinite(s.p_value):
+        return "seats: too few wins to test"
+    if s.verdict in ("holds", "depends"):
+        return f"seats unequal (spread {100 * s.spread:.1f} pp, Holm p = {s.p_holm:.2g})"
+    seen = (
+        f"; a spread below {100 * s.detectable:.1f} pp would go unseen"
+        if math.isfinite(s.detectable)
+        else ""
+    )
+    return f"seats: cannot tell at {s.games:,} games (spread {100 * s.spread:.1f} pp{seen})"
+
+
+def _seats_text(seats: list[SeatFinding]) -> str:
+    """Every variant's seat answer at one level, in one phrase when they agree."""
+    if len({f.verdict for f in seats}) > 1 or len(seats) == 1:
+        texts = [_seat_text(f) for f in seats]
+        if len(seats) == 1:
+            return texts[0]
+        return "; ".join(f"{f.variant}: {t}" for f, t in zip(seats, texts, strict=True))
+    top = max(seats, key=lambda f: f.spread)
+    if top.verdict == "cannot tell" and math.isfinite(top.p_value):
+        size = max(f.detectable for f in seats)
+        seen = (
+            f"; a spread below {100 * size:.1f} pp would go unseen" if math.isfinite(size) else ""
         )
-        if not math.isfinite(s.p_value):
-            label = "seats" + where
-            out[label] = Finding(label, -1, f"too few wins to test ({won * s.games:.0f})", 0.0)
-            continue
-        unequal = int(s.p_value < ALPHA)
-        label = "seats" if len(summary.seats) == 1 else f"seats ({s.variant})"
-        word = "unequal" if unequal else "no difference found"
-        out[label] = Finding(label, unequal, f"{word}, spread {100 * s.spread:.1f} pp", s.spread)
+        return (
+            f"seats: cannot tell at {top.games:,} games (spread ≤ {100 * top.spread:.1f} pp{seen})"
+        )
+    return _seat_text(top)
+
+
+def seat_findings(default: Summary, levels: list[tuple[str, Summary]]) -> list[SeatFinding]:
+    """Every variant's seat answer under every level, Holm-adjusted over all of them."""
+    main = {s.variant: s for s in default.seats}
+    out = []
+    for label, summary in levels:
+        for s in summary.seats:
+            m = main.get(s.variant)
+            if m is None:
+                continue
+            won = sum(s.shares)
+            size = seat_detectable(s.games, len(s.shares), won) if won > 0 else math.nan
+            out.append(
+                SeatFinding(
+                    label,
+                    s.variant,
+                    s.p_value,
+                    math.nan,
+                    s.spread,
+                    s.games,
+                    size,
+                    math.isfinite(m.p_value) and m.p_value < ALPHA,
+                    m.spread,
+                    m.games,
+                )
+            )
+    tested = [f for f in out if math.isfinite(f.p_value)]
+    if tested:
+        for f, p in zip(tested, holm_adjusted([f.p_value for f in tested]), strict=True):
+            f.p_holm = float(p)
+    for f in out:
+        unequal = f.p_holm < ALPHA
+        f.verdict = ("holds" if f.main_unequal else "depends") if unequal else "cannot tell"
     return out
 
 
-def _compact(found: dict[str, Finding]) -> str:
-    moved = sorted((f for f in found.values() if f.value), key=lambda f: -f.size)
-    parts = [f"{f.label} {f.text}" for f in moved if not f.label.startswith("seats")][:SHOWN]
-    seats = [f"{f.label} {f.text}" for f in found.values() if f.label.startswith("seats")]
-    return "; ".join((parts or ["no significant change"]) + seats[:1])
+def _level_text(line: LevelLine, variants: int, seats: list[SeatFinding]) -> str:
+    merged: dict[tuple[str, str], tuple[float, list[str]]] = {}
+    for f in line.findings:
+        if f.verdict == "depends":
+            key = (f.metric, _depends_text(f, "it"))
+            rank, named = merged.get(key, (0.0, []))
+            size = abs(f.interaction) / max(f.se, 1e-300) + (1e9 if f.sign else 0.0)
+            merged[key] = (max(rank, size), [*named, f.variant])
+    depends = sorted(merged.items(), key=lambda x: -x[1][0])
+    seen = [f for f in line.findings if f.sign]
+    parts = []
+    if depends:
+        named = [
+            (m if variants <= 2 else f"{m} ({', '.join(vs)})") + f" {text}"
+            for (m, text), (_, vs) in depends[:SHOWN]
+        ]
+        more = f" and {len(depends) - SHOWN} more" if len(depends) > SHOWN else ""
+        parts.append("differs: " + "; ".join(named) + more)
+    holds = [_name(f, variants) for f in seen if f.verdict == "holds"]
+    if holds:
+        parts.append("holds: " + ", ".join(holds))
+    unsure = [f for f in seen if f.verdict == "cannot tell"]
+    if unsure:
+        tail = _unseen(max(unsure, key=lambda f: f.needed))
+        parts.append(
+            f"cannot tell at {line.trials:,} games: "
+            + ", ".join(_name(f, variants) for f in unsure)
+            + tail
+        )
+    if seats:
+        parts.append(_seats_text(seats))
+    return "; ".join(parts) or "no finding to test"
+
+
+def _same_sign(f: Finding) -> bool:
+    """Whether the level's own effect excludes 0 on the main effect's side."""
+    return (f.sign > 0 and f.own_low > 0) or (f.sign < 0 and f.own_high < 0)
+
+
+def _span(names: list[str]) -> str:
+    return f"{names[0]} → {names[-1]}" if len(names) > 1 else (names[0] if names else "")
+
+
+def bottom_lines(
+    kind: str,
+    lines: list[LevelLine],
+    names: list[str],
+    variants: int,
+    seats: list[SeatFinding] | None = None,
+) -> list[str]:
+    """The verdict's lines for one kind of level (see the module docstring)."""
+    ran = [lv for lv in lines if not lv.refused]
+    if not ran:
+        return []
+    seat_holds, seat_depends, seat_unsure = _seat_items(ran, names, seats or [], variants)
+    word = _WORD[kind]
+    keys = list(dict.fromkeys((f.metric, f.variant) for lv in ran for f in lv.findings))
+    by_key = {k: [(lv, n) for lv, n in zip(ran, names, strict=True)] for k in keys}
+    depends: dict[tuple[str, str], tuple[bool, float, list[str]]] = {}
+    unsure: list[str] = []
+    holds: list[str] = []
+    steady: list[str] = []
+    for key in keys:
+        cells = [
+            (f, n) for lv, n in by_key[key] for f in lv.findings if (f.metric, f.variant) == key
+        ]
+        if not cells:
+            continue
+        first = cells[0][0]
+        label = _name(first, variants)
+        moved = [(f, n) for f, n in cells if f.verdict == "depends"]
+        if moved and first.sign and all(_same_sign(f) for f, _ in cells):
+            # The direction holds everywhere; only the size moves.
+            sized = "; ".join(_depends_text(f, n) for f, n in moved[:SHOWN])
+            more = f" (and at {len(moved) - SHOWN} more levels)" if len(moved) > SHOWN else ""
+            steady.append(f"{label} {sized}{more}")
+        elif moved:
+            size = max(abs(f.interaction) / max(f.se, 1e-300) for f, _ in moved)
+            text = "; ".join(_depends_text(f, n) for f, n in moved[:SHOWN])
+            if len(moved) > SHOWN:
+                text += f" (and at {len(moved) - SHOWN} more levels)"
+            # One metric that moves alike in several variants is named once.
+            seen, old, named = depends.get((first.metric, text), (False, 0.0, []))
+            depends[(first.metric, text)] = (
+                seen or bool(first.sign),
+                max(old, size),
+                [*named, first.variant],
+            )
+        elif not first.sign:
+            continue
+        elif any(f.verdict == "cannot tell" for f, _ in cells):
+            f, n = max(
+                ((f, n) for f, n in cells if f.verdict == "cannot tell"), key=lambda x: x[0].needed
+            )
+            unsure.append(f"{label} with {n} at {f.own.n:,} games{_unseen(f)}")
+        else:
+            holds.append(f"{label} {_num(first.main.mean, first.kind)}")
+    ranked = []
+    for (metric, text), (seen, size, named) in depends.items():
+        label = metric if variants <= 2 else f"{metric} ({', '.join(named)})"
+        ranked.append((not seen, -size, f"{label} {text}"))
+    ranked.sort()
+    holds += seat_holds
+    ranked += seat_depends
+    unsure += seat_unsure
+    out = []
+    every = "play level" if kind == "policies" else "declared alternative"
+    if (ranked or steady) and kind == "assumption":
+        moved_levels = {f.level for lv in ran for f in lv.findings if f.verdict == "depends"}
+        moved_levels |= {f.level for f in seats or [] if f.verdict == "depends"}
+        word = ", ".join(dict.fromkeys(lb.split(": ")[0] for lb in names if lb in moved_levels))
+    if holds:
+        span = f" ({_span(names)})" if kind == "policies" else f" ({len(ran)} reruns)"
+        out.append(f"holds at every {every}{span}: " + ", ".join(holds))
+    if steady:
+        more = f" (and {len(steady) - SHOWN} more)" if len(steady) > SHOWN else ""
+        out.append(
+            f"same direction at every {every}, size depends on {word}: "
+            + "; ".join(steady[:SHOWN])
+            + more
+        )
+    if ranked:
+        texts = [t for _, _, t in ranked]
+        more = f" (and {len(texts) - SHOWN} more)" if len(texts) > SHOWN else ""
+        out.append(f"depends on {word}: " + "; ".join(texts[:SHOWN]) + more)
+    if unsure:
+        more = f" (and {len(unsure) - SHOWN} more)" if len(unsure) > SHOWN else ""
+        out.append("cannot tell whether it holds: " + "; ".join(unsure[:SHOWN]) + more)
+    if not out:
+        out.append(f"nothing to test at any {every}: the main run saw no change")
+    return out
+
+
+def _seat_items(
+    ran: list[LevelLine], names: list[str], seats: list[SeatFinding], variants: int
+) -> tuple[list[str], list[tuple[bool, float, str]], list[str]]:
+    """The seat answers' share of the bottom lines: holds, depends (ranked like the findings'),
+    cannot tell (only where the main run saw unequal seats)."""
+    named = {lv.label: n for lv, n in zip(ran, names, strict=True)}
+    mine = [f for f in seats if f.level in named]
+    if not mine:
+        return [], [], []
+    groups: dict[str, list[SeatFinding]] = {}
+    for f in mine:
+        groups.setdefault(f.variant, []).append(f)
+    items: dict[tuple[str, str], list[str]] = {}
+    for variant, found in groups.items():
+        moved = [f for f in found if f.verdict == "depends"]
+        unsure = [f for f in found if f.verdict == "cannot tell" and f.main_unequal]
+        if moved:
+            text = "; ".join(
+                f"unequal with {named[f.level]} (spread {100 * f.spread:.1f} pp, Holm p = "
+                f"{f.p_holm:.2g}) where the main run found no difference"
+                for f in moved[:SHOWN]
+            )
+            items.setdefault(("depends", text), []).append(variant)
+        elif unsure:
+            f = max(unsure, key=lambda f: f.needed)
+            text = (
+                f"unequal: {f.games:,} games of {named[f.level]} cannot see the main run's "
+                f"{100 * f.main_spread:.1f} pp (about {_games(f.needed)} would)"
+            )
+            items.setdefault(("unsure", text), []).append(variant)
+        elif all(f.verdict == "holds" for f in found):
+            items.setdefault(("holds", "unequal"), []).append(variant)
+    holds, depends, unsure_out = [], [], []
+    for (what, text), vs in items.items():
+        label = "seats" if variants == 1 or len(vs) == len(groups) else f"seats ({', '.join(vs)})"
+        if what == "holds":
+            holds.append(f"{label} {text}")
+        elif what == "depends":
+            depends.append((False, 0.0, f"{label} {text}"))
+        else:
+            unsure_out.append(f"{label} {text}")
+    return holds, depends, unsure_out
 
 
 def short_labels(labels: list[str]) -> list[str]:
@@ -138,135 +429,67 @@ def short_labels(labels: list[str]) -> list[str]:
     return out
 
 
-def _runs(values: list[str], names: list[str]) -> str:
-    """``+3.9 with random; no change from greedy up``: consecutive levels with one value."""
-    groups: list[tuple[str, list[str]]] = []
-    for v, n in zip(values, names, strict=True):
-        if groups and groups[-1][0] == v:
-            groups[-1][1].append(n)
-        else:
-            groups.append((v, [n]))
-    parts = []
-    for i, (v, ns) in enumerate(groups):
-        if i == len(groups) - 1 and len(ns) > 1 and len(groups) > 1:
-            parts.append(f"{v} from {ns[0]} up")
-        else:
-            parts.append(f"{v} with {', '.join(ns)}")
-    return "; ".join(parts)
-
-
-def _depends(lines: list[LevelLine]) -> list[str]:
-    """Findings whose value differs between levels, each with its value per level. A metric a
-    level does not show is zero in every variant there (the summary hides it): no change."""
-    ran = [lv for lv in lines if not lv.refused]
-    names = short_labels([lv.label for lv in ran])
-    keys = list(dict.fromkeys(k for lv in ran for k in lv.findings))
-    # Findings of one metric that move alike in several variants are named once.
-    moving: dict[tuple[str, str], tuple[float, list[str]]] = {}
-    for k in keys:
-        values = [lv.findings[k].value if k in lv.findings else 0 for lv in ran]
-        if len(set(values)) > 1:
-            texts = [lv.findings[k].text if k in lv.findings else "no change" for lv in ran]
-            size = max((lv.findings[k].size for lv in ran if k in lv.findings), default=0.0)
-            metric, _, variant = k.partition(" (")
-            key = (metric, _runs(texts, names))
-            old = moving.get(key, (0.0, []))
-            moving[key] = (max(old[0], size), [*old[1], variant.rstrip(")")])
-    out = []
-    for (metric, runs), (size, variants) in moving.items():
-        named = [v for v in variants if v]
-        label = f"{metric} ({', '.join(named)})" if named else metric
-        out.append((size, f"{label} {runs}"))
-    return [text for _, text in sorted(out, key=lambda x: -x[0])]
-
-
-def _seat_word(f: Finding) -> str:
-    if f.value < 0:
-        return f"seats {f.text}"
-    return f"seats {'unequal' if f.value else 'even'} ({100 * f.size:.1f} pp)"
-
-
-def _focus(plays: list[LevelLine]) -> None:
-    """Each play level's line names first what differs between the levels (one metric moved
-    alike in several variants is named once), then its seat answer: one line a level."""
-    ran = [lv for lv in plays if not lv.refused]
-    keys = list(dict.fromkeys(k for lv in ran for k in lv.findings if not k.startswith("seats")))
-    moving = [
-        k for k in keys if len({lv.findings[k].value if k in lv.findings else 0 for lv in ran}) > 1
-    ]
-    if not moving:
-        return
-    for lv in ran:
-        merged: dict[tuple[str, str], list[str]] = {}
-        for k in moving:
-            f = lv.findings.get(k)
-            metric, _, variant = k.partition(" (")
-            merged.setdefault((metric, f.text if f else "no change"), []).append(
-                variant.rstrip(")")
-            )
-        parts = []
-        everyone = {k.partition(" (")[2].rstrip(")") for k in moving}
-        for (metric, text), variants in list(merged.items())[:SHOWN]:
-            named = [v for v in variants if v]
-            # Variants are named only where a finding is not every compared variant's.
-            label = f" ({', '.join(named)})" if named and set(named) != everyone else ""
-            parts.append(f"{metric} {text}{label}")
-        seats = [f for k, f in lv.findings.items() if k.startswith("seats")]
-        lv.text = "; ".join(parts + [_seat_word(f) for f in seats[:1]])
-
-
-def _against(default: dict[str, Finding], alt: dict[str, Finding]) -> list[tuple[float, str]]:
-    """How an alternative's findings differ from the default run's: (size, text) pairs."""
-    out = []
-    for k in dict.fromkeys([*default, *alt]):
-        a, b = default.get(k), alt.get(k)
-        if a is None or b is None:
-            continue
-        seats = k.startswith("seats")
-        if a.value != b.value or (seats and abs(a.size - b.size) >= 0.02):
-            size = abs(b.size - a.size) if seats else max(a.size, b.size)
-            out.append((size, f"{k} {a.text} → {b.text}"))
-    return sorted(out, key=lambda x: -x[0])
-
-
 def analyse(
-    default: Summary, levels: list[tuple[Any, Summary | None, str]], trials: int, complete: bool
+    default: Summary,
+    robustness: Any,
+    summaries: list[Summary | None],
+    found: list[Finding],
 ) -> RobustnessReport:
-    """The report of a robustness run: ``levels`` holds (level, its summary or None, why it was
-    refused), ``default`` the summary of the scenario as written."""
-    base = findings(default)
+    """The report of a robustness run (:class:`simulator.robustness.run.Robustness`):
+    ``summaries`` holds each rerun's folded summary (None when refused), ``found`` the tested
+    family (:func:`simulator.robustness.findings.family`), in level order."""
+    variants = len(default.variants)
+    ran = [
+        (r.level.label, summary)
+        for r, summary in zip(robustness.reruns, summaries, strict=True)
+        if r.result is not None and summary is not None
+    ]
+    seats = seat_findings(default, ran)
     lines: list[LevelLine] = []
-    changed: list[tuple[float, str]] = []
-    for level, summary, refused in levels:
-        if summary is None:
-            lines.append(LevelLine(level.label, level.kind, f"not run: {refused}", refused))
+    for rerun in robustness.reruns:
+        level = rerun.level
+        if rerun.result is None:
+            text = f"not run: {rerun.refused}" if rerun.refused else "not run"
+            lines.append(LevelLine(level.label, level.kind, text, rerun.refused or "interrupted"))
             continue
-        found = findings(summary)
-        text = _compact(found)
-        if level.kind == "assumption":
-            diffs = _against(base, found)
-            text = "; ".join(t for _, t in diffs[:SHOWN]) if diffs else "same verdict"
-            name, _, alt = level.label.partition(": ")
-            changed += [(size, f"{name} ({alt}: {t})") for size, t in diffs]
-        lines.append(LevelLine(level.label, level.kind, text, findings=found))
-    bottom = []
+        own = [f for f in found if f.level == level.label]
+        line = LevelLine(
+            level.label,
+            level.kind,
+            "",
+            trials=rerun.result.outcome.trials,
+            needed=rerun.needed,
+            capped=rerun.capped,
+            findings=own,
+        )
+        line.text = _level_text(line, variants, [f for f in seats if f.level == level.label])
+        lines.append(line)
+    bottom: list[str] = []
     plays = [lv for lv in lines if lv.kind == "policies"]
-    _focus(plays)
     if plays:
         names = short_labels([lv.label for lv in plays if not lv.refused])
-        moving = _depends(plays)
-        span = f"{names[0]} → {names[-1]}" if len(names) > 1 else (names[0] if names else "")
-        if not moving:
-            bottom.append(f"holds at every play level ({span})")
-        else:
-            more = f" (and {len(moving) - 1} more)" if len(moving) > 1 else ""
-            bottom.append("depends on skill: " + moving[0] + more)
+        bottom += bottom_lines("policies", plays, names, variants, seats)
     alts = [lv for lv in lines if lv.kind == "assumption"]
+    changed = []
     if alts:
-        ranked = [t for _, t in sorted(changed, key=lambda x: -x[0])]
-        if ranked:
-            more = f" (and {len(ranked) - SHOWN} more)" if len(ranked) > SHOWN else ""
-            bottom.append("rests on " + "; ".join(ranked[:SHOWN]) + more)
-        else:
-            bottom.append(f"holds under every declared alternative ({len(alts)} reruns)")
-    return RobustnessReport(trials, complete, lines, [t for _, t in changed], bottom)
+        done = [lv for lv in alts if not lv.refused]
+        bottom += bottom_lines("assumption", alts, [lv.label for lv in done], variants, seats)
+        moved = {f.level for f in seats if f.verdict == "depends"}
+        changed = [
+            lv.label
+            for lv in done
+            if lv.label in moved or any(f.verdict == "depends" for f in lv.findings)
+        ]
+    trials = max((lv.trials for lv in lines), default=0)
+    return RobustnessReport(
+        trials,
+        robustness.complete,
+        lines,
+        changed,
+        bottom,
+        seconds=robustness.seconds,
+        estimate=robustness.estimate,
+        elapsed=robustness.elapsed,
+        findings=found,
+        seats=seats,
+    )

@@ -288,7 +288,7 @@ def print_robustness(report: Report, console: Console) -> None:
         for n, lv in zip(names, held.levels, strict=True)
         if lv.kind == "policies" and n != lv.label
     ]
-    head = f"Robustness ({held.trials:,} trials per level, the same deals{partial}"
+    head = f"Robustness ({held.sizes}{partial}"
     head += f"; {'; '.join(renamed)}):" if renamed else "):"
     console.print(textwrap.fill(head, width + 4), style="bold", highlight=False, markup=False)
     for name, lv in zip(names, held.levels, strict=True):

@@ -9,7 +9,11 @@
         - {agent: rollout, playouts: 8, horizon: 0, candidates: 4, fallback: 2}
       assumptions: true          # rerun with each declared assumption moved to each alternative
                                  # (or a list of their names: [setup_order, start_tokens])
-      trials: 200                # trials of each rerun (default: the scenario's; --trials caps it)
+      seconds: 120               # the reruns' time budget (default 120; --robustness-seconds)
+      trials: 5000               # at most this many trials a rerun (default: the main run's)
+
+Each rerun is sized by power (:mod:`simulator.robustness.sizing`): the deals it needs to see the
+main run's effects, within the time budget.
 
 A *level* is a set of parameter overrides applied to every variant (``{"policies": ...}`` for a
 play level; an :class:`~simulator.procedures.base.Alternative`'s overrides for an assumption);
@@ -29,6 +33,10 @@ from simulator.yaml_loader import Loc, Positions, Problem, dotted
 
 #: Most levels one robustness run may rerun (play levels plus assumption alternatives).
 MAX_LEVELS = 64
+#: The reruns' default time budget, seconds (a scenario's ``seconds:``, ``--robustness-seconds``).
+DEFAULT_SECONDS = 120.0
+#: The largest budget one may ask for (a day).
+MAX_SECONDS = 86_400.0
 
 
 class RobustnessSpec(BaseModel):
@@ -51,7 +59,15 @@ class RobustnessSpec(BaseModel):
         default=None,
         ge=1,
         le=MAX_TRIALS,
-        description="trials of each rerun (default: the scenario's)",
+        description="at most this many trials a rerun (default: the main run's trials); each "
+        "rerun is sized by power to see the main effects, within `seconds`",
+    )
+    seconds: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_SECONDS,
+        description=f"time budget of all the reruns, in seconds (default {DEFAULT_SECONDS:.0f}; "
+        "--robustness-seconds overrides it)",
     )
 
 
@@ -83,7 +99,11 @@ def from_option(text: str | None, spec: RobustnessSpec | None) -> RobustnessSpec
         names = [n.strip() for n in text.split("=", 1)[1].split(",") if n.strip()]
         if not names:
             raise ValueError("--robustness policies=...: name at least one agent")
-        return RobustnessSpec(policies=names, trials=spec.trials if spec else None)
+        return RobustnessSpec(
+            policies=names,
+            trials=spec.trials if spec else None,
+            seconds=spec.seconds if spec else None,
+        )
     if text not in ("policies", "assumptions", "all"):
         raise ValueError(
             f"--robustness {text!r}: use policies, policies=AGENT,AGENT..., assumptions, all "
@@ -99,6 +119,7 @@ def from_option(text: str | None, spec: RobustnessSpec | None) -> RobustnessSpec
         policies=policies,
         assumptions=text in ("assumptions", "all"),
         trials=spec.trials if spec is not None else None,
+        seconds=spec.seconds if spec is not None else None,
     )
 
 
