@@ -77,6 +77,8 @@ class Clause:
 def _show(value: Any) -> str:
     if value is None:
         return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, str) and _is_step(value):
         return value.rpartition("/")[2]
     return str(value)

@@ -109,26 +109,72 @@ def _effect(
     scale: int,
 ) -> Effect:
     exact = sum((w * means[c] for c, w in weights.items()), Fraction(0))
-    # Merge the weights of cells whose per-batch statistics are identical (a clause that never
-    # fired): their terms cancel exactly.
+    batches = sums.shape[0]
+    if batches < 2:
+        return Effect(exact, math.nan, 0)
+    cols = [index[c] for c in weights]
+    if all(np.array_equal(counts[:, cols[0]], counts[:, j]) for j in cols[1:]):
+        z = _same_counts(weights, index, sums, counts[:, cols[0]], totals, scale)
+    else:
+        z = _ratios(weights, index, means, sums, counts, totals, scale)
+    se = math.sqrt(batches / (batches - 1) * float(np.dot(z, z)))
+    return Effect(exact, se, batches - 1)
+
+
+def _same_counts(
+    weights: Weights,
+    index: dict[int, int],
+    sums: np.ndarray,
+    counts: np.ndarray,
+    totals: dict[int, int],
+    scale: int,
+) -> np.ndarray:
+    """Every cell defined in the same trials (the usual case): the combination's per-batch sums
+    in integers (weights over their common denominator), so a combination that is zero deal by
+    deal gives exactly zero."""
+    denominator = math.lcm(*(w.denominator for w in weights.values()))
+    n = totals[next(iter(weights))]
+    factors = {c: int(w * denominator) for c, w in weights.items()}
+    largest = max(int(np.abs(sums[:, index[c]]).max()) for c in weights)
+    safe = largest * sum(abs(f) for f in factors.values()) < 2**62
+    combined = np.zeros(sums.shape[0], dtype=np.int64 if safe else object)
+    total = 0
+    for c, factor in factors.items():
+        column = sums[:, index[c]]
+        combined += factor * (column if safe else column.astype(object))
+        total += factor * int(column.sum())
+    centred = np.array(combined, dtype=np.float64)
+    if total != 0:
+        centred -= counts * (total / n)
+    return centred / (denominator * scale * n)
+
+
+def _ratios(
+    weights: Weights,
+    index: dict[int, int],
+    means: dict[int, Fraction],
+    sums: np.ndarray,
+    counts: np.ndarray,
+    totals: dict[int, int],
+    scale: int,
+) -> np.ndarray:
+    """Cells defined in different trials (a conditional mean): each mean a ratio, linearized.
+    Cells whose statistics are identical in every batch are merged first, so that a clause that
+    never fired cancels exactly."""
     merged: dict[bytes, tuple[int, Fraction]] = {}
     for c, w in weights.items():
         col = index[c]
         key = sums[:, col].tobytes() + counts[:, col].tobytes()
         first, before = merged.get(key, (c, Fraction(0)))
         merged[key] = (first, before + w)
-    batches = sums.shape[0]
-    z = np.zeros(batches)
+    z = np.zeros(sums.shape[0])
     for c, w in merged.values():
         if w == 0:
             continue
         col = index[c]
         mean = float(means[c])
         z += float(w) * (sums[:, col] / scale - mean * counts[:, col]) / totals[c]
-    if batches < 2:
-        return Effect(exact, math.nan, 0)
-    se = math.sqrt(batches / (batches - 1) * float(np.dot(z, z)))
-    return Effect(exact, se, batches - 1)
+    return z
 
 
 def _p(effect: Effect) -> float:
@@ -175,8 +221,8 @@ def decompose(
     index = {c: i for i, c in enumerate(design.cells)}
     out: list[MetricEffects] = []
     for m, (name, kind, scale) in enumerate(metrics):
-        counts = batch_stats[:, :, 4 * m].astype(np.float64)
-        sums = batch_stats[:, :, 4 * m + 1].astype(np.float64)
+        counts = batch_stats[:, :, 4 * m]
+        sums = batch_stats[:, :, 4 * m + 1]
         totals = {c: int(batch_stats[:, index[c], 4 * m].sum()) for c in design.cells}
         if any(n == 0 for n in totals.values()):
             continue

@@ -134,7 +134,8 @@ def lines(ex: Any) -> list[str]:
             out.append("  interactions: none found (every clause adds on its own)")
     quiet = len(ex.effects) - len(moved)
     if quiet:
-        out.append(f"  unchanged: {quiet} metrics (summary.json has every effect)")
+        noun = "metric" if quiet == 1 else "metrics"
+        out.append(f"  unchanged: {quiet} {noun} (summary.json has every effect)")
     return out
 
 
