@@ -91,6 +91,7 @@ def explain(
 ) -> int:
     """Explain each chosen variant against the first (or ``against``): run the comparison, then
     every combination of the clauses that differ; print and write the reports."""
+    from simulator.explain.run import comparison
     from simulator.runner import run_scenario
 
     loaded = load(scenario, err)
@@ -114,11 +115,15 @@ def explain(
     if explanations and not explanations[-1].complete:
         print_explanations(explanations, out)
         return finish_interrupted(err, "the combinations' finished trials were explained")
-    progress = Progress(not quiet and sys.stderr.isatty(), loaded.name, err, announce=not quiet)
-    try:
-        result = run_scenario(narrowed, trials=trials, threads=threads, on_progress=progress)
-    finally:
-        progress.close()
+    if len(explanations) == 1:
+        # The comparison is the first and the last cell: not played again.
+        result = comparison(loaded, explanations[0])
+    else:
+        progress = Progress(not quiet and sys.stderr.isatty(), loaded.name, err, announce=not quiet)
+        try:
+            result = run_scenario(narrowed, trials=trials, threads=threads, on_progress=progress)
+        finally:
+            progress.close()
     result = report(
         result,
         target,

@@ -5,30 +5,32 @@ every cell plays the same deals (the engine's common random numbers), and the ru
 batches of consecutive deals by trial index (:data:`simulator.runner.DEAL_BATCHES`), whose
 statistics give the paired intervals: the numbers are the same on any thread count and backend.
 
-Before it runs, :func:`measure` times a few deals of every cell (after the kernel is compiled)
-for the announcement of its cost. Ctrl-C stops the run; the trials every cell finished are kept
-and explained, marked incomplete.
+Before it runs, :func:`measure` times the first deals of every cell on the run's threads (after
+the kernel is compiled) for the announcement of its cost. Ctrl-C stops the run; the trials
+every cell finished are kept and explained, marked incomplete.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from simulator import stats
 from simulator.engine import (
+    Outcome,
     Plan,
     ProgressFn,
     default_threads,
     make_plan,
-    run_range,
     simulate,
     warm_up,
 )
 from simulator.explain.clauses import Clause, Difference, ExplainError, find
 from simulator.explain.decompose import MetricEffects, decompose
 from simulator.explain.design import Design, design
-from simulator.runner import DEAL_BATCHES
+from simulator.runner import DEAL_BATCHES, RunResult, has_seats
 from simulator.scenario import Scenario
 
 
@@ -48,6 +50,9 @@ class Explanation:
     #: Per clause: whether its declared case metrics counted anything in some cell (None: the
     #: procedure declares none for it).
     fired: list[bool | None] = field(default_factory=list)
+    #: The plan of the cells and its outcome (for :func:`comparison`).
+    plan: Plan | None = field(default=None, repr=False)
+    outcome: Outcome | None = field(default=None, repr=False)
 
     @property
     def names(self) -> list[str]:
@@ -133,20 +138,21 @@ def _cell_label(mask: int, clauses: tuple[Clause, ...]) -> str:
 
 
 def measure(prepared: Prepared, threads: int | None = None) -> float:
-    """Seconds the run should take: a few deals of every cell timed (the kernel compiled first),
-    scaled to the trials and spread over the threads."""
+    """Seconds the run should take: the first deals of every cell played on the run's threads
+    (the kernel compiled first), more of them until a quarter of a second has passed, scaled to
+    the trials. On a busy machine the threads share its cores, and the estimate says so."""
     plan = prepared.plan
     warm_up(plan)
-    n = 1
+    slots = max(1, threads or default_threads())
+    n = min(2 * slots, prepared.trials)
     while True:
         t0 = time.perf_counter()
-        run_range(plan, -1, 0, n)
+        simulate(plan, n, threads=slots, chunk_size=max(1, n // (2 * slots)))
         elapsed = time.perf_counter() - t0
-        if elapsed >= 0.1 or n >= prepared.trials:
+        if elapsed >= 0.25 or n >= prepared.trials:
             break
         n = min(n * 4, prepared.trials)
-    per_trial = elapsed / n
-    return per_trial * prepared.trials / max(1, threads or default_threads())
+    return elapsed / n * prepared.trials
 
 
 def play(
@@ -181,6 +187,40 @@ def play(
         outcome.elapsed,
         effects,
         fired,
+        plan,
+        outcome,
+    )
+
+
+def comparison(scenario: Scenario, ex: Explanation) -> RunResult:
+    """The plain comparison of the explained variant with its reference, read from the first and
+    the last cell (the reference's parameters and the variant's, on the same deals): the run
+    ``sim run`` makes of the two, without playing them again. The histograms of distribution
+    metrics have the bins of every cell."""
+    plan, outcome = ex.plan, ex.outcome
+    assert plan is not None and outcome is not None
+    ends = [0, plan.n_variants - 1]
+    pair = {ex.against: scenario.variants[ex.against], ex.variant: scenario.variants[ex.variant]}
+    narrowed = dataclasses.replace(scenario, variants=pair, points=[])
+    two = dataclasses.replace(
+        plan,
+        variant_names=tuple(pair),
+        variant_params=tuple(pair.values()),
+        packed=plan.packed[ends],
+    )
+    batches = outcome.batch_stats
+    kept = dataclasses.replace(
+        outcome,
+        stats=outcome.stats[ends],
+        batch_stats=None if batches is None or not has_seats(plan) else batches[:, ends],
+    )
+    return RunResult(
+        narrowed,
+        two,
+        kept,
+        stats.estimate_records(two, kept.stats),
+        stats.distribution_records(two, kept.stats),
+        stats.comparison_records(two, kept.stats),
     )
 
 
