@@ -79,7 +79,7 @@ def compare(
     if explanations and not as_json:
         from simulator.commands.explain import print_explanations
 
-        print_explanations(explanations, out)
+        print_explanations(explanations, out, metrics)
     if not result.complete:
         return finish_interrupted(err, "partial results written, marked incomplete")
     return 0

@@ -66,10 +66,15 @@ def play_all(prepared: list[Any], threads: int | None, quiet: bool, err: Any) ->
     return done
 
 
-def print_explanations(explanations: list[Any], out: Any) -> None:
+def print_explanations(explanations: list[Any], out: Any, metrics: list[str] | None = None) -> None:
+    """Each explanation's lines, its metrics narrowed to ``--metrics`` (summary.json keeps all)."""
     from simulator.explain.render import lines
+    from simulator.report.summary import matches
 
     for ex in explanations:
+        if metrics:
+            kept = [m for m in ex.effects if matches(m.metric, metrics)]
+            ex = dataclasses.replace(ex, effects=kept)
         for line in lines(ex):
             say(out, line)
 
@@ -113,7 +118,7 @@ def explain(
     )
     explanations = play_all(prepared, threads, quiet, err)
     if explanations and not explanations[-1].complete:
-        print_explanations(explanations, out)
+        print_explanations(explanations, out, metrics)
         return finish_interrupted(err, "the combinations' finished trials were explained")
     if len(explanations) == 1:
         # The comparison is the first and the last cell: not played again.
@@ -134,7 +139,7 @@ def explain(
         out=out,
         explanations=explanations,
     )
-    print_explanations(explanations, out)
+    print_explanations(explanations, out, metrics)
     if not result.complete:
         return finish_interrupted(err, "partial results written, marked incomplete")
     return 0

@@ -27,19 +27,22 @@ def _decimals(effects: list[Effect], factor: float) -> int:
     ]
     if not halves:
         return 2
-    return int(min(max(0, -math.floor(math.log10(min(halves)))), 6))
+    return int(min(max(0, 1 - math.floor(math.log10(min(halves)))), 6))
 
 
 def _signed(x: float, d: int) -> str:
-    text = f"{x:+.{d}f}"
-    if float(text) == 0:
+    """``+0.41``; ``0`` only for an exact zero (a bound that rounds to zero keeps its sign)."""
+    if x == 0:
         return "0"
-    return text.replace("-", "−")
+    return f"{x:+.{d}f}".replace("-", "−")
 
 
-def effect_text(e: Effect, kind: str, d: int) -> str:
-    """``+0.41 [+0.36, +0.46]`` (``0`` for an exact zero)."""
+def effect_text(e: Effect, kind: str, d: int | None = None) -> str:
+    """``+0.41 [+0.36, +0.46]`` (``0`` for an exact zero), with as many decimals as its own
+    interval supports unless ``d`` is given."""
     f = _factor(kind)
+    if d is None:
+        d = _decimals([e], f)
     if e.exact == 0 and (e.se == 0 or math.isnan(e.se)):
         return "0"
     if math.isnan(e.low):
@@ -51,25 +54,20 @@ def _unit(kind: str) -> str:
     return " pp" if kind == "proportion" else ""
 
 
-def _metric_decimals(m: MetricEffects) -> int:
-    return _decimals([m.total, *m.shapley], _factor(m.kind))
-
-
 def shares(ex: Any, m: MetricEffects) -> str:
     """Each clause's Shapley share of a metric's change, and what the interactions add."""
-    d = _metric_decimals(m)
     never = {c.path for c in ex.never_fired()}
     parts = []
     for name, e in zip(ex.names, m.shapley, strict=True):
         if name in never:
             parts.append(f"{name} 0 (never arose)")
         else:
-            parts.append(f"{name} {effect_text(e, m.kind, d)}")
+            parts.append(f"{name} {effect_text(e, m.kind)}")
     inter = [(mask, r, e) for mask, r, e in m.terms if mask.bit_count() > 1 or r]
     found = [t for t in inter if t[2].significant]
     if found:
         label = _term_label(ex.names, found[0][0], found[0][1])
-        parts.append(f"together ({label}) {effect_text(found[0][2], m.kind, d)}")
+        parts.append(f"together ({label}) {effect_text(found[0][2], m.kind)}")
     return ", ".join(parts)
 
 
@@ -112,10 +110,7 @@ def lines(ex: Any) -> list[str]:
     else:
         out.append("  shares of each change (Shapley values, Holm-adjusted 95%):")
     for m in moved:
-        d = _metric_decimals(m)
-        out.append(
-            f"    {m.metric} {effect_text(m.total, m.kind, d)}{_unit(m.kind)}: {shares(ex, m)}"
-        )
+        out.append(f"    {m.metric} {effect_text(m.total, m.kind)}{_unit(m.kind)}: {shares(ex, m)}")
     inter = [
         (m, mask, r, e)
         for m in ex.effects
@@ -125,8 +120,7 @@ def lines(ex: Any) -> list[str]:
     if len(ex.clauses) > 1:
         if inter:
             said = "; ".join(
-                f"{m.metric} {_term_label(ex.names, mask, r)} "
-                f"{effect_text(e, m.kind, _metric_decimals(m))}"
+                f"{m.metric} {_term_label(ex.names, mask, r)} {effect_text(e, m.kind)}"
                 for m, mask, r, e in inter[:6]
             )
             out.append(f"  interactions: {said}")
@@ -139,17 +133,17 @@ def lines(ex: Any) -> list[str]:
     return out
 
 
-def why_lines(explanations: list[Any], headline: set[str] | None = None) -> list[str]:
-    """One verdict line per changed metric (headline metrics only when given) of each
-    explanation: ``why equipment_discarded +0.41 (revision-1.2): equipment +0.41 [...], ...``."""
+def why_lines(explanations: list[Any], shown: set[tuple[str, str]] | None = None) -> list[str]:
+    """One verdict line per changed metric of each explanation (only the ``(variant, metric)``
+    pairs ``shown`` when given: the summary's changed rows), ``why equipment_discarded +0.41
+    (revision-1.2): equipment +0.41 [...], ...``."""
     out = []
     for ex in explanations:
         for m in changed(ex):
-            if headline is not None and m.metric not in headline:
+            if shown is not None and (ex.variant, m.metric) not in shown:
                 continue
-            d = _metric_decimals(m)
             out.append(
-                f"why {m.metric} {effect_text(m.total, m.kind, d).split(' [')[0]}"
+                f"why {m.metric} {effect_text(m.total, m.kind).split(' [')[0]}"
                 f"{_unit(m.kind)} ({ex.variant}): {shares(ex, m)}"
             )
     return out
@@ -230,9 +224,8 @@ def html_section(explanations: list[Any]) -> str:
         )
         rows = []
         for m in changed(ex):
-            d = _metric_decimals(m)
             rows.append(
-                f"<tr><td>{e(m.metric)}</td><td>{e(effect_text(m.total, m.kind, d))}"
+                f"<tr><td>{e(m.metric)}</td><td>{e(effect_text(m.total, m.kind))}"
                 f"{_unit(m.kind)}</td><td>{_bar(ex, m)}</td><td>{e(shares(ex, m))}</td></tr>"
             )
         if rows:

@@ -444,10 +444,13 @@ def verdict(summary: Summary, detail: bool = False, grounds: Grounds | None = No
 
 def why(summary: Summary, explanations: list[Any] | None) -> list[str]:
     """The "why" lines (``sim explain``, ``--explain``, a scenario's ``explain: true``): for each
-    changed summary metric of each explained variant, each clause's share of its change
-    (:mod:`simulator.explain.render`)."""
+    summary metric an explained variant changed significantly (as the summary says), each
+    clause's share of its change (:mod:`simulator.explain.render`)."""
     if not explanations:
         return []
     from simulator.explain.render import why_lines
 
-    return why_lines(explanations, {r.metric for r in summary.rows})
+    changed = {
+        (variant, r.metric) for r in summary.rows for variant, c in r.cells.items() if c.significant
+    }
+    return why_lines(explanations, changed)
