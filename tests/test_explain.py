@@ -276,3 +276,29 @@ def test_compare_explain_and_a_scenarios_explain_key(tmp_path):
     assert "why score +2.5" in result.output and "bonus +3." in result.output
     doc = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert doc["explain"][0]["variant"] == "both"
+
+
+def test_a_whole_game_and_a_designers_copy_of_it_explain_alike(tmp_path):
+    """The template Pig built in and its copy in a designer's file (tests/data/pig_game.py) play
+    the same games: their explanations agree number for number, on 1 and 2 threads."""
+    found = {}
+    for name, procedure in (
+        ("built-in", "template.pig"),
+        ("copy", str(ROOT / "tests" / "data" / "pig_game.py") + ":Pig"),
+    ):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(
+            f"name: pig\nprocedure: {procedure}\ntrials: 400\nseed: 29\n"
+            "params: {players: 2, target: 100, policies: [greedy, random]}\n"
+            "variants:\n  short-greedy: {target: 30, policies: greedy}\n"
+        )
+        s = load(path)
+        for threads in (1, 2):
+            ex = explain(s, "short-greedy", threads=threads)
+            assert ex.names == ["target", "policies"]
+            found[name, threads] = {m.metric: m.to_dict(ex.names) for m in ex.effects}
+    shared = set(found["built-in", 1]) & set(found["copy", 1])  # the built-in reports more
+    assert {"wins.seat1", "wins.seat2", "draws"} <= shared
+    same = {json.dumps({k: v[k] for k in shared}, sort_keys=True) for v in found.values()}
+    assert len(same) == 1
+    assert found["built-in", 1]["wins.seat2"]["total"]["significant"]  # greedy seat 2 wins more
