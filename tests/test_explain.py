@@ -302,3 +302,23 @@ def test_a_whole_game_and_a_designers_copy_of_it_explain_alike(tmp_path):
     same = {json.dumps({k: v[k] for k in shared}, sort_keys=True) for v in found.values()}
     assert len(same) == 1
     assert found["built-in", 1]["wins.seat2"]["total"]["significant"]  # greedy seat 2 wins more
+
+
+def test_ctrl_c_keeps_the_trials_every_combination_finished(tmp_path):
+    s = load(_planted(tmp_path, "  both:\n    bonus: true\n    loss: true\n"))
+    prepared = prepare(s, "both", trials=4000)
+    calls: list[int] = []
+
+    def ctrl_c(done: int, planned: int) -> None:
+        calls.append(done)
+        if len(calls) == 20:
+            raise KeyboardInterrupt
+
+    from simulator.explain.run import play
+
+    ex = play(prepared, threads=1, on_progress=ctrl_c)
+    assert not ex.complete and 0 < ex.trials < 4000
+    score = ex.by_metric()["score"]
+    assert sum(v.exact for v in score.shapley) == score.total.exact
+    assert ex.outcome is not None and len(ex.outcome.batch_stats) * 16 == ex.trials
+    assert "(interrupted: the trials every combination finished)" in lines(ex)[0]

@@ -93,7 +93,7 @@ def lines(ex: Any) -> list[str]:
     out = [
         f"Why {ex.variant} differs from {ex.against}: {ex.design.describe()}, "
         f"{ex.trials:,} trials each on the same deals"
-        + ("" if ex.complete else " (interrupted: the trials every cell finished)")
+        + ("" if ex.complete else " (interrupted: the trials every combination finished)")
     ]
     if not ex.clauses:
         out.append("  the two variants have the same parameters: nothing to explain")
@@ -195,6 +195,11 @@ def _bar(ex: Any, m: MetricEffects, width: int = 520) -> str:
         f'<line x1="{x(total):.1f}" x2="{x(total):.1f}" y1="4" y2="30" stroke="#000" '
         'stroke-width="2" stroke-dasharray="3,2"><title>total change</title></line>'
     )
+    for value, anchor in ((span_low, "start"), (span_high, "end")):
+        parts.append(
+            f'<text x="{x(value):.1f}" y="44" font-size="9" text-anchor="{anchor}">'
+            f"{value:+.3g}{_unit(m.kind)}</text>"
+        )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -230,8 +235,10 @@ def html_section(explanations: list[Any]) -> str:
             )
         if rows:
             parts.append(
-                "<table class='why'><tr><th>metric</th><th>change</th><th>shares</th>"
-                "<th>each clause's share</th></tr>" + "".join(rows) + "</table>"
+                "<table class='why'><tr><th>metric</th><th>change</th>"
+                "<th>each clause's share, stacked</th><th>with its interval</th></tr>"
+                + "".join(rows)
+                + "</table>"
             )
         else:
             parts.append("<p class='lead'>No metric changed significantly.</p>")
