@@ -322,3 +322,19 @@ def test_ctrl_c_keeps_the_trials_every_combination_finished(tmp_path):
     assert sum(v.exact for v in score.shapley) == score.total.exact
     assert ex.outcome is not None and len(ex.outcome.batch_stats) * 16 == ex.trials
     assert "(interrupted: the trials every combination finished)" in lines(ex)[0]
+
+
+def test_values_valid_only_together_are_one_clause(tmp_path):
+    """A range's low and high moved together (3..5 from 0..2): neither alone is a valid range,
+    so the clause is the range."""
+    path = tmp_path / "wages.yaml"
+    path.write_text(
+        "name: wages\nprocedure: recruitment.loyalty\ntrials: 100\nseed: 1\n"
+        "params: {deck: {count: 30, wage: {low: 0, high: 2}}, starting_gold: 3}\n"
+        "variants:\n  dear: {deck: {wage: {low: 3, high: 5}}, starting_gold: 5}\n"
+    )
+    clauses = prepare(load(path), "dear").difference.clauses
+    assert [(c.change(), c.words) for c in clauses] == [
+        ("deck.wage: {low: 0, high: 2} → {low: 3, high: 5}", "wage of each character"),
+        ("starting_gold: 3 → 5", "invented: gold of each empire at the start"),
+    ]

@@ -16,7 +16,6 @@ parameter set with every clause applied must pack into exactly the kernel row of
 
 from __future__ import annotations
 
-import typing
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -81,6 +80,10 @@ def _show(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, str) and _is_step(value):
         return value.rpartition("/")[2]
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_show(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
     return str(value)
 
 
@@ -88,39 +91,28 @@ def _is_step(value: Any) -> bool:
     return isinstance(value, str) and ".py:" in value
 
 
-def _model_of(annotation: Any) -> type[BaseModel] | None:
-    """The pydantic model inside an annotation (``Deck``, ``Span | int``), if any."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in typing.get_args(annotation):
-        found = _model_of(arg)
-        if found is not None:
-            return found
-    return None
-
-
-def describe(model: type[BaseModel], path: str) -> str:
-    """The description of the field at dotted ``path`` of ``model`` ('' when it has none)."""
+def describe(params: BaseModel, path: str) -> str:
+    """The description of the field at dotted ``path`` of ``params`` ('' when it has none),
+    read from the models the values actually are (a deck given as a generator, not a list)."""
+    node: Any = params
     parts = path.split(".")
-    current: type[BaseModel] | None = model
     for i, part in enumerate(parts):
-        if current is None or part not in current.model_fields:
+        model = type(node)
+        if not isinstance(node, BaseModel) or part not in model.model_fields:
             return ""
-        info = current.model_fields[part]
         if i == len(parts) - 1:
-            return info.description or ""
-        current = _model_of(info.annotation)
+            return model.model_fields[part].description or ""
+        node = getattr(node, part)
     return ""
 
 
-def _words(procedure: Procedure, path: str) -> str:
-    """An assumption's text when the knob is one, else the parameter's description, shortened
-    to its first part (a case's question, before its options)."""
-    for a in procedure.assumptions:
-        if a.knob == path:
-            return a.text
-    text = describe(procedure.params_model, path)
-    return text.split(" — ")[0].strip()
+def _words(procedure: Procedure, path: str, params: BaseModel) -> str:
+    """The parameter's description, shortened to its first part (a case's question, before its
+    options); the assumption's text where the knob is one without a description."""
+    text = describe(params, path).split(" — ")[0].strip()
+    if text:
+        return text
+    return next((a.text for a in procedure.assumptions if a.knob == path), "")
 
 
 def _fires(procedure: Procedure, path: str, before: Any, after: Any) -> tuple[str, ...]:
@@ -189,6 +181,60 @@ def _preset_only(
     return moved.rule_cases() != before.rule_cases()
 
 
+def _valid(diff: Difference, on: list[bool]) -> bool:
+    try:
+        diff.cell(on)
+    except ExplainError:
+        return False
+    return True
+
+
+def _value_at(tree: dict[str, Any], path: str) -> Any:
+    node: Any = tree
+    for part in path.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+def _merge_inseparable(
+    diff: Difference, tree_a: dict[str, Any], tree_b: dict[str, Any]
+) -> Difference:
+    """Clauses that are not valid one without the other (``deck.wage.low`` and ``.high`` of one
+    range) become one clause: their parent's whole value."""
+    while True:
+        clauses = list(diff.clauses)
+        k = len(clauses)
+        broken = next(
+            (
+                i
+                for i in range(k)
+                if "." in clauses[i].path
+                and clauses[i].kind != "case"
+                and not (
+                    _valid(diff, [j == i for j in range(k)])
+                    and _valid(diff, [j != i for j in range(k)])
+                )
+            ),
+            None,
+        )
+        if broken is None:
+            return diff
+        parent = clauses[broken].path.rpartition(".")[0]
+        inside = [c for c in clauses if c.path.startswith(parent + ".")]
+        merged = Clause(
+            parent,
+            _value_at(tree_a, parent),
+            _value_at(tree_b, parent),
+            "parameter",
+            _words(diff.procedure, parent, diff.before),
+            _fires(diff.procedure, parent, None, None),
+        )
+        at = clauses.index(inside[0])
+        kept = [c for c in clauses if c not in inside]
+        kept.insert(at, merged)
+        diff = Difference(diff.procedure, diff.before, diff.after, tuple(kept))
+
+
 def find(procedure: Procedure, before: Params, after: Params) -> Difference:
     """The clauses in which ``after`` differs from ``before``, in the parameters' order (cases in
     their declared order where a preset changed).
@@ -206,7 +252,7 @@ def find(procedure: Procedure, before: Params, after: Params) -> Difference:
             cases_a[knob],
             cases_b[knob],
             "case",
-            _words(procedure, knob),
+            _words(procedure, knob, before),
             _fires(procedure, knob, cases_a[knob], cases_b[knob]),
         )
         for knob in cases_a
@@ -227,7 +273,7 @@ def find(procedure: Procedure, before: Params, after: Params) -> Difference:
                 value_a,
                 value_b,
                 kind,
-                _words(procedure, path),
+                _words(procedure, path, after if path not in flat_a else before),
                 _fires(procedure, path, value_a, value_b),
             )
         )
@@ -247,6 +293,7 @@ def find(procedure: Procedure, before: Params, after: Params) -> Difference:
             continue
         if np.array_equal(_pack(procedure, rebuilt), target):
             diff = trial
+    diff = _merge_inseparable(diff, tree_a, tree_b)
     if len(diff.clauses) > MAX_CLAUSES:
         listed = ", ".join(c.path for c in diff.clauses)
         raise ExplainError(
