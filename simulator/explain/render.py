@@ -27,7 +27,8 @@ def _decimals(effects: list[Effect], factor: float) -> int:
     ]
     if not halves:
         return 2
-    return int(min(max(0, 1 - math.floor(math.log10(min(halves)))), 6))
+    # Two significant digits of a half-width below 2.5 units of a place, one above.
+    return int(min(max(0, -math.floor(math.log10(min(halves) / 2.5))), 6))
 
 
 def _signed(x: float, d: int) -> str:
