@@ -358,8 +358,9 @@ def test_beyond_six_clauses_one_at_a_time_pairs_and_all_add_up_exactly():
     assert m.shapley[0].exact == 3 + Fraction(5, 8)
 
 
-def test_planted_effects_are_covered_in_real_runs_over_200_seeds(tmp_path):
-    """The same, end to end: 200 runs of the designer's file on 200 seeds (about 10 s)."""
+def test_planted_effects_are_covered_in_200_real_runs(tmp_path):
+    """The same, end to end: 200 runs of the designer's file, each on its own random streams
+    (about 10 s)."""
     s = load(_planted(tmp_path, "  both:\n    bonus: true\n    loss: true\n"))
     covered = np.zeros(2)
     for seed in range(200):
