@@ -151,7 +151,7 @@ def for_run(
     """Every later variant explained against the first (``explain: true``, ``--explain``), or
     none when the run is a sweep, has one variant or was interrupted."""
     names = list(result.plan.variant_names)
-    if result.is_sweep or len(names) < 2 or not result.complete:
+    if result.is_sweep or len(names) < 2 or not result.complete or scenario.raw.get("tournament"):
         return []
     prepared = prepared_for(scenario, [(v, names[0]) for v in names[1:]], trials, err)
     return play_all(prepared, threads, quiet, err)

@@ -21,6 +21,7 @@ from simulator import stats
 from simulator.engine import (
     Outcome,
     Plan,
+    PlanError,
     ProgressFn,
     default_threads,
     make_plan,
@@ -121,6 +122,10 @@ def prepare(
         raise ExplainError(f"{variant!r} is explained against another variant, not itself")
     if scenario.sweep:
         raise ExplainError("explain a scenario without a sweep (a sweep's points each differ)")
+    if scenario.raw.get("tournament"):
+        raise ExplainError(
+            "a tournament's entrants are not clauses: explain a scenario of variants"
+        )
     procedure = scenario.procedure
     diff = find(procedure, scenario.variants[against], scenario.variants[variant])
     plan_design = design(len(diff.clauses))
@@ -128,7 +133,10 @@ def prepare(
     for mask in plan_design.cells:
         on = [bool(mask >> i & 1) for i in range(len(diff.clauses))]
         cells[_cell_label(mask, diff.clauses)] = diff.cell(on)
-    plan = make_plan(procedure, cells, scenario.seed)
+    try:
+        plan = make_plan(procedure, cells, scenario.seed)
+    except PlanError as e:
+        raise ExplainError(f"the combinations cannot run together: {e}") from None
     return Prepared(scenario, variant, against, diff, plan_design, plan, trials or scenario.trials)
 
 
