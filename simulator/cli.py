@@ -92,9 +92,26 @@ def compare(
     detail: opt.Detail = False,
     metrics: opt.Metrics = None,
     markdown: opt.SummaryMarkdown = None,
+    explain: opt.Explain = False,
 ) -> None:
     """Run scenario files of one procedure as variants of one run on shared random streams."""
     _call("compare", "compare", locals())
+
+
+@app.command()
+def explain(
+    scenario: opt.ScenarioPath,
+    variant: opt.ExplainVariant = None,
+    against: opt.ExplainAgainst = None,
+    trials: opt.Trials = None,
+    seed: opt.Seed = None,
+    threads: opt.Threads = None,
+    out_dir: opt.RunOutDir = None,
+    quiet: opt.Quiet = False,
+    metrics: opt.Metrics = None,
+) -> None:
+    """Say which changed clause moved each metric: every combination played on the same deals."""
+    _call("explain", "explain", locals())
 
 
 @app.command()

@@ -164,6 +164,25 @@ CompareOutDir = Annotated[
     typer.Option("--out", help="report folder [default: reports/out/<A>-vs-<B>]"),
 ]
 
+Explain = Annotated[
+    bool,
+    typer.Option(
+        "--explain",
+        help="also play every combination of the clauses each file changes, and say which "
+        "clause moved each changed metric (docs/why.md)",
+    ),
+]
+
+# sim explain
+ExplainVariant = Annotated[
+    str | None,
+    typer.Option("--variant", help="the variant to explain [default: every later one]"),
+]
+ExplainAgainst = Annotated[
+    str | None,
+    typer.Option("--against", help="the variant it is explained against [default: the first]"),
+]
+
 # sim baseline, sim check
 BaselineOut = Annotated[Path, typer.Option("--out", help="baseline file to write")]
 BaselineTrials = Annotated[

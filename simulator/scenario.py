@@ -105,6 +105,11 @@ class ScenarioFile(BaseModel):
         description="play the game's agents against each other: entrants, each in every seat "
         "equally often on the same deals (docs/agents.md); trials count deals",
     )
+    explain: bool = Field(
+        default=False,
+        description="`sim run` also plays every combination of the clauses each variant changes "
+        "and says in the verdict which clause moved each changed metric (docs/why.md)",
+    )
     robustness: RobustnessSpec | None = Field(
         default=None,
         description="rerun the comparison under stronger play (policies) and with each declared "
@@ -182,6 +187,8 @@ class Scenario:
     check: dict[str, Any] = field(default_factory=dict)
     #: ``robustness:`` section (:mod:`simulator.robustness`), None without one.
     robustness: RobustnessSpec | None = None
+    #: ``explain: true``: each variant's change attributed to its clauses (docs/why.md).
+    explain: bool = False
     #: What a user should know before running it (a search budget that makes one game take
     #: minutes); printed by the commands, never an error.
     notes: list[str] = field(default_factory=list)
@@ -493,6 +500,7 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
         points=points,
         check=dict(top.check),
         robustness=top.robustness,
+        explain=top.explain,
         positions=pos,
     )
     scenario.notes = _cost_notes(top, points)

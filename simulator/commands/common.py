@@ -164,6 +164,7 @@ def report(
     detail: bool,
     out: Any,
     robustness: Any = None,
+    explanations: list[Any] | None = None,
 ) -> Any:
     """The end of ``sim run`` and ``sim compare``: narrow to ``--metrics``, print the JSON document
     or the summary, write the report folder (and ``--markdown``) and say where the files went.
@@ -172,7 +173,7 @@ def report(
     from simulator.report.model import build
     from simulator.report.terminal import print_report
 
-    built = build(result, metrics, robustness)
+    built = build(result, metrics, robustness, explanations)
     result = built.result
     # The answer first: the files need pandas (0.4 CPU-s to import) and the figures matplotlib
     # (0.5 CPU-s and their drawing), neither of which the table of a run without variants needs.

@@ -35,6 +35,7 @@ def compare(
     detail: bool = False,
     metrics: list[str] | None = None,
     markdown: Path | None = None,
+    explain: bool = False,
     out: Any,
     err: Any,
 ) -> int:
@@ -64,9 +65,32 @@ def compare(
     for note in notes:
         say(err, f"note: {note}")
     target = out_dir or Path("reports") / "out" / result.scenario.name
+    explanations = _explained(result, explain, trials, threads, quiet, err)
     result = report(
-        result, target, metrics=metrics, markdown=markdown, as_json=as_json, detail=detail, out=out
+        result,
+        target,
+        metrics=metrics,
+        markdown=markdown,
+        as_json=as_json,
+        detail=detail,
+        out=out,
+        explanations=explanations,
     )
+    if explanations and not as_json:
+        from simulator.commands.explain import print_explanations
+
+        print_explanations(explanations, out, metrics)
     if not result.complete:
         return finish_interrupted(err, "partial results written, marked incomplete")
     return 0
+
+
+def _explained(
+    result: Any, explain: bool, trials: int | None, threads: int | None, quiet: bool, err: Any
+) -> list[Any]:
+    """``--explain``: each later file's change attributed to the clauses it changes."""
+    if not explain:
+        return []
+    from simulator.commands.explain import for_run
+
+    return for_run(result.scenario, result, trials, threads, quiet, err)

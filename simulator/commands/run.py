@@ -94,6 +94,7 @@ def run(
                 )
     finally:
         progress.close()
+    explanations = _explained(loaded, result, trials, threads, quiet, err)
     with interrupts.held() as caught:  # every trial has run: the reports are written whole
         result = report(
             result,
@@ -104,6 +105,7 @@ def run(
             detail=detail,
             out=out,
             robustness=held,
+            explanations=explanations,
         )
     if result.outcome.precision_reached is False:
         err.print(
@@ -121,6 +123,17 @@ def run(
         text = "the run had finished: its reports are written, complete"
         return finish_interrupted(err, text, highlight=False)
     return 0
+
+
+def _explained(
+    loaded: Any, result: Any, trials: int | None, threads: int | None, quiet: bool, err: Any
+) -> list[Any]:
+    """A scenario's ``explain: true``: each variant's change attributed to its clauses."""
+    if not loaded.explain:
+        return []
+    from simulator.commands.explain import for_run
+
+    return for_run(loaded, result, trials, threads, quiet, err)
 
 
 def robustness_levels(loaded: Any, option: str | None, err: Any) -> list[Any]:

@@ -82,6 +82,8 @@ def document(report: Report) -> dict[str, Any]:
         folded["fairness"] = report.grounds.fairness.to_dict()
     if report.robustness is not None:
         folded["robustness"] = report.robustness.to_dict()
+    if report.explanations:
+        folded["explain"] = [ex.to_dict() for ex in report.explanations]
     return report.result.summary(folded, summary_entry(report))
 
 

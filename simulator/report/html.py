@@ -453,6 +453,7 @@ def _summary_section(report: Report, plots: Sequence[Path] = ()) -> str:
         )
     parts.append(_fairness_section(report))
     parts.append(_robustness_section(report))
+    parts.append(_why_section(report))
     by_name = {Path(p).name: Path(p) for p in plots}
     if FOREST in by_name:
         parts.append(_img(by_name[FOREST], "differences from the first variant, standardized"))
@@ -506,6 +507,13 @@ def _fairness_section(report: Report) -> str:
         "the smallest spread the test of equal seats, would find with 80% power. By spread: "
         f"{ranking}.</p>" + _table(header, rows, table_id="fairness")
     )
+
+
+def _why_section(report: Report) -> str:
+    """Each explained variant's clauses and their shares of every changed metric."""
+    from simulator.explain.render import html_section
+
+    return html_section(report.explanations)
 
 
 def _robustness_section(report: Report) -> str:

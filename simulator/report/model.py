@@ -46,21 +46,29 @@ class Report:
     grounds: Grounds = field(default_factory=Grounds)
     #: What held when the comparison was rerun under other play levels and assumptions.
     robustness: RobustnessReport | None = None
+    #: Why each explained variant changed: its clauses' shares (:mod:`simulator.explain`).
+    explanations: list[Any] = field(default_factory=list)
 
     @property
     def name(self) -> str:
         return self.result.scenario.name
 
 
-def build(result: RunResult, metrics: list[str] | None = None, robustness: Any = None) -> Report:
+def build(
+    result: RunResult,
+    metrics: list[str] | None = None,
+    robustness: Any = None,
+    explanations: list[Any] | None = None,
+) -> Report:
     """The report of ``result``, narrowed to the metrics matching ``metrics`` (glob patterns);
-    ``robustness`` is the run's :class:`simulator.robustness.run.Robustness`, when it had one.
+    ``robustness`` is the run's :class:`simulator.robustness.run.Robustness`, when it had one;
+    ``explanations`` the variants explained (:class:`simulator.explain.run.Explanation`).
 
     Raises:
         simulator.report.summary.NoMetricsMatch: no metric matches the patterns.
     """
     from simulator.report.summary import build as fold
-    from simulator.report.verdict import degenerate
+    from simulator.report.verdict import degenerate, why
     from simulator.tournament.analysis import summaries
 
     result = restrict(result, metrics or [])
@@ -78,6 +86,8 @@ def build(result: RunResult, metrics: list[str] | None = None, robustness: Any =
         first = len(degenerate(summary))
         short[first:first] = held.bottom
         long[first:first] = held.bottom
+    short += why(summary, explanations)
+    long += why(summary, explanations)
     return Report(
         result,
         summary,
@@ -86,6 +96,7 @@ def build(result: RunResult, metrics: list[str] | None = None, robustness: Any =
         tournament=tournament,
         grounds=found,
         robustness=held,
+        explanations=list(explanations or []),
     )
 
 

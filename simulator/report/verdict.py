@@ -440,3 +440,17 @@ def verdict(summary: Summary, detail: bool = False, grounds: Grounds | None = No
         + elsewhere(summary, detail)
         + rests_on(grounds)
     )
+
+
+def why(summary: Summary, explanations: list[Any] | None) -> list[str]:
+    """The "why" lines (``sim explain``, ``--explain``, a scenario's ``explain: true``): for each
+    summary metric an explained variant changed significantly (as the summary says), each
+    clause's share of its change (:mod:`simulator.explain.render`)."""
+    if not explanations:
+        return []
+    from simulator.explain.render import why_lines
+
+    changed = {
+        (variant, r.metric) for r in summary.rows for variant, c in r.cells.items() if c.significant
+    }
+    return why_lines(explanations, changed)
