@@ -32,7 +32,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from simulator.report.fairness import seat_detectable
+from simulator.equivalence import EQUIVALENT, IDENTICAL
+from simulator.report.fairness import answer, seat_detectable
 from simulator.report.format import fmt_difference, fmt_estimate, fmt_p, fmt_share, row_digits
 from simulator.report.grounds import Case, Grounds
 from simulator.report.summary import ALPHA, Row, SeatRow, Summary
@@ -321,50 +322,44 @@ def degenerate(summary: Summary) -> list[str]:
 
 
 def fairness_lines(summary: Summary, grounds: Grounds | None) -> list[str]:
-    """Which variant is fairest, by how much, or that the run cannot tell (with its size)."""
+    """One plain sentence: which variant is fairer (its seat spread told apart below the
+    others'), or that none is — identical on every deal, equivalent within the margin, or
+    cannot tell (with the difference that would go unseen) — then the spreads it rests on."""
     f = grounds.fairness if grounds is not None else None
     if f is None or len(f.variants) < 2:
         return []
     base = f.variants[0]
     later = f.variants[1:]
-    told = [v for v in later if v.spread_vs_base is not None and v.spread_vs_base.excludes_zero()]
 
     def spread(v: Any) -> str:
         return f"{_pp(v.spread.mean)} [{100 * v.spread.lo:.1f}, {100 * v.spread.hi:.1f}]"
 
-    def same(v: Any) -> bool:
-        d = v.spread_vs_base
-        return bool(d.lo == d.hi == d.mean == 0)
-
-    if all(same(v) for v in later):
-        # The seat line says the seats are alike in every variant; it carries the interval.
-        return []
-
     def diff(v: Any) -> str:
-        if same(v):
-            return f"{v.variant} the same seat shares"
-        d = v.spread_vs_base
-        return f"{v.variant} {_spp(d.mean)} [{_spp(d.lo)}, {_spp(d.hi)}]"
+        t = v.tie
+        if t is None:
+            return v.variant
+        if t.verdict == IDENTICAL:
+            return f"{v.variant} identical on every deal"
+        text = f"{v.variant} {_spp(t.difference)} [{_spp(t.lo)}, {_spp(t.hi)}]"
+        if t.verdict == EQUIVALENT:
+            text += f", 90% [{_spp(t.eq_lo)}, {_spp(t.eq_hi)}] within ±{_pp(f.margin)}"
+        return text
 
+    said = answer(f)
+    tiers = f.tiers
+    if len(tiers) == 1 and f.alike(tiers[0]) == IDENTICAL:
+        return [f"fairness: {said} (seat spread {spread(base)})"]
     diffs = "; ".join(diff(v) for v in later)
-    if told:
-        fairest = min(f.variants, key=lambda v: v.spread.mean)
-        return [
-            f"fairest: {fairest.variant} (seat spread {spread(fairest)}); seat spread from "
-            f"{base.variant} ({spread(base)}): {diffs}"
-        ]
-    sizes = [v.detectable for v in later if v.detectable]
-    unseen = ""
-    if sizes:
-        size = max(sizes)
-        unseen = (
-            f"; a difference below {_pp(size)} would go unseen at {_games(f.games)} "
-            f"({MORE * f.games:,} would see {_pp(size / math.sqrt(MORE))})"
-        )
-    return [
-        f"fairness: cannot tell the variants apart (seat spread {base.variant} {spread(base)}; "
-        f"from it: {diffs}){unseen}"
-    ]
+    rest = f"seat spread {base.variant} {spread(base)}; from it: {diffs}"
+    if len(tiers) > 1:
+        first = [v for v in f.variants if v.variant in tiers[0]]
+        spreads = ", ".join(f"{v.variant} {spread(v)}" for v in first)
+        return [f"fairness: {said} (seat spread {spreads}; {rest})"]
+    if f.alike(tiers[0]) == EQUIVALENT:
+        return [f"fairness: {said} ({rest})"]
+    size = f.unseen(tiers[0])
+    more = f" ({MORE * f.games:,} would see {_pp(size / math.sqrt(MORE))})" if size else ""
+    return [f"fairness: {said}{more} ({rest})"]
 
 
 def _case_line(base: str, variant: str, found: list[Case]) -> str:
