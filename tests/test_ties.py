@@ -237,3 +237,36 @@ def test_a_margin_for_a_metric_the_procedure_lacks_is_refused_at_its_line(tmp_pa
     assert good.equivalence.margin("attacker_wins", "proportion") == 0.01
     assert good.equivalence.margin("defender_hits", "mean", sd=2.0) == pytest.approx(0.2)
     assert math.isnan(good.equivalence.margin("defender_hits", "mean"))
+
+
+def test_fairness_reads_the_same_slots_when_the_report_is_narrowed_to_some_metrics():
+    """``--metrics`` narrows the plan's metric list but not the statistics: the seat wins are
+    still read from their own slots (they were read from the first metrics' before)."""
+    from types import SimpleNamespace
+
+    from simulator.procedures.base import Metric
+
+    r = _batched([[0.30, 0.25, 0.25, 0.20], [0.26, 0.25, 0.25, 0.24]], 2000, 4)
+    # A metric ahead of the seat wins, its slots full of something else.
+    stats = r.outcome.batch_stats
+    ahead = np.full(stats.shape[:2] + (4,), 7, dtype=stats.dtype)
+    whole = SimpleNamespace(
+        outcome=SimpleNamespace(batch_stats=np.concatenate([ahead, stats], axis=2)),
+        plan=SimpleNamespace(
+            metrics=(Metric("ahead", "mean", ""), *r.plan.metrics),
+            variant_names=r.plan.variant_names,
+        ),
+        scenario=SimpleNamespace(
+            seed=4,
+            variants={"v0": None},
+            procedure=SimpleNamespace(
+                metric_names=lambda p: ["ahead", *(m.name for m in r.plan.metrics)]
+            ),
+        ),
+    )
+    narrow = SimpleNamespace(**vars(whole))
+    narrow.plan = SimpleNamespace(metrics=r.plan.metrics, variant_names=r.plan.variant_names)
+    a, b = fairness(whole), fairness(narrow)  # type: ignore[arg-type]
+    assert a is not None and b is not None
+    assert b.to_dict() == a.to_dict()
+    assert a.variants[0].spread.mean == pytest.approx(0.10, abs=0.03)

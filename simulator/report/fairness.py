@@ -276,12 +276,26 @@ def _finite(x: Any) -> Any:
     return x
 
 
+def slots(result: RunResult) -> dict[str, int]:
+    """Each metric's index among the statistics' slots (``4 * index`` onwards). The plan of a
+    result narrowed by ``--metrics`` lists only the metrics kept, while its statistics keep every
+    metric's slots: the index comes from the procedure's full list."""
+    procedure = getattr(result.scenario, "procedure", None)
+    variants = getattr(result.scenario, "variants", None)
+    if procedure is not None and variants:
+        names = list(procedure.metric_names(next(iter(variants.values()))))
+        if {m.name for m in result.plan.metrics} <= set(names):
+            return {name: i for i, name in enumerate(names)}
+    return {m.name: i for i, m in enumerate(result.plan.metrics)}
+
+
 def _seat_metrics(result: RunResult) -> list[tuple[int, int]]:
-    """(metric index, scale) of ``wins.seat1..N`` in seat order."""
+    """(metric slot index, scale) of ``wins.seat1..N`` in seat order."""
+    index = slots(result)
     found = []
-    for m, metric in enumerate(result.plan.metrics):
+    for metric in result.plan.metrics:
         if metric.name.startswith("wins.seat") and metric.name[9:].isdigit():
-            found.append((int(metric.name[9:]), m, metric.scale))
+            found.append((int(metric.name[9:]), index[metric.name], metric.scale))
     return [(m, scale) for _, m, scale in sorted(found)]
 
 
