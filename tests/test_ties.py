@@ -270,3 +270,77 @@ def test_fairness_reads_the_same_slots_when_the_report_is_narrowed_to_some_metri
     assert a is not None and b is not None
     assert b.to_dict() == a.to_dict()
     assert a.variants[0].spread.mean == pytest.approx(0.10, abs=0.03)
+
+
+def test_sim_compare_of_two_revisions_that_play_the_same_calls_them_identical(tmp_path):
+    """Recruitment rules 1.1 and 1.2 differ only where no greedy game goes at this size: the
+    comparison says no revision is fairer, ranks nothing, and says why its sizes are zero."""
+    from typer.testing import CliRunner
+
+    from simulator.cli import app
+
+    args = [
+        "compare",
+        "scenarios/recruitment/rules-1.1.yaml",
+        "scenarios/recruitment/rules-1.2.yaml",
+    ]
+    args += ["--trials", "300", "--out", str(tmp_path), "-q"]
+    ran = CliRunner().invoke(app, args)
+    assert ran.exit_code == 0, ran.stderr
+    out = " ".join(ran.stdout.split())
+    assert "fairness: no variant is fairer: both play identical seat shares on every deal" in out
+    assert "fairest" not in out
+    doc = json.loads((tmp_path / "summary.json").read_text())
+    f = doc["fairness"]
+    assert f["fairest"] == [] and f["tiers"] == [["rules-1.1", "rules-1.2"]]
+    tie = f["variants"]["rules-1.2"]["tie"]
+    assert tie["verdict"] == "identical" and tie["detectable"] == 0.0 and tie["why"]
+    assert tie["margin"] == MARGIN and tie["trials"] == 300
+    page = (tmp_path / "report.html").read_text()
+    assert "By spread" not in page and "no variant is fairer" in page
+
+
+def test_the_tournament_page_shows_the_ladder_line_the_terminal_prints(tmp_path):
+    import html
+
+    from rich.console import Console
+
+    from simulator.report.files import write_reports
+    from simulator.report.model import build
+    from simulator.report.terminal import print_tables
+    from tests.test_tournament import _scenario
+
+    report = build(run_scenario(_scenario(), trials=16, threads=1))
+    write_reports(report, tmp_path)
+    console = Console(record=True, width=400)
+    print_tables(report, console)
+    (line,) = [x for x in console.export_text().splitlines() if x.startswith("Ladder: ")]
+    assert " > " in line
+    assert html.escape(line.strip()) in (tmp_path / "report.html").read_text()
+
+
+def test_metrics_that_do_not_move_are_called_identical_or_equivalent_in_the_verdict(tmp_path):
+    """The toy's flag: unchanged in one variant (identical on every deal), churned both ways
+    with no net change in another (equivalent within 1 pp at 20,000 deals), shifted 3 pp in a
+    third (different): each named so, and summary.json carries each finding."""
+    from simulator.report.files import write_reports
+    from simulator.report.model import build
+
+    def run(**flag: int):
+        variants = {"base": toy.ToyParams(), "other": toy.ToyParams(**flag)}
+        return build(run_scenario(toy.scenario(variants, 20_000, 8), threads=1))
+
+    same = run(shares=[260_000, 250_000, 250_000, 240_000])
+    assert "identical on every deal in every variant: flag" in same.verdict
+    churned = run(churn_ppm=100_000)
+    assert "equivalent within their margins in every variant: flag ±1.0 pp" in churned.verdict
+    tie = churned.grounds.ties["other"]["flag"]
+    assert tie.verdict == eq.EQUIVALENT and -0.01 < tie.eq_lo < tie.eq_hi < 0.01
+    shifted = run(shift_ppm=30_000)
+    assert shifted.grounds.ties["other"]["flag"].verdict == eq.DIFFERENT
+    write_reports(churned, tmp_path)
+    doc = json.loads((tmp_path / "summary.json").read_text())
+    found = doc["equivalence"]["other"]["flag"]
+    assert found["verdict"] == "equivalent" and found["margin"] == 0.01
+    assert found["trials"] == 20_000 and len(found["interval_90"]) == 2
+    assert "equivalent within ±0.01" in (tmp_path / "report.html").read_text()

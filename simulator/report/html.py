@@ -179,7 +179,20 @@ def _estimates_section(result: RunResult) -> str:
     )
 
 
-def _comparisons_section(comparisons: pd.DataFrame, independent: bool, title: str) -> str:
+def _tie_cell(tie: Any) -> str:
+    """The "tie" cell of a difference: equivalent within its margin, or what it could miss."""
+    if tie is None or tie.verdict == "different":
+        return ""
+    if tie.verdict == "equivalent":
+        return f"equivalent within ±{tie.margin:.3g}"
+    if tie.verdict == "identical":
+        return "identical on every deal"
+    return f"cannot tell (below {tie.detectable:.3g} unseen)"
+
+
+def _comparisons_section(
+    comparisons: pd.DataFrame, independent: bool, title: str, ties: Any = None
+) -> str:
     if comparisons.empty:
         return ""
     kind = "independent streams" if independent else "paired, shared random streams"
@@ -205,6 +218,7 @@ def _comparisons_section(comparisons: pd.DataFrame, independent: bool, title: st
                 _p(float(r.p_holm)),
                 _e(r.test),
                 "yes" if r.significant else "",
+                _e(_tie_cell((ties or {}).get(r.variant, {}).get(r.metric))),
             ]
         )
         classes.append("sig" if r.significant else "")
@@ -220,7 +234,11 @@ def _comparisons_section(comparisons: pd.DataFrame, independent: bool, title: st
     return (
         f"<h2>{title} {badge}</h2><p class='lead'>Each variant minus <b>{baseline}</b> ({kind}); "
         "p-values Holm-corrected across metrics; a difference is significant at 5% (highlighted) "
-        "exactly when its Holm-adjusted interval excludes 0.</p>"
+        "exactly when its Holm-adjusted interval excludes 0. Tie: a difference that is not "
+        "significant is <i>equivalent within ±m</i> when its 90% interval (at its Holm step) lies "
+        "inside the margin m (two one-sided tests; the scenario's <code>equivalence:</code>, by "
+        "default 1 pp for proportions and 0.1 standard deviations for means), else the run "
+        "cannot tell, and a difference below the size shown would go unseen (80% power).</p>"
         + _table(
             [
                 "variant",
@@ -231,6 +249,7 @@ def _comparisons_section(comparisons: pd.DataFrame, independent: bool, title: st
                 "p (Holm)",
                 "test",
                 "significant",
+                "tie",
             ],
             rows,
             left=2,
@@ -630,7 +649,12 @@ def render(report: Report, plots: Sequence[Path] = ()) -> str:
     else:
         body.append(_estimates_section(result))
         body.append(
-            _comparisons_section(result.comparisons, result.plan.independent, "Variant differences")
+            _comparisons_section(
+                result.comparisons,
+                result.plan.independent,
+                "Variant differences",
+                report.grounds.ties,
+            )
         )
         body.append(_distributions_section(result))
         from simulator.report.tournament import html_section

@@ -243,7 +243,7 @@ def _tested_seats(balanced: list[SeatRow], unequal: list[SeatRow], everyone: boo
     return [line]
 
 
-def game_lines(summary: Summary) -> list[str]:
+def game_lines(summary: Summary, ties: Any = None) -> list[str]:
     """Draws and length, where the summary has them."""
     lines = []
     rows = {r.metric: r for r in _compared(summary)}
@@ -257,6 +257,9 @@ def game_lines(summary: Summary) -> list[str]:
         if len(summary.variants) > 1:
             text += f" in {base}"
         later = summary.variants[1:]
+        if later and _tie_of(ties, summary, name) == IDENTICAL:
+            lines.append(f"{text}; identical on every deal in every variant")
+            continue
         if later and not any(r.cells[v].significant for v in later):
             seen = [x for x in (r.cells[v].detectable for v in later) if x is not None]
             size = f" (it would have seen {_size(max(seen), r.kind)})" if seen else ""
@@ -274,22 +277,51 @@ def game_lines(summary: Summary) -> list[str]:
     return lines
 
 
-def unmoved(summary: Summary) -> list[str]:
-    """Summary metrics no variant changed significantly, each with the smallest change the
-    comparisons would have seen (the largest over the variants)."""
+def _tie_of(ties: Any, summary: Summary, metric: str) -> str:
+    """``identical`` when every later variant plays ``metric`` identically on every deal,
+    ``equivalent`` when each is identical or equivalent within the margin, else ``""``."""
+    found = [(ties or {}).get(v, {}).get(metric) for v in summary.variants[1:]]
+    if not found or any(t is None for t in found):
+        return ""
+    verdicts = {t.verdict for t in found}
+    if verdicts == {IDENTICAL}:
+        return IDENTICAL
+    return EQUIVALENT if verdicts <= {IDENTICAL, EQUIVALENT} else ""
+
+
+def unmoved(summary: Summary, ties: Any = None) -> list[str]:
+    """Summary metrics no variant changed significantly: those identical on every deal in
+    every variant, those equivalent within their margins (:mod:`simulator.report.ties`), and the
+    rest each with the smallest change the comparisons would have seen (the largest over the
+    variants)."""
     still = _still(summary)
     if not still:
         return []
     rows = {r.metric: r for r in _compared(summary)}
-    listed = []
+    listed, same, close = [], [], []
     for name in still:
+        tie = _tie_of(ties, summary, name)
+        if tie == IDENTICAL:
+            same.append(name)
+            continue
+        if tie == EQUIVALENT:
+            margin = max(ties[v][name].margin for v in summary.variants[1:])
+            close.append(f"{name} ±{_size(margin, rows[name].kind)}")
+            continue
         r = rows[name]
         seen = [x for x in (r.cells[v].detectable for v in summary.variants[1:]) if x is not None]
         listed.append(f"{name} {_size(max(seen), r.kind)}" if seen else name)
-    return [
-        "no significant change in any variant (each with the smallest change it would have "
-        f"seen): {_listed(listed)}"
-    ]
+    lines = []
+    if same:
+        lines.append(f"identical on every deal in every variant: {_listed(same)}")
+    if close:
+        lines.append(f"equivalent within their margins in every variant: {_listed(close)}")
+    if listed:
+        lines.append(
+            "no significant change in any variant (each with the smallest change it would have "
+            f"seen): {_listed(listed)}"
+        )
+    return lines
 
 
 def elsewhere(summary: Summary, detail: bool = False) -> list[str]:
@@ -430,8 +462,8 @@ def verdict(summary: Summary, detail: bool = False, grounds: Grounds | None = No
         + case_lines
         + changes(summary, never)
         + seat_balance(summary, grounds)
-        + game_lines(summary)
-        + unmoved(summary)
+        + game_lines(summary, grounds.ties if grounds is not None else None)
+        + unmoved(summary, grounds.ties if grounds is not None else None)
         + elsewhere(summary, detail)
         + rests_on(grounds)
     )
