@@ -344,3 +344,18 @@ def test_metrics_that_do_not_move_are_called_identical_or_equivalent_in_the_verd
     assert found["verdict"] == "equivalent" and found["margin"] == 0.01
     assert found["trials"] == 20_000 and len(found["interval_90"]) == 2
     assert "equivalent within ±0.01" in (tmp_path / "report.html").read_text()
+
+
+def test_saved_figures_draw_the_rulebook_numbers_the_font_lacks_as_plain_text(tmp_path):
+    from matplotlib.text import Text
+
+    from simulator.report.drawing import new_figure, save_figure
+
+    fig = new_figure(3, 2)
+    ax = fig.subplots()
+    ax.set_title("zero_tokens: stays (⑴)")
+    ax.set_yticks([0], ["1.0 ⑶ / 1.1 ⑷"])
+    save_figure(fig, tmp_path / "f.png")
+    texts = {t.get_text() for t in fig.findobj(Text)}
+    assert "zero_tokens: stays ((1))" in texts and "1.0 (3) / 1.1 (4)" in texts
+    assert not any(ch in t for t in texts for ch in "⑴⑶⑷")

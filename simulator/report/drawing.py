@@ -81,8 +81,29 @@ def drawable(text: str) -> str:
     return "".join(out)
 
 
+def _drawable_func(func: Any) -> Any:
+    def wrapped(x: Any, pos: Any = None) -> str:
+        return drawable(str(func(x, pos)))
+
+    wrapped.drawable = True  # type: ignore[attr-defined]
+    return wrapped
+
+
 def _drawable_texts(fig: Any) -> None:
     from matplotlib.text import Text
+    from matplotlib.ticker import FixedFormatter, FuncFormatter
+
+    # Tick labels given as strings are made again at draw time by their formatter (a
+    # FuncFormatter over the list since matplotlib 3.5, a FixedFormatter before): fix it there.
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for formatter in (axis.get_major_formatter(), axis.get_minor_formatter()):
+                if isinstance(formatter, FixedFormatter):
+                    formatter.seq = [drawable(str(x)) for x in formatter.seq]
+                elif isinstance(formatter, FuncFormatter) and not getattr(
+                    formatter.func, "drawable", False
+                ):
+                    formatter.func = _drawable_func(formatter.func)
 
     for t in fig.findobj(Text):
         text = t.get_text()
