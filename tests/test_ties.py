@@ -359,3 +359,14 @@ def test_saved_figures_draw_the_rulebook_numbers_the_font_lacks_as_plain_text(tm
     texts = {t.get_text() for t in fig.findobj(Text)}
     assert "zero_tokens: stays ((1))" in texts and "1.0 (3) / 1.1 (4)" in texts
     assert not any(ch in t for t in texts for ch in "⑴⑶⑷")
+
+
+def test_a_difference_told_apart_but_inside_the_margin_is_named_so():
+    """Two near-even variants on the same deals: the pairing tells a 0.4 pp difference in spread
+    apart, and the line says it is inside the 1 pp margin."""
+    from simulator.report.model import build
+
+    report = build(_toy({"base": EVEN, "near": [258_000, 250_000, 250_000, 242_000]}, 8000))
+    line = report.verdict[0]
+    assert line.startswith("fairness: near is fairer than base (seat spread near")
+    assert line.endswith("inside ±1.0 pp)"), line

@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from simulator.equivalence import EQUIVALENT, IDENTICAL
+from simulator.equivalence import DIFFERENT, EQUIVALENT, IDENTICAL
 from simulator.report.fairness import answer, seat_detectable
 from simulator.report.format import fmt_difference, fmt_estimate, fmt_p, fmt_share, row_digits
 from simulator.report.grounds import Case, Grounds
@@ -372,9 +372,17 @@ def fairness_lines(summary: Summary, grounds: Grounds | None) -> list[str]:
             return v.variant
         if t.verdict == IDENTICAL:
             return f"{v.variant} identical on every deal"
-        text = f"{v.variant} {_spp(t.difference)} [{_spp(t.lo)}, {_spp(t.hi)}]"
+
+        def signed(x: float) -> str:
+            return f"{100 * x:+.1f}".replace("-", "\u2212")
+
+        text = f"{v.variant} {_spp(t.difference)} [{signed(t.lo)}, {signed(t.hi)}]"
+        inside = -f.margin < t.eq_lo and t.eq_hi < f.margin
         if t.verdict == EQUIVALENT:
-            text += f", 90% [{_spp(t.eq_lo)}, {_spp(t.eq_hi)}] within ±{_pp(f.margin)}"
+            text += f", 90% [{signed(t.eq_lo)}, {signed(t.eq_hi)}] within ±{_pp(f.margin)}"
+        elif t.verdict == DIFFERENT and inside:
+            # Told apart, and yet inside the margin: a real difference too small to matter.
+            text += f", inside ±{_pp(f.margin)}"
         return text
 
     said = answer(f)
