@@ -187,6 +187,7 @@ def test_the_verdict_and_the_page_say_none_is_fairer_and_fill_delta_seen(tmp_pat
     line = next(x for x in report.verdict if x.startswith("fairness:"))
     assert line.startswith("fairness: no variant is fairer: both play identical seat shares")
     assert not any(x.startswith("fairest") for x in report.verdict)
+    assert "same: identical to base on every deal in its metric" in report.verdict
     write_reports(report, tmp_path)
     page = (tmp_path / "report.html").read_text()
     table = page[page.index('id="fairness"') :]

@@ -119,10 +119,11 @@ def _still(summary: Summary) -> list[str]:
     ]
 
 
-def changes(summary: Summary, unseen: set[str] | None = None) -> list[str]:
+def changes(summary: Summary, unseen: set[str] | None = None, ties: Any = None) -> list[str]:
     """One line per variant after the first: its significant changes, largest first; when none,
-    the smallest changes it would have seen. Variants in ``unseen`` (their changed rule never
-    fired) get no "no change" line: the rule line says why."""
+    that it plays every metric identically on every deal (``ties``), or the smallest changes it
+    would have seen. Variants in ``unseen`` (their changed rule never fired) get no "no change"
+    line: the rule line says why."""
     lines = []
     rows = _compared(summary)
     still = set(_still(summary))
@@ -134,8 +135,15 @@ def changes(summary: Summary, unseen: set[str] | None = None) -> list[str]:
         if not moved:
             if v in (unseen or set()):
                 continue
-            seen = _seen(tested, v, still)
             many = "metric" if len(tested) == 1 else "metrics"
+            mine = (ties or {}).get(v, {})
+            if all(r.metric in mine and mine[r.metric].verdict == IDENTICAL for r in tested):
+                every = _all(len(tested)) if len(tested) > 1 else "its"
+                lines.append(
+                    f"{v}: identical to {summary.baseline} on every deal in {every} {many}"
+                )
+                continue
+            seen = _seen(tested, v, still)
             lines.append(f"{v}: no significant change in {len(tested)} {many}{seen}")
             continue
         moved.sort(key=lambda r: _rank_key(r.cells[v].effect))
@@ -468,7 +476,7 @@ def verdict(summary: Summary, detail: bool = False, grounds: Grounds | None = No
         degenerate(summary)
         + fairness_lines(summary, grounds)
         + case_lines
-        + changes(summary, never)
+        + changes(summary, never, grounds.ties if grounds is not None else None)
         + seat_balance(summary, grounds)
         + game_lines(summary, grounds.ties if grounds is not None else None)
         + unmoved(summary, grounds.ties if grounds is not None else None)
