@@ -137,11 +137,22 @@ def changes(summary: Summary, unseen: set[str] | None = None, ties: Any = None) 
                 continue
             many = "metric" if len(tested) == 1 else "metrics"
             mine = (ties or {}).get(v, {})
-            if all(r.metric in mine and mine[r.metric].verdict == IDENTICAL for r in tested):
-                every = _all(len(tested)) if len(tested) > 1 else "its"
-                lines.append(
-                    f"{v}: identical to {summary.baseline} on every deal in {every} {many}"
-                )
+            same = [r for r in tested if r.metric in mine and mine[r.metric].verdict == IDENTICAL]
+            # Metrics not compared deal by deal (a conditional mean) cannot be called identical.
+            rest = [r for r in tested if r.metric not in mine]
+            if same and len(same) + len(rest) == len(tested):
+                every = _all(len(same)) if len(same) > 1 else "its"
+                if rest:
+                    every = f"{len(same)} of its {len(tested)}"
+                text = f"{v}: identical to {summary.baseline} on every deal in {every} {many}"
+                if len(rest) == 1:
+                    r = rest[0]
+                    size = _size(r.cells[v].detectable or math.inf, r.kind)
+                    text += f"; no significant change in {r.metric} (it would have seen {size})"
+                elif rest:
+                    names = ", ".join(r.metric for r in rest)
+                    text += f"; no significant change in {names}{_seen(rest, v, set())}"
+                lines.append(text)
                 continue
             seen = _seen(tested, v, still)
             lines.append(f"{v}: no significant change in {len(tested)} {many}{seen}")
