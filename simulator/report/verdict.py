@@ -411,7 +411,9 @@ def fairness_lines(summary: Summary, grounds: Grounds | None) -> list[str]:
     diffs = "; ".join(diff(v) for v in later)
     rest = f"seat spread {base.variant} {spread(base)}; from it: {diffs}"
     if len(tiers) > 1:
-        first = [v for v in f.variants if v.variant in tiers[0]]
+        first = [v for v in f.variants if v.variant in tiers[0] and v is not base]
+        if not first:
+            return [f"fairness: {said} ({rest})"]
         spreads = ", ".join(f"{v.variant} {spread(v)}" for v in first)
         return [f"fairness: {said} (seat spread {spreads}; {rest})"]
     if f.alike(tiers[0]) == EQUIVALENT:
