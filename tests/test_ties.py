@@ -30,18 +30,26 @@ def _paired_tie(rng: np.random.Generator, n: int, delta: float, margin: float) -
     return eq.paired(n, *sums, margin)
 
 
-@pytest.mark.parametrize("outside", [1.0, -1.0, 1.5])
+def _inside(tie: eq.Tie) -> bool:
+    """Whether the two one-sided tests reject: the 90% interval inside the margin."""
+    return -tie.margin < tie.eq_lo and tie.eq_hi < tie.margin
+
+
+@pytest.mark.parametrize(("outside", "most"), [(1.1, 10), (-1.1, 10), (1.0, 16), (-1.0, 16)])
 def test_equivalence_is_claimed_for_a_true_difference_outside_the_margin_in_at_most_5_percent(
-    outside: float,
+    outside: float, most: int
 ):
-    """A true difference at (or beyond) the margin: TOST's error rate is at most alpha."""
-    claimed = sum(
-        _paired_tie(np.random.default_rng(seed), 20_000, outside * MARGIN, MARGIN).verdict
-        == eq.EQUIVALENT
+    """A true difference beyond the margin: the two one-sided tests claim equivalence in at most
+    5% of 200 runs (at the margin itself their error rate is alpha, 5%: at most 16 of 200 leaves
+    two standard errors of room). The verdict's "equivalent" never claims more than they do."""
+    ties = [
+        _paired_tie(np.random.default_rng(seed), 20_000, outside * MARGIN, MARGIN)
         for seed in range(200)
-    )
-    # Measured: 9 and 8 of 200 at the margin, 0 at 1.5 times it.
-    assert claimed <= 10, claimed
+    ]
+    claimed = sum(_inside(t) for t in ties)
+    # Measured: 4 and 0 of 200 at 1.1 times the margin, 12 and 8 at the margin.
+    assert claimed <= most, claimed
+    assert sum(t.verdict == eq.EQUIVALENT for t in ties) <= claimed
 
 
 def test_the_planted_difference_is_the_true_one():
@@ -102,18 +110,21 @@ def test_identical_outcomes_on_every_deal_are_read_exactly_from_the_sums():
     assert tie.verdict != eq.IDENTICAL and tie.difference == 0
 
 
-def test_the_spread_equivalence_claim_errs_at_most_5_percent_at_the_margin():
-    """Bootstrap TOST of the seat spread: two variants whose spreads differ by exactly the
-    margin (10 pp and 9 pp) are called equivalent in at most 5% of 200 runs."""
+@pytest.mark.parametrize(
+    ("second", "most"),
+    [([0.295, 0.25, 0.25, 0.205], 16), ([0.2945, 0.25, 0.25, 0.2055], 10)],
+)
+def test_the_spread_equivalence_claim_errs_at_most_5_percent_outside_the_margin(second, most):
+    """Bootstrap TOST of the seat spread: spreads of 10 pp and 9 pp (a difference of exactly
+    the margin) or 8.9 pp (1.1 times it) are called equivalent in at most alpha of 200 runs."""
     first = [0.30, 0.25, 0.25, 0.20]
-    second = [0.295, 0.25, 0.25, 0.205]
     claimed = 0
     for seed in range(200):
         f = fairness(_batched([first, second], 20_000, seed))  # type: ignore[arg-type]
-        assert f is not None
-        claimed += f.variants[1].tie.verdict == eq.EQUIVALENT  # type: ignore[union-attr]
-    # Measured: 8 of 200.
-    assert claimed <= 10, claimed
+        assert f is not None and f.variants[1].tie is not None
+        claimed += _inside(f.variants[1].tie)
+    # Measured: 9 of 200 at the margin, 0 at 1.1 times it.
+    assert claimed <= most, claimed
 
 
 def _toy(variants: dict[str, list[int]], trials: int = 4000, seed: int = 11):

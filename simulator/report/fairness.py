@@ -329,15 +329,6 @@ def seat_detectable(games: int, seats: int, won: float, alpha: float = ALPHA) ->
     return math.sqrt(2 * won * lam / (games * seats))
 
 
-def detectable_shift(se: float, alpha: float = ALPHA) -> float:
-    """Smallest difference a two-sided test at ``alpha`` finds with 80% power, given its
-    standard error (normal approximation)."""
-    from statistics import NormalDist
-
-    z = NormalDist()
-    return (z.inv_cdf(1 - alpha / 2) + z.inv_cdf(POWER)) * se
-
-
 def fairness(result: RunResult) -> Fairness | None:
     """The fairness of every variant, or None when the run has no seats or kept no batches."""
     outcome = result.outcome
