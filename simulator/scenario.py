@@ -20,6 +20,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, field_validator
 
 from simulator import procedures
+from simulator.equivalence import EquivalenceSpec, spec_problems
 from simulator.gate.settings import CheckSpec, metric_names
 from simulator.limits import MAX_BYTES, MAX_TRIALS
 from simulator.procedures.base import Params, Procedure
@@ -115,6 +116,12 @@ class ScenarioFile(BaseModel):
         description="rerun the comparison under stronger play (policies) and with each declared "
         "assumption moved (assumptions), on the same deals (docs/comparisons.md)",
     )
+    equivalence: EquivalenceSpec = Field(
+        default_factory=EquivalenceSpec,
+        description="margins within which two variants count as the same (equivalence by two "
+        "one-sided tests): per kind (proportion, mean, seat_spread) or per metric "
+        "(docs/reports.md, Ties)",
+    )
 
     @field_validator("trials", mode="before")
     @classmethod
@@ -189,6 +196,8 @@ class Scenario:
     robustness: RobustnessSpec | None = None
     #: ``explain: true``: each variant's change attributed to its clauses (docs/why.md).
     explain: bool = False
+    #: ``equivalence:`` section: the margins of ties (:mod:`simulator.equivalence`).
+    equivalence: EquivalenceSpec = field(default_factory=EquivalenceSpec)
     #: What a user should know before running it (a search budget that makes one game take
     #: minutes); printed by the commands, never an error.
     notes: list[str] = field(default_factory=list)
@@ -474,6 +483,9 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
             bool(top.sweep),
             top.tournament is not None,
         )
+    check_problems += _equivalence_problems(
+        top.equivalence, proc.metric_names(points[0].variants[BASE_VARIANT]), pos, file
+    )
     if check_problems:
         raise ScenarioError(check_problems)
     every = [p for pt in points for p in pt.variants.values()]
@@ -501,6 +513,7 @@ def parse(text: str, file: str = "<scenario>", force: bool = False) -> Scenario:
         check=dict(top.check),
         robustness=top.robustness,
         explain=top.explain,
+        equivalence=top.equivalence,
         positions=pos,
     )
     scenario.notes = _cost_notes(top, points)
@@ -616,6 +629,20 @@ def _check_problems(
                     message + f" (metrics: {', '.join(metrics)})",
                 )
             )
+    return out
+
+
+def _equivalence_problems(
+    spec: EquivalenceSpec, metrics: list[str], pos: _Positions, file: str
+) -> list[Problem]:
+    out = []
+    for metric, message, value in spec_problems(spec, metrics):
+        line, col = pos.keys.get(("equivalence", "metrics", metric), (1, 1))
+        close = difflib.get_close_matches(metric, metrics, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close and message == "unknown metric" else ""
+        out.append(
+            Problem(file, line, col, f"equivalence.metrics.{metric}", message + hint, value, True)
+        )
     return out
 
 

@@ -234,6 +234,7 @@ REPORT_ORDER = (
     "summary",
     "format",
     "fairness",
+    "ties",
     "grounds",
     "verdict",
     "robustness",

@@ -5,6 +5,8 @@ the renderers of the sections import it and not each other."""
 from __future__ import annotations
 
 import sys
+import unicodedata
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +55,67 @@ def new_figure(width: float, height: float) -> Any:
     return Figure(figsize=(width, height))
 
 
+@cache
+def _font_has() -> frozenset[int]:
+    """The code points the figures' font (matplotlib's default, DejaVu Sans) draws."""
+    from matplotlib import font_manager, ft2font
+
+    path = font_manager.findfont(font_manager.FontProperties())
+    return frozenset(ft2font.FT2Font(path).get_charmap())
+
+
+def drawable(text: str) -> str:
+    """``text`` with every character the font lacks replaced by its compatibility form where
+    that is drawable (the rulebooks' ⑴ ⑶ ⑷ become (1) (3) (4)), else by "?": matplotlib draws a
+    lacking glyph as an empty box."""
+    has = _font_has()
+    if all(ord(c) in has or c in "\n\t" for c in text):
+        return text
+    out = []
+    for c in text:
+        if ord(c) in has or c in "\n\t":
+            out.append(c)
+            continue
+        plain = unicodedata.normalize("NFKC", c)
+        out.append(plain if plain != c and all(ord(x) in has for x in plain) else "?")
+    return "".join(out)
+
+
+def _drawable_func(func: Any) -> Any:
+    def wrapped(x: Any, pos: Any = None) -> str:
+        return drawable(str(func(x, pos)))
+
+    wrapped.drawable = True  # type: ignore[attr-defined]
+    return wrapped
+
+
+def _drawable_texts(fig: Any) -> None:
+    from matplotlib.text import Text
+    from matplotlib.ticker import FixedFormatter, FuncFormatter
+
+    # Tick labels given as strings are made again at draw time by their formatter (a
+    # FuncFormatter over the list since matplotlib 3.5, a FixedFormatter before): fix it there.
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for formatter in (axis.get_major_formatter(), axis.get_minor_formatter()):
+                if isinstance(formatter, FixedFormatter):
+                    formatter.seq = [drawable(str(x)) for x in formatter.seq]
+                elif isinstance(formatter, FuncFormatter) and not getattr(
+                    formatter.func, "drawable", False
+                ):
+                    formatter.func = _drawable_func(formatter.func)
+
+    for t in fig.findobj(Text):
+        text = t.get_text()
+        if text and not (text.startswith("$") and text.endswith("$")):
+            fixed = drawable(text)
+            if fixed != text:
+                t.set_text(fixed)
+
+
 def save_figure(fig: Any, path: Path) -> Path:
-    """Write ``fig`` as a PNG, whole (:func:`simulator.output.safe_write`)."""
+    """Write ``fig`` as a PNG, whole (:func:`simulator.output.safe_write`); every text in it
+    first made drawable (:func:`drawable`)."""
+    _drawable_texts(fig)
     safe_write(path, lambda f: fig.savefig(f, format="png", dpi=110), True)
     return path

@@ -80,6 +80,10 @@ def document(report: Report) -> dict[str, Any]:
         folded = {"summary": report.summary.to_dict(), "verdict": report.verdict}
     if report.grounds.fairness is not None:
         folded["fairness"] = report.grounds.fairness.to_dict()
+    if report.grounds.ties:
+        from simulator.report.ties import to_dict
+
+        folded["equivalence"] = to_dict(report.grounds.ties)
     if report.robustness is not None:
         folded["robustness"] = report.robustness.to_dict()
     if report.explanations:

@@ -150,12 +150,15 @@ class Grounds:
     fairness: Any = None
     cases: list[Case] | None = None
     assumptions: list[Assumption] | None = None
+    #: Each compared metric's difference as a tie finding (:mod:`simulator.report.ties`).
+    ties: Any = None
 
 
 def grounds(result: RunResult) -> Grounds:
     """The grounds of a run (empty for a sweep)."""
     from simulator.report.fairness import fairness
+    from simulator.report.ties import metric_ties
 
     if result.is_sweep:
         return Grounds()
-    return Grounds(fairness(result), cases(result), in_force(result))
+    return Grounds(fairness(result), cases(result), in_force(result), metric_ties(result))

@@ -44,6 +44,7 @@ th, td { border: 1px solid var(--line); padding: 4px 9px; text-align: right; whi
 th { background: var(--head); font-weight: 600; }
 td.l, th.l { text-align: left; }
 td.wrap { white-space: normal; min-width: 320px; }
+td.note { white-space: normal; min-width: 120px; max-width: 200px; }
 tr.sig td { background: var(--sig); }
 tr.sig td:first-child { border-left: 4px solid var(--sigline); }
 td.changed { background: var(--changed); font-weight: 600; }
@@ -178,7 +179,20 @@ def _estimates_section(result: RunResult) -> str:
     )
 
 
-def _comparisons_section(comparisons: pd.DataFrame, independent: bool, title: str) -> str:
+def _tie_cell(tie: Any) -> str:
+    """The "tie" cell of a difference: equivalent within its margin, or what it could miss."""
+    if tie is None or tie.verdict == "different":
+        return ""
+    if tie.verdict == "equivalent":
+        return f"equivalent within ±{tie.margin:.3g}"
+    if tie.verdict == "identical":
+        return "identical on every deal"
+    return f"cannot tell (below {tie.detectable:.3g} unseen)"
+
+
+def _comparisons_section(
+    comparisons: pd.DataFrame, independent: bool, title: str, ties: Any = None
+) -> str:
     if comparisons.empty:
         return ""
     kind = "independent streams" if independent else "paired, shared random streams"
@@ -204,6 +218,7 @@ def _comparisons_section(comparisons: pd.DataFrame, independent: bool, title: st
                 _p(float(r.p_holm)),
                 _e(r.test),
                 "yes" if r.significant else "",
+                _e(_tie_cell((ties or {}).get(r.variant, {}).get(r.metric))),
             ]
         )
         classes.append("sig" if r.significant else "")
@@ -219,7 +234,11 @@ def _comparisons_section(comparisons: pd.DataFrame, independent: bool, title: st
     return (
         f"<h2>{title} {badge}</h2><p class='lead'>Each variant minus <b>{baseline}</b> ({kind}); "
         "p-values Holm-corrected across metrics; a difference is significant at 5% (highlighted) "
-        "exactly when its Holm-adjusted interval excludes 0.</p>"
+        "exactly when its Holm-adjusted interval excludes 0. Tie: a difference that is not "
+        "significant is <i>equivalent within ±m</i> when its 90% interval (at its Holm step) lies "
+        "inside the margin m (two one-sided tests; the scenario's <code>equivalence:</code>, by "
+        "default 1 pp for proportions and 0.1 standard deviations for means), else the run "
+        "cannot tell, and a difference below the size shown would go unseen (80% power).</p>"
         + _table(
             [
                 "variant",
@@ -230,6 +249,7 @@ def _comparisons_section(comparisons: pd.DataFrame, independent: bool, title: st
                 "p (Holm)",
                 "test",
                 "significant",
+                "tie",
             ],
             rows,
             left=2,
@@ -464,27 +484,58 @@ def _summary_section(report: Report, plots: Sequence[Path] = ()) -> str:
 
 def _pp_interval(x: Any) -> str:
     if x is None:
-        return ""
+        return "—"
     return f"{100 * x.mean:+.1f} pp [{100 * x.lo:+.1f}, {100 * x.hi:+.1f}]".replace("-", "\u2212")
 
 
+def _seen(v: Any, margin: float) -> str:
+    """The "Δ seen" cell: what the comparison with the first variant could have seen, or why
+    it has no such size (the first variant itself; identical on every deal)."""
+    t = v.tie
+    if t is None:
+        return "(reference)"
+    if t.verdict == "identical":
+        return "— (identical)"
+    return f"{100 * t.detectable:.1f} pp"
+
+
+def _finding(v: Any, margin: float) -> str:
+    """The "finding" cell: the spread's comparison with the first variant in words."""
+    t = v.tie
+    if t is None:
+        return "—"
+    if t.verdict == "identical":
+        return "identical on every deal"
+    if t.verdict == "equivalent":
+        return (
+            f"equivalent within ±{100 * margin:.1f} pp (90% "
+            + f"[{100 * t.eq_lo:+.1f}, {100 * t.eq_hi:+.1f}])".replace("-", "\u2212")
+        )
+    if t.verdict == "different":
+        return "fairer" if t.hi < 0 else "less fair"
+    return f"cannot tell (below {100 * t.detectable:.1f} pp unseen)"
+
+
 def _fairness_section(report: Report) -> str:
-    """Seat spread and first-seat edge per variant, with paired differences from the first."""
+    """Seat spread and first-seat edge per variant, with paired differences from the first,
+    what each comparison found, and the answer: which variant is fairer, or that none is."""
+    from simulator.report.fairness import answer, group_words
+
     f = report.grounds.fairness
     if f is None:
         return ""
     rows = []
     for v in f.variants:
         spread = f"{100 * v.spread.mean:.1f} pp [{100 * v.spread.lo:.1f}, {100 * v.spread.hi:.1f}]"
-        detectable = "" if not v.detectable else f"{100 * v.detectable:.1f} pp"
         rows.append(
             [
                 _e(v.variant),
                 spread,
                 _pp_interval(v.spread_vs_base),
+                (_e(_finding(v, f.margin)), "l note"),
                 _pp_interval(v.first_seat),
                 _pp_interval(v.first_seat_vs_base),
-                detectable,
+                _e(_seen(v, f.margin)),
                 f"{100 * v.seat_detectable:.1f} pp" if math.isfinite(v.seat_detectable) else "",
             ]
         )
@@ -492,20 +543,32 @@ def _fairness_section(report: Report) -> str:
         "variant",
         "seat spread",
         "Δ spread",
+        "finding",
         "seat 1 edge",
         "Δ edge",
         "Δ seen",
         "spread seen",
     ]
-    ranking = " &lt; ".join(_e(n) for n in f.ranking)
+    tiers = f.tiers
+    ranking = (
+        "By spread: " + " &lt; ".join(_e(group_words(f, g)) for g in tiers) + "."
+        if len(tiers) > 1
+        else "No ranking: no variant's seat spread is told apart from another's."
+    )
     return (
-        "<h3>Fairness</h3><p class='lead'>Seat spread: the largest seat's win share minus the "
+        f"<h3>Fairness</h3><p class='lead' id='fairness-answer'><b>{_e(answer(f))}.</b></p>"
+        "<p class='lead'>Seat spread: the largest seat's win share minus the "
         "smallest's; seat 1 edge: seat 1's share minus the seats' mean; Δ: from the first "
         "variant; 95% intervals from resampling "
         f"{f.batches} batches of deals, the same under every variant (paired), "
-        f"{f.resamples:,} times. Δ seen, spread seen: the smallest difference in spread, and "
-        "the smallest spread the test of equal seats, would find with 80% power. By spread: "
-        f"{ranking}.</p>" + _table(header, rows, table_id="fairness")
+        f"{f.resamples:,} times. Finding: identical on every deal (every seat's outcome the "
+        "same on every deal), fairer or less fair (the interval excludes 0), equivalent "
+        f"within ±{100 * f.margin:.1f} pp (the 90% interval inside the margin: two one-sided "
+        "tests at 5%; the scenario's <code>equivalence.seat_spread</code>), or cannot tell. "
+        "Δ seen, spread seen: the smallest difference in spread, and "
+        "the smallest spread the test of equal seats, would find with 80% power. A variant "
+        f"ranks above another only where their paired interval excludes 0. {ranking}</p>"
+        + _table(header, rows, table_id="fairness")
     )
 
 
@@ -594,7 +657,12 @@ def render(report: Report, plots: Sequence[Path] = ()) -> str:
     else:
         body.append(_estimates_section(result))
         body.append(
-            _comparisons_section(result.comparisons, result.plan.independent, "Variant differences")
+            _comparisons_section(
+                result.comparisons,
+                result.plan.independent,
+                "Variant differences",
+                report.grounds.ties,
+            )
         )
         body.append(_distributions_section(result))
         from simulator.report.tournament import html_section

@@ -58,17 +58,22 @@ def print_tournament(report: Report, console: Console) -> None:
         console.print(m)
         seats = ", ".join(f"{k} {_interval(v)}" for k, v in s["seat_wins"].items())
         console.print(f"Seats (agents controlled for): {seats}")
-        steps = "  ".join(
-            f"{st['higher']} > {st['lower']} by {st['difference']:+.3f} (p {_p(st['p_value'])})"
-            for st in s["ladder"]
-        )
-        console.print(f"Ladder: {steps}")
+        console.print(ladder_line(s))
         g = s["skill_gap"]
         console.print(
             f"Skill gap: {g['strongest']} against {g['weakest']} wins "
             f"{_interval(g['matchup'])} of their games' wins; win share "
             f"{g['difference']:+.3f} [{g['ci_low']:+.3f}, {g['ci_high']:+.3f}]"
         )
+
+
+def ladder_line(s: dict[str, Any]) -> str:
+    """The "Ladder: ..." line: each rung above the next, by how much, with its p-value."""
+    steps = "  ".join(
+        f"{st['higher']} > {st['lower']} by {st['difference']:+.3f} (p {_p(st['p_value'])})"
+        for st in s["ladder"]
+    )
+    return f"Ladder: {steps}"
 
 
 def write_files(report: Report, out_dir: Path) -> list[Path]:
@@ -180,6 +185,7 @@ def html_section(report: Report) -> str:
             "<p>Matchups: row's share of the wins that went to row or column, in games where "
             f"both played.</p><table><tr><th></th>{head}</tr>{body}</table>"
         )
+        parts.append(f"<p class='ladder'>{e(ladder_line(s))}</p>")
         g = s["skill_gap"]
         parts.append(
             f"<p>Skill gap: <b>{e(g['strongest'])}</b> against <b>{e(g['weakest'])}</b>: "

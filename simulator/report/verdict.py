@@ -32,7 +32,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from simulator.report.fairness import seat_detectable
+from simulator.equivalence import DIFFERENT, EQUIVALENT, IDENTICAL
+from simulator.report.fairness import answer, seat_detectable
 from simulator.report.format import fmt_difference, fmt_estimate, fmt_p, fmt_share, row_digits
 from simulator.report.grounds import Case, Grounds
 from simulator.report.summary import ALPHA, Row, SeatRow, Summary
@@ -118,10 +119,11 @@ def _still(summary: Summary) -> list[str]:
     ]
 
 
-def changes(summary: Summary, unseen: set[str] | None = None) -> list[str]:
+def changes(summary: Summary, unseen: set[str] | None = None, ties: Any = None) -> list[str]:
     """One line per variant after the first: its significant changes, largest first; when none,
-    the smallest changes it would have seen. Variants in ``unseen`` (their changed rule never
-    fired) get no "no change" line: the rule line says why."""
+    that it plays every metric identically on every deal (``ties``), or the smallest changes it
+    would have seen. Variants in ``unseen`` (their changed rule never fired) get no "no change"
+    line: the rule line says why."""
     lines = []
     rows = _compared(summary)
     still = set(_still(summary))
@@ -133,8 +135,26 @@ def changes(summary: Summary, unseen: set[str] | None = None) -> list[str]:
         if not moved:
             if v in (unseen or set()):
                 continue
-            seen = _seen(tested, v, still)
             many = "metric" if len(tested) == 1 else "metrics"
+            mine = (ties or {}).get(v, {})
+            same = [r for r in tested if r.metric in mine and mine[r.metric].verdict == IDENTICAL]
+            # Metrics not compared deal by deal (a conditional mean) cannot be called identical.
+            rest = [r for r in tested if r.metric not in mine]
+            if same and len(same) + len(rest) == len(tested):
+                every = _all(len(same)) if len(same) > 1 else "its"
+                if rest:
+                    every = f"{len(same)} of its {len(tested)}"
+                text = f"{v}: identical to {summary.baseline} on every deal in {every} {many}"
+                if len(rest) == 1:
+                    r = rest[0]
+                    size = _size(r.cells[v].detectable or math.inf, r.kind)
+                    text += f"; no significant change in {r.metric} (it would have seen {size})"
+                elif rest:
+                    names = ", ".join(r.metric for r in rest)
+                    text += f"; no significant change in {names}{_seen(rest, v, set())}"
+                lines.append(text)
+                continue
+            seen = _seen(tested, v, still)
             lines.append(f"{v}: no significant change in {len(tested)} {many}{seen}")
             continue
         moved.sort(key=lambda r: _rank_key(r.cells[v].effect))
@@ -242,7 +262,7 @@ def _tested_seats(balanced: list[SeatRow], unequal: list[SeatRow], everyone: boo
     return [line]
 
 
-def game_lines(summary: Summary) -> list[str]:
+def game_lines(summary: Summary, ties: Any = None) -> list[str]:
     """Draws and length, where the summary has them."""
     lines = []
     rows = {r.metric: r for r in _compared(summary)}
@@ -256,6 +276,9 @@ def game_lines(summary: Summary) -> list[str]:
         if len(summary.variants) > 1:
             text += f" in {base}"
         later = summary.variants[1:]
+        if later and _tie_of(ties, summary, name) == IDENTICAL:
+            lines.append(f"{text}; identical on every deal in every variant")
+            continue
         if later and not any(r.cells[v].significant for v in later):
             seen = [x for x in (r.cells[v].detectable for v in later) if x is not None]
             size = f" (it would have seen {_size(max(seen), r.kind)})" if seen else ""
@@ -273,22 +296,51 @@ def game_lines(summary: Summary) -> list[str]:
     return lines
 
 
-def unmoved(summary: Summary) -> list[str]:
-    """Summary metrics no variant changed significantly, each with the smallest change the
-    comparisons would have seen (the largest over the variants)."""
+def _tie_of(ties: Any, summary: Summary, metric: str) -> str:
+    """``identical`` when every later variant plays ``metric`` identically on every deal,
+    ``equivalent`` when each is identical or equivalent within the margin, else ``""``."""
+    found = [(ties or {}).get(v, {}).get(metric) for v in summary.variants[1:]]
+    if not found or any(t is None for t in found):
+        return ""
+    verdicts = {t.verdict for t in found}
+    if verdicts == {IDENTICAL}:
+        return IDENTICAL
+    return EQUIVALENT if verdicts <= {IDENTICAL, EQUIVALENT} else ""
+
+
+def unmoved(summary: Summary, ties: Any = None) -> list[str]:
+    """Summary metrics no variant changed significantly: those identical on every deal in
+    every variant, those equivalent within their margins (:mod:`simulator.report.ties`), and the
+    rest each with the smallest change the comparisons would have seen (the largest over the
+    variants)."""
     still = _still(summary)
     if not still:
         return []
     rows = {r.metric: r for r in _compared(summary)}
-    listed = []
+    listed, same, close = [], [], []
     for name in still:
+        tie = _tie_of(ties, summary, name)
+        if tie == IDENTICAL:
+            same.append(name)
+            continue
+        if tie == EQUIVALENT:
+            margin = max(ties[v][name].margin for v in summary.variants[1:])
+            close.append(f"{name} ±{_size(margin, rows[name].kind)}")
+            continue
         r = rows[name]
         seen = [x for x in (r.cells[v].detectable for v in summary.variants[1:]) if x is not None]
         listed.append(f"{name} {_size(max(seen), r.kind)}" if seen else name)
-    return [
-        "no significant change in any variant (each with the smallest change it would have "
-        f"seen): {_listed(listed)}"
-    ]
+    lines = []
+    if same:
+        lines.append(f"identical on every deal in every variant: {_listed(same)}")
+    if close:
+        lines.append(f"equivalent within their margins in every variant: {_listed(close)}")
+    if listed:
+        lines.append(
+            "no significant change in any variant (each with the smallest change it would have "
+            f"seen): {_listed(listed)}"
+        )
+    return lines
 
 
 def elsewhere(summary: Summary, detail: bool = False) -> list[str]:
@@ -321,50 +373,54 @@ def degenerate(summary: Summary) -> list[str]:
 
 
 def fairness_lines(summary: Summary, grounds: Grounds | None) -> list[str]:
-    """Which variant is fairest, by how much, or that the run cannot tell (with its size)."""
+    """One plain sentence: which variant is fairer (its seat spread told apart below the
+    others'), or that none is — identical on every deal, equivalent within the margin, or
+    cannot tell (with the difference that would go unseen) — then the spreads it rests on."""
     f = grounds.fairness if grounds is not None else None
     if f is None or len(f.variants) < 2:
         return []
     base = f.variants[0]
     later = f.variants[1:]
-    told = [v for v in later if v.spread_vs_base is not None and v.spread_vs_base.excludes_zero()]
 
     def spread(v: Any) -> str:
         return f"{_pp(v.spread.mean)} [{100 * v.spread.lo:.1f}, {100 * v.spread.hi:.1f}]"
 
-    def same(v: Any) -> bool:
-        d = v.spread_vs_base
-        return bool(d.lo == d.hi == d.mean == 0)
-
-    if all(same(v) for v in later):
-        # The seat line says the seats are alike in every variant; it carries the interval.
-        return []
-
     def diff(v: Any) -> str:
-        if same(v):
-            return f"{v.variant} the same seat shares"
-        d = v.spread_vs_base
-        return f"{v.variant} {_spp(d.mean)} [{_spp(d.lo)}, {_spp(d.hi)}]"
+        t = v.tie
+        if t is None:
+            return v.variant
+        if t.verdict == IDENTICAL:
+            return f"{v.variant} identical on every deal"
 
+        def signed(x: float) -> str:
+            return f"{100 * x:+.1f}".replace("-", "\u2212")
+
+        text = f"{v.variant} {_spp(t.difference)} [{signed(t.lo)}, {signed(t.hi)}]"
+        inside = -f.margin < t.eq_lo and t.eq_hi < f.margin
+        if t.verdict == EQUIVALENT:
+            text += f", 90% [{signed(t.eq_lo)}, {signed(t.eq_hi)}] within ±{_pp(f.margin)}"
+        elif t.verdict == DIFFERENT and inside:
+            # Told apart, and yet inside the margin: a real difference too small to matter.
+            text += f", inside ±{_pp(f.margin)}"
+        return text
+
+    said = answer(f)
+    tiers = f.tiers
+    if len(tiers) == 1 and f.alike(tiers[0]) == IDENTICAL:
+        return [f"fairness: {said} (seat spread {spread(base)})"]
     diffs = "; ".join(diff(v) for v in later)
-    if told:
-        fairest = min(f.variants, key=lambda v: v.spread.mean)
-        return [
-            f"fairest: {fairest.variant} (seat spread {spread(fairest)}); seat spread from "
-            f"{base.variant} ({spread(base)}): {diffs}"
-        ]
-    sizes = [v.detectable for v in later if v.detectable]
-    unseen = ""
-    if sizes:
-        size = max(sizes)
-        unseen = (
-            f"; a difference below {_pp(size)} would go unseen at {_games(f.games)} "
-            f"({MORE * f.games:,} would see {_pp(size / math.sqrt(MORE))})"
-        )
-    return [
-        f"fairness: cannot tell the variants apart (seat spread {base.variant} {spread(base)}; "
-        f"from it: {diffs}){unseen}"
-    ]
+    rest = f"seat spread {base.variant} {spread(base)}; from it: {diffs}"
+    if len(tiers) > 1:
+        first = [v for v in f.variants if v.variant in tiers[0] and v is not base]
+        if not first:
+            return [f"fairness: {said} ({rest})"]
+        spreads = ", ".join(f"{v.variant} {spread(v)}" for v in first)
+        return [f"fairness: {said} (seat spread {spreads}; {rest})"]
+    if f.alike(tiers[0]) == EQUIVALENT:
+        return [f"fairness: {said} ({rest})"]
+    size = f.unseen(tiers[0])
+    more = f" ({MORE * f.games:,} would see {_pp(size / math.sqrt(MORE))})" if size else ""
+    return [f"fairness: {said}{more} ({rest})"]
 
 
 def _case_line(base: str, variant: str, found: list[Case]) -> str:
@@ -433,10 +489,10 @@ def verdict(summary: Summary, detail: bool = False, grounds: Grounds | None = No
         degenerate(summary)
         + fairness_lines(summary, grounds)
         + case_lines
-        + changes(summary, never)
+        + changes(summary, never, grounds.ties if grounds is not None else None)
         + seat_balance(summary, grounds)
-        + game_lines(summary)
-        + unmoved(summary)
+        + game_lines(summary, grounds.ties if grounds is not None else None)
+        + unmoved(summary, grounds.ties if grounds is not None else None)
         + elsewhere(summary, detail)
         + rests_on(grounds)
     )
