@@ -52,8 +52,9 @@ def _playwright():
 
 
 @pytest.fixture
-def server(tmp_path):
+def server(tmp_path, monkeypatch):
     pytest.importorskip("uvicorn")
+    monkeypatch.chdir(tmp_path)  # as `sim serve` runs: paths are read from its working folder
     import uvicorn
 
     from simulator.serve.app import Session, create_app
