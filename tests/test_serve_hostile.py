@@ -359,6 +359,28 @@ def test_an_exact_function_that_never_returns_holds_neither_the_server_nor_the_r
     assert not [t for t in threading.enumerate() if t.name == "sim-serve-exact"]
 
 
+def test_a_bare_except_in_an_exact_function_does_not_keep_it_running():
+    """The cut is raised again until the thread ends: swallowing one does not help."""
+    from types import SimpleNamespace
+
+    def stubborn(params):
+        try:
+            while True:
+                pass
+        except BaseException:
+            pass
+        while True:
+            pass
+
+    params = SimpleNamespace(model_dump_json=lambda: "{}")
+    procedure = SimpleNamespace(name="stubborn", exact=stubborn)
+    scenario = SimpleNamespace(procedure=procedure, sweep={}, variants={"base": params})
+    run = exact_module.ExactCache().run(scenario, 0.5)
+    run.start()
+    assert run.wait(5), "the exact function still runs"
+    assert run.values == {} and "ran over 0.5 s" in run.note
+
+
 def test_exact_values_that_come_in_time_are_shown(served):
     session, client, _ = served
     body = {"source": _source(client), "path": "served/field_battle.yaml", "trials": 1000}

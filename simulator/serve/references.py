@@ -49,16 +49,19 @@ def check_reference(text: str, folder: Path, folders: Folders) -> None:
     if match is None:
         return
     path = match["path"]
-    fix = "name a file inside the served folders, relative to the scenario (or add --root)"
+    fix = "sim serve imports a file only by a path relative to the scenario's folder"
     if "\x00" in path:
         raise PathRefused(f"{text!r}: a NUL character in a file name")
     if path.startswith("~") or Path(path).is_absolute() or os.path.isabs(path):
-        raise PathRefused(f"{text}: an absolute path; {fix}")
+        raise PathRefused(f"{text}: an absolute path; {fix}, inside the served folders")
     if ".." in Path(path).parts:
-        raise PathRefused(f"{text}: '..' is not allowed here; {fix}")
+        raise PathRefused(f"{text}: '..' is not allowed; {fix}, inside the served folders")
     real = Path(os.path.realpath(folder / path))
     if folders.root_of(real) is None:
-        raise PathRefused(f"{text}: outside the folders this server was started on; {fix}")
+        raise PathRefused(
+            f"{text}: outside the folders this server was started on (a symbolic link out); "
+            "keep the file inside them, or add its folder with sim serve --root"
+        )
 
 
 def check_references(raw: Any, folder: Path, folders: Folders) -> None:
