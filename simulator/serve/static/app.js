@@ -342,6 +342,8 @@ function handle(job, event) {
       : `INCOMPLETE: ${event.stopped || "stopped"}; partial results of ` +
         `${event.view.trials.toLocaleString()} trials per variant`;
     $("runline").className = event.view.complete ? "muted" : "incomplete";
+    // Why the exact column is missing, when it is (an exact function cut for time, or failing).
+    $("exactnote").textContent = event.exact_note || "";
     showFigures(job);
     $("download").href = `api/jobs/${job}/report.zip`;
     $("download").hidden = false;
