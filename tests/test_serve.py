@@ -28,7 +28,8 @@ LONG = 10**11
 
 
 @pytest.fixture
-def served(tmp_path):
+def served(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # as `sim serve` runs: paths are read from its working folder
     folder = tmp_path / "served"
     folder.mkdir()
     shutil.copy(FIELD_BATTLE, folder / "field_battle.yaml")

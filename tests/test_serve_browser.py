@@ -52,8 +52,9 @@ def _playwright():
 
 
 @pytest.fixture
-def server(tmp_path):
+def server(tmp_path, monkeypatch):
     pytest.importorskip("uvicorn")
+    monkeypatch.chdir(tmp_path)  # as `sim serve` runs: paths are read from its working folder
     import uvicorn
 
     from simulator.serve.app import Session, create_app
@@ -112,10 +113,26 @@ def test_a_designer_changes_the_defender_s_extra_die_and_saves(server, tmp_path)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.set_default_timeout(120_000)
+            failed: list[str] = []
+            page.on("response", lambda r: failed.append(r.url) if r.status >= 400 else None)
             page.goto(url)
             # Waits are selectors, not functions: the page's policy forbids eval, Playwright's too.
             page.wait_for_selector("#title:has-text('4v3')")
             assert page.input_value("#f-defender_extra_dice") == "1"
+            # The file runs as it is, before any knob moves (its 1,000,000 trials).
+            page.wait_for_selector("#runline:has-text('complete: 1,000,000')")
+            assert not failed, f"the page asked for what is not there: {failed}"
+            # The form uses the width (it was one narrow column, 2,244 px tall), and no
+            # parameter's name is cut (leaders_destroyed_in_retreat was).
+            assert page.evaluate("document.documentElement.scrollHeight") < 1500
+            assert page.evaluate("document.documentElement.scrollWidth") <= 1400
+            cut = page.evaluate(
+                "Array.from(document.querySelectorAll('#params label'))"
+                ".filter(l => l.scrollWidth > l.clientWidth + 1).map(l => l.textContent)"
+            )
+            assert cut == [], cut
+            label = page.locator("label[for='f-leaders_destroyed_in_retreat']")
+            assert "leaders_destroyed_in_retreat" in label.inner_text().replace("\n", "")
 
             # The knob: the defender's extra die, 1 by the rules, taken away. The run starts by
             # itself and compares the change with the base on shared dice.

@@ -4,7 +4,6 @@ token in the URL it prints, serving scenario files under the folders it was star
 from __future__ import annotations
 
 import ipaddress
-import socket
 import threading
 from pathlib import Path
 from typing import Any
@@ -21,13 +20,6 @@ def _loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
-
-
-def _free_port(host: str) -> int:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
 
 
 def _warm(paths: list[Path]) -> None:
@@ -60,8 +52,9 @@ def serve(
 ) -> int:
     """Start the web app and serve until Ctrl-C; the exit code (2 for bad options or files)."""
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401  (the serve extra: said here, before anything starts)
 
+        from simulator.serve import lifecycle
         from simulator.serve.app import MAX_SECONDS, MAX_TRIALS, Session, create_app
         from simulator.serve.paths import Folders, PathRefused
     except ImportError as e:
@@ -89,14 +82,6 @@ def serve(
     except PathRefused as e:
         say(err, f"sim serve: {e} (add its folder with --root)")
         return EXIT_INVALID
-    session = Session(
-        folders,
-        max_trials=max_trials or MAX_TRIALS,
-        max_seconds=max_seconds or MAX_SECONDS,
-        opened=opened,
-    )
-    if threads:
-        session.threads = threads
     if _loopback(host):
         allowed = [*LOOPBACK, "[::1]"]
     else:
@@ -106,27 +91,49 @@ def serve(
             f"warning: serving on {host}, not only this machine: anyone who can reach it and "
             "has the URL's token can run scenarios and write scenario files here",
         )
-    if port == 0:
-        port = _free_port(host)
-    shown_host = f"[{host}]" if ":" in host else host
-    threading.Thread(target=_warm, args=(files,), daemon=True, name="sim-serve-warm").start()
-    say(out, "sim serve: a designer's workbench for these folders:")
-    for folder in folders.roots:
-        say(out, f"  {folder}")
-    say(
-        out,
-        f"Open this URL (it holds the session's token):\n  http://{shown_host}:{port}/?token={session.token}",
-    )
-    say(out, "Ctrl-C stops the server.")
-    config = uvicorn.Config(
-        create_app(session, allowed_hosts=allowed),
-        host=host,
-        port=port,
-        log_level="warning",
-        timeout_graceful_shutdown=3,
-    )
     try:
-        uvicorn.Server(config).run()
+        sock = lifecycle.listening(host, port)
+    except OSError as e:
+        say(err, f"sim serve: cannot listen on {host}:{port}: {e.strerror or e} (try --port 0)")
+        return EXIT_INVALID
+    session = Session(
+        folders,
+        max_trials=max_trials or MAX_TRIALS,
+        max_seconds=max_seconds or MAX_SECONDS,
+        opened=opened,
+    )
+    if threads:
+        session.threads = threads
+
+    def stop_runs() -> None:
+        for job in list(session.jobs.values()):
+            job.stop("the server is shutting down")
+
+    try:  # from here on, however it ends, the session's report folder goes
+        port = sock.getsockname()[1]
+        shown_host = f"[{host}]" if ":" in host else host
+        threading.Thread(target=_warm, args=(files,), daemon=True, name="sim-serve-warm").start()
+        # The socket listens already: whoever reads the URL can connect at once.
+        say(out, "sim serve: a designer's workbench for these folders:")
+        for folder in folders.roots:
+            say(out, f"  {folder}")
+        url = f"http://{shown_host}:{port}/?token={session.token}"
+        say(out, f"Open this URL (it holds the session's token):\n  {url}")
+        say(out, "Ctrl-C stops the server.")
+        _flush(out)
+        received = lifecycle.serve(
+            create_app(session, allowed_hosts=allowed), sock, stop_runs, session.reports
+        )
     finally:
-        session.close()
-    return 0
+        session.close(wait=lifecycle.GRACE)
+        sock.close()
+    if received is None:
+        return 0
+    lifecycle.said(received)
+    return lifecycle.end(128 + received)
+
+
+def _flush(console: Any) -> None:
+    file = getattr(console, "file", None)
+    if file is not None:
+        file.flush()

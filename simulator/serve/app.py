@@ -3,9 +3,12 @@
 Every request must carry the session's token (``?token=``, the ``X-Sim-Token`` header, or the
 cookie the page gets when opened with the token); requests that change anything (POST) must carry
 it in the query or the header, which another site's page cannot set, so a cookie alone never
-starts a run or writes a file. Paths go through :class:`simulator.serve.paths.Folders`; one run
-at a time per session (a second is refused with 409 until the first ends or is stopped), each
-capped in trials and in time.
+starts a run or writes a file (:mod:`simulator.serve.guard`, which also bounds bodies and JSON).
+Paths go through :class:`simulator.serve.paths.Folders`, and the Python files a posted scenario
+names through :mod:`simulator.serve.references`, before the scenario loader imports anything;
+one run at a time per session (a second is refused with 409 until the first ends or is stopped),
+each capped in trials and in time, its exact values computed beside it
+(:mod:`simulator.serve.exact`).
 """
 
 from __future__ import annotations
@@ -16,12 +19,11 @@ import json
 import os
 import secrets
 import shutil
-import tempfile
 import threading
+import time
 import zipfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
 
@@ -31,20 +33,22 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from simulator.engine import default_threads
+from simulator.limits import MAX_BYTES
 from simulator.output import safe_write
 from simulator.scenario import Scenario, ScenarioError
 from simulator.serve import form, model
+from simulator.serve.exact import EXACT_SECONDS, ExactCache
+from simulator.serve.guard import COOKIE, Refused, TokenGate, body_json, number, source_of
 from simulator.serve.jobs import Job
+from simulator.serve.lifecycle import report_folder
 from simulator.serve.paths import Folders, PathRefused
+from simulator.serve.references import check_references
 
 STATIC = Path(__file__).parent / "static"
 #: The files the page is made of (nothing else under static/ is served).
 ASSETS = {"app.js": "text/javascript", "app.css": "text/css"}
-COOKIE = "sim_token"
-HEADER = "x-sim-token"
 #: Default caps of a session (``sim serve --max-trials/--max-seconds``).
 MAX_TRIALS = 10**10
 MAX_SECONDS = 600.0
@@ -71,24 +75,11 @@ class Session:
     opened: list[str] = field(default_factory=list)
     jobs: dict[int, Job] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
-    reports: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="sim-serve-")))
-    _exact: dict[str, dict[str, float]] = field(default_factory=dict)
+    reports: Path = field(default_factory=report_folder)
+    exact: ExactCache = field(default_factory=ExactCache)
 
     def running(self) -> Job | None:
         return next((j for j in self.jobs.values() if j.running), None)
-
-    def exact(self, scenario: Scenario) -> dict[str, dict[str, float]]:
-        """`sim exact`'s values of each variant, where the procedure knows them (cached)."""
-        proc = scenario.procedure
-        if proc.exact is None or scenario.sweep:
-            return {}
-        out = {}
-        for name, params in scenario.variants.items():
-            key = f"{proc.name} {params.model_dump_json()}"
-            if key not in self._exact:
-                self._exact[key] = {k: float(v) for k, v in proc.exact(params).items()}
-            out[name] = self._exact[key]
-        return out
 
     def start(self, scenario: Scenario) -> Job | None:
         """A new job for ``scenario``, or None while another one runs."""
@@ -101,7 +92,7 @@ class Session:
                 scenario,
                 threads=self.threads,
                 max_seconds=self.max_seconds,
-                exact=self.exact(scenario),
+                exact=self.exact.run(scenario, min(EXACT_SECONDS, self.max_seconds)),
             )
             self.jobs[number] = job
             for old in sorted(self.jobs)[:-KEEP_JOBS]:
@@ -111,45 +102,15 @@ class Session:
             job.start()
             return job
 
-    def close(self) -> None:
-        """Stop a running job and remove the session's report folders."""
-        for job in self.jobs.values():
+    def close(self, wait: float = 30) -> None:
+        """Stop a running job, wait for it at most ``wait`` seconds in all, and remove the
+        session's report folders."""
+        for job in list(self.jobs.values()):
             job.stop("the server is shutting down")
-        for job in self.jobs.values():
-            job.join(30)
+        deadline = time.monotonic() + wait
+        for job in list(self.jobs.values()):
+            job.join(max(0.0, deadline - time.monotonic()))
         shutil.rmtree(self.reports, ignore_errors=True)
-
-
-class TokenGate:
-    """Refuse every request without the session's token (403), and POSTs whose token came only
-    from the cookie (a page of another site can make the browser send the cookie, not a header)."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self.token = token
-
-    def _given(self, scope: Scope) -> tuple[str | None, str | None]:
-        request = Request(scope)
-        explicit = request.headers.get(HEADER) or request.query_params.get("token")
-        cookie = SimpleCookie(request.headers.get("cookie", ""))
-        return explicit, cookie[COOKIE].value if COOKIE in cookie else None
-
-    def _ok(self, value: str | None) -> bool:
-        return value is not None and secrets.compare_digest(value.encode(), self.token.encode())
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        explicit, cookie = self._given(scope)
-        allowed = self._ok(explicit) or (scope["method"] == "GET" and self._ok(cookie))
-        if not allowed:
-            text = (
-                "sim serve: this request needs the session token (open the URL sim serve printed)"
-            )
-            await Response(text, status_code=403, media_type="text/plain")(scope, receive, send)
-            return
-        await self.app(scope, receive, send)
 
 
 def _json(data: Any, status: int = 200) -> JSONResponse:
@@ -185,25 +146,54 @@ def create_app(session: Session, allowed_hosts: list[str] | None = None) -> Star
         limits = {"max_trials": session.max_trials, "max_seconds": session.max_seconds}
         return _json({"files": files, "opened": session.opened, "limits": limits})
 
+    def _guarded(text: str, file: str) -> None:
+        """Refuse (PathRefused) a scenario naming a Python file outside the served folders,
+        before the scenario loader imports it."""
+        try:
+            raw = form.raw_values(text, file)
+        except ScenarioError:
+            return  # the loader stops at the same place, before importing anything
+        check_references(raw, Path(os.path.abspath(file)).parent, session.folders)
+
+    def _shown_form(given: str, variant: str) -> dict[str, Any]:
+        real, text = session.folders.read(given)
+        _, file = session.folders.scenario_file(given)
+        shown = session.folders.shown(real) if given.startswith("/") else given
+        _guarded(text, file)
+        return {"path": shown, "source": text, **form.form(text, shown, variant)}
+
     async def scenario(request: Request) -> Response:
         given = request.query_params.get("path", "")
+        variant = request.query_params.get("variant") or form.EDIT_VARIANT
         try:
-            real, text = session.folders.read(given)
+            return _json(await asyncio.to_thread(_shown_form, given, variant))
         except PathRefused as e:
             return _refused(e)
-        shown = session.folders.shown(real) if given.startswith("/") else given
-        variant = request.query_params.get("variant") or form.EDIT_VARIANT
-        data = await asyncio.to_thread(form.form, text, shown, variant)
-        return _json({"path": shown, "source": text, **data})
 
-    async def _draft(request: Request) -> tuple[form.Draft, str]:
-        body = await request.json()
-        if not isinstance(body, dict) or not isinstance(body.get("source"), str):
-            raise ValueError("send the scenario's source text and the changes")
-        draft = form.Draft.of(body, str(body.get("path") or "<scenario>"), body["source"])
-        return draft, form.compose_text(draft)
+    async def _draft(request: Request) -> tuple[dict[str, Any], form.Draft, str]:
+        """The body, the draft and its composed text (a path inside the served folders).
+
+        Raises:
+            Refused: a body that is not such a draft; PathRefused: its path;
+            ScenarioError: a source the loader refuses.
+        """
+        body = await body_json(request)
+        source = source_of(body)
+        given = body.get("path")
+        if not isinstance(given, str):
+            raise Refused(400, "path: send the scenario file's path inside the served folders")
+        _, file = session.folders.scenario_file(given)
+        try:
+            draft = form.Draft.of(body, file, source)
+        except ValueError as e:
+            raise Refused(400, str(e)) from None
+        text = await asyncio.to_thread(form.compose_text, draft)
+        if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
+            raise Refused(413, f"the scenario is larger than the {MAX_BYTES >> 20} MiB limit")
+        return body, draft, text
 
     def _checked(draft: form.Draft, text: str, file: str) -> tuple[Scenario | None, list[Any]]:
+        _guarded(text, file)
         try:
             scenario = form.validate(text, file)
         except ScenarioError as e:
@@ -219,23 +209,27 @@ def create_app(session: Session, allowed_hosts: list[str] | None = None) -> Star
 
     async def draft(request: Request) -> Response:
         try:
-            d, text = await _draft(request)
+            _, d, text = await _draft(request)
+            scenario, problems = await asyncio.to_thread(_checked, d, text, d.file)
         except ScenarioError as e:
             return _json({"text": None, "problems": form.placed(e.problems, "")})
-        except ValueError as e:
-            return _refused(e, 400)
-        scenario, problems = await asyncio.to_thread(_checked, d, text, d.file)
+        except Refused as e:
+            return e.response()
+        except PathRefused as e:
+            return _refused(e)
         fragment = form.params_fragment(scenario, d.variant) if scenario else None
         return _json({"text": text, "problems": problems, "fragment": fragment})
 
     async def run(request: Request) -> Response:
         try:
-            d, text = await _draft(request)
+            _, d, text = await _draft(request)
+            scenario, problems = await asyncio.to_thread(_checked, d, text, d.file)
         except ScenarioError as e:
             return _json({"problems": form.placed(e.problems, "")}, 422)
-        except ValueError as e:
-            return _refused(e, 400)
-        scenario, problems = await asyncio.to_thread(_checked, d, text, d.file)
+        except Refused as e:
+            return e.response()
+        except PathRefused as e:
+            return _refused(e)
         if scenario is None:
             return _json({"problems": problems}, 422)
         job = await asyncio.to_thread(session.start, scenario)
@@ -244,17 +238,18 @@ def create_app(session: Session, allowed_hosts: list[str] | None = None) -> Star
         return _json({"job": job.number, "text": text})
 
     def _job(request: Request) -> Job | None:
-        try:
-            return session.jobs.get(int(request.path_params["job"]))
-        except ValueError:
-            return None
+        number_ = number(request.path_params["job"])
+        return None if number_ is None else session.jobs.get(number_)
 
     async def events(request: Request) -> Response:
         job = _job(request)
         if job is None:
             return _json({"error": "no such run"}, 404)
-        start = request.headers.get("last-event-id") or request.query_params.get("from") or "-1"
-        index = int(start) + 1 if start.lstrip("-").isdigit() else 0
+        start = request.headers.get("last-event-id") or request.query_params.get("from")
+        seen = number(start)
+        if start is not None and seen is None:
+            return _json({"error": "from: an event's number (a whole number) or nothing"}, 400)
+        index = max(0, (seen if seen is not None else -1) + 1)
 
         async def stream() -> AsyncIterator[str]:
             nonlocal index
@@ -266,6 +261,8 @@ def create_app(session: Session, allowed_hosts: list[str] | None = None) -> Star
                     index += 1
                 if batch and batch[-1]["type"] == "end":
                     return
+                if not batch and not job.running and not job.events_from(index):
+                    return  # asked from past the end of a run that has ended: nothing comes
                 if await request.is_disconnected():
                     return
                 idle = 0.0 if batch else idle + 0.05
@@ -349,21 +346,19 @@ def create_app(session: Session, allowed_hosts: list[str] | None = None) -> Star
 
     async def save(request: Request) -> Response:
         try:
-            body = await request.json()
-            d, text = await _draft(request)
+            body, d, text = await _draft(request)
+            target = body.get("target")
+            if not isinstance(target, str):
+                raise Refused(400, "target: the scenario file to write, inside the served folders")
+            real = await asyncio.to_thread(session.folders.save_target, target)
+            _, file = session.folders.scenario_file(target)
+            scenario, problems = await asyncio.to_thread(_checked, d, text, file)
         except ScenarioError as e:
             return _json({"problems": form.placed(e.problems, "")}, 422)
-        except ValueError as e:
-            return _refused(e, 400)
-        target = str(body.get("target") or "")
-        try:
-            real = session.folders.resolve(target, must_exist=False)
-            lexical = session.folders.base / target
-            if lexical.is_symlink():
-                raise PathRefused(f"{target}: a symlink; save to a plain file")
+        except Refused as e:
+            return e.response()
         except PathRefused as e:
             return _refused(e)
-        scenario, problems = await asyncio.to_thread(_checked, d, text, target)
         if scenario is None:
             return _json({"problems": problems}, 422)
         overwrite = body.get("overwrite") is True
@@ -374,9 +369,13 @@ def create_app(session: Session, allowed_hosts: list[str] | None = None) -> Star
             return _json({"exists": True, "error": message}, 409)
         return _json({"saved": session.folders.shown(real), "bytes": len(text.encode())})
 
+    async def favicon(request: Request) -> Response:
+        return Response(status_code=204, headers={"Cache-Control": "max-age=86400"})
+
     routes = [
         Route("/", page),
         Route("/static/{name}", asset),
+        Route("/favicon.ico", favicon),
         Route("/api/scenarios", scenarios),
         Route("/api/scenario", scenario),
         Route("/api/draft", draft, methods=["POST"]),

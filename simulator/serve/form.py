@@ -65,7 +65,7 @@ class Draft:
         return cls(source, file, variant, overrides, numbers["trials"], numbers["seed"])
 
 
-def _raw(text: str, file: str) -> dict[str, Any]:
+def raw_values(text: str, file: str) -> dict[str, Any]:
     """The file's values as the scenario loader reads them (YAML 1.1 surprises refused)."""
     raw, _, problems = to_python(compose(text, file), file)
     if problems:
@@ -77,7 +77,7 @@ def _edited(source: str, change: Callable[[Any], bool]) -> str | None:
     """``source`` with ``change`` applied to its mapping in place, every comment, key order and
     quoting of the untouched lines kept (ruamel.yaml's round trip); None if nothing changed.
 
-    The source has already passed the scenario loader's bounds (``_raw``), so the round trip
+    The source has already passed the scenario loader's bounds (``raw_values``), so the round trip
     reads only text of bounded size, depth and aliases."""
     from ruamel.yaml import YAML  # the serve extra; only saving and running an edit need it
 
@@ -99,7 +99,7 @@ def compose_text(draft: Draft) -> str:
     Raises:
         ScenarioError: the source is not YAML the loader reads, or the variant name is not one.
     """
-    raw = _raw(draft.source, draft.file)
+    raw = raw_values(draft.source, draft.file)
     if not _VARIANT_NAME.fullmatch(draft.variant) or draft.variant == BASE_VARIANT:
         problem = Problem(
             draft.file,
@@ -198,7 +198,7 @@ def form(text: str, file: str, variant: str = EDIT_VARIANT) -> dict[str, Any]:
     problems: list[Problem] = []
     scenario: Scenario | None = None
     try:
-        raw = _raw(text, file)
+        raw = raw_values(text, file)
         scenario = validate(text, file)
     except ScenarioError as e:
         problems = e.problems

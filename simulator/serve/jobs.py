@@ -26,6 +26,7 @@ from simulator.engine import Backend, Plan
 from simulator.runner import RunResult, run_scenario
 from simulator.scenario import Scenario
 from simulator.serve import model
+from simulator.serve.exact import ExactRun
 
 #: Partial results are sent at most this often (and never more often than 3× their cost).
 PARTIAL_EVERY = 0.25
@@ -85,13 +86,15 @@ class Job:
         *,
         threads: int,
         max_seconds: float,
-        exact: dict[str, dict[str, float]] | None = None,
+        exact: ExactRun | None = None,
     ) -> None:
         self.number = number
         self.scenario = scenario
         self.threads = threads
         self.max_seconds = max_seconds
-        self.exact = exact or {}
+        #: The exact values, computed beside the run in a thread of their own (never waited
+        #: for before the first estimate; bounded in time, cut by Stop).
+        self.exact = exact
         self.events: list[dict[str, Any]] = []
         self.result: RunResult | None = None
         self.stop_reason: str | None = None
@@ -101,7 +104,9 @@ class Job:
         self._started = 0.0
         self._last_partial = 0.0
         self._partial_cost = 0.0
-        self._thread = threading.Thread(target=self._run, name=f"sim-serve-job-{number}")
+        self._thread = threading.Thread(
+            target=self._run, name=f"sim-serve-job-{number}", daemon=True
+        )
 
     # -- what the page reads --------------------------------------------------------------
 
@@ -126,6 +131,8 @@ class Job:
         """Ask the run to stop at the engine's next progress report (within ~0.1 s)."""
         if self.stop_reason is None:
             self.stop_reason = reason
+        if self.exact is not None:
+            self.exact.cut(reason)
 
     def join(self, timeout: float | None = None) -> None:
         self._thread.join(timeout)
@@ -148,12 +155,17 @@ class Job:
         if plan is not None and not self.scenario.sweep:
             totals = self._executor.folded(plan, done)
             partial = model.partial_result(self.scenario, plan, totals, done, now - self._started)
-            event["view"] = model.view(partial, self.exact)
+            event["view"] = model.view(partial, self._exact_values())
         self._partial_cost = time.monotonic() - now
         self.emit(event)
 
+    def _exact_values(self) -> dict[str, dict[str, float]]:
+        return self.exact.values if self.exact is not None else {}
+
     def _run(self) -> None:
         self._started = time.monotonic()
+        if self.exact is not None:
+            self.exact.start()
         try:
             self.emit(
                 {
@@ -170,12 +182,19 @@ class Job:
                 backend=Backend(self._executor, self.threads),
             )
             self.result = result
+            note = None
+            if self.exact is not None:
+                # Bounded: the exact thread is cut at its own deadline, or now if stopped.
+                if not self.exact.wait(self.exact.seconds + 2):
+                    self.exact.cut("the run ended first")
+                note = self.exact.note
             self.emit(
                 {
                     "type": "result",
-                    "view": model.view(result, self.exact),
+                    "view": model.view(result, self._exact_values()),
                     "document": model.document(result),
                     "stopped": None if result.complete else self.stop_reason,
+                    "exact_note": note,
                 }
             )
         except KeyboardInterrupt:  # stopped before the engine's job loop began

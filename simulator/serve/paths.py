@@ -47,7 +47,8 @@ class Folders:
         except ValueError:
             return str(path)
 
-    def _root_of(self, path: Path) -> Path | None:
+    def root_of(self, path: Path) -> Path | None:
+        """The served folder ``path`` (a real, absolute path) lies in, or None."""
         for root in self.roots:
             if path == root or root in path.parents:
                 return root
@@ -58,12 +59,12 @@ class Folders:
         if not given or "\x00" in given:
             raise PathRefused("no path given")
         lexical = Path(os.path.normpath(self.base / given))
-        if self._root_of(lexical) is None:
+        if self.root_of(lexical) is None:
             raise PathRefused(f"{given}: outside the folders this server was started on")
         if not lexical.name.endswith(SUFFIXES):
             raise PathRefused(f"{given}: not a scenario file (.yaml or .yml)")
         real = Path(os.path.realpath(lexical))
-        if self._root_of(real) is None:
+        if self.root_of(real) is None:
             raise PathRefused(f"{given}: a symlink to a place outside the served folders")
         if must_exist and not real.exists():
             raise PathRefused(f"{given}: no such file")
@@ -71,6 +72,47 @@ class Folders:
             raise PathRefused(f"{given}: not a regular file")
         if not real.parent.is_dir():
             raise PathRefused(f"{given}: its folder does not exist")
+        return real
+
+    def scenario_file(self, given: str) -> tuple[Path, str]:
+        """The real path of a scenario file the page names (it need not exist yet), and the
+        name to give the scenario loader: ``given`` itself when it names the same file from the
+        working folder (so problems read as `sim validate` words them), else the real path. The
+        loader reads the files a scenario names relative to that name's folder.
+
+        Raises:
+            PathRefused: ``..`` in the path, or what :meth:`resolve` refuses.
+        """
+        if ".." in Path(given).parts:
+            raise PathRefused(f"{given}: '..' is not allowed; name the file inside its folder")
+        real = self.resolve(given, must_exist=False)
+        lexical = os.path.normpath(self.base / given)
+        return real, given if os.path.abspath(given) == lexical else str(real)
+
+    def save_target(self, given: str) -> Path:
+        """The real path Save may write: a scenario file (``.yaml``/``.yml``) inside a served
+        folder, in no hidden folder and not hidden itself (``.github/``, ``.ci.yml``), and not
+        a symlink; a file that exists is replaced only when it is a scenario itself.
+
+        Raises:
+            PathRefused: why the file may not be written.
+        """
+        real, _ = self.scenario_file(given)
+        lexical = Path(os.path.normpath(self.base / given))
+        for path in (lexical, real):
+            root = self.root_of(path)
+            hidden = [p for p in path.relative_to(root).parts if p.startswith(".")] if root else []
+            if hidden:
+                raise PathRefused(
+                    f"{given}: {hidden[0]} is hidden; sim serve saves only plain scenario files"
+                )
+        if lexical.is_symlink():
+            raise PathRefused(f"{given}: a symlink; save to a plain file")
+        if real.exists():
+            try:
+                self.read(given)
+            except PathRefused as e:
+                raise PathRefused(f"{e}; sim serve replaces only scenario files") from None
         return real
 
     def read(self, given: str) -> tuple[Path, str]:
@@ -107,7 +149,7 @@ class Folders:
                     if not name.endswith(SUFFIXES) or name.startswith("."):
                         continue
                     path = Path(folder) / name
-                    if self._root_of(Path(os.path.realpath(path))) is None:
+                    if self.root_of(Path(os.path.realpath(path))) is None:
                         continue
                     found.append(self.shown(path))
                     if len(found) >= MAX_LISTED:

@@ -220,11 +220,21 @@ function field(schema, path, name, value) {
   const range = hint(schema);
   return el(
     "div", { class: "field", "data-field": path },
-    el("label", { for: `f-${path}`, text: name }, ...badges),
+    el("label", { for: `f-${path}` }, ...breakable(name), ...badges),
     input(schema, path, value),
     el("small", { class: "muted", text: [range, description].filter(Boolean).join(" · ") }),
     el("div", { class: "problem", "data-for": path }),
   );
+}
+
+// A long parameter name wraps after its underscores, never cut (leaders_destroyed_in_retreat).
+function breakable(name) {
+  const out = [];
+  name.split("_").forEach((part, i) => {
+    if (i) out.push("_", el("wbr"));
+    out.push(part);
+  });
+  return out;
 }
 
 function drawForm() {
@@ -332,6 +342,8 @@ function handle(job, event) {
       : `INCOMPLETE: ${event.stopped || "stopped"}; partial results of ` +
         `${event.view.trials.toLocaleString()} trials per variant`;
     $("runline").className = event.view.complete ? "muted" : "incomplete";
+    // Why the exact column is missing, when it is (an exact function cut for time, or failing).
+    $("exactnote").textContent = event.exact_note || "";
     showFigures(job);
     $("download").href = `api/jobs/${job}/report.zip`;
     $("download").hidden = false;
@@ -462,6 +474,8 @@ async function load(path) {
   const { data: d } = await api("POST", "api/draft", draft());
   $("yaml").textContent = d.text || data.source;
   $("fragment").textContent = d.fragment || "";
+  // The file as it is runs at once (with "run on every change"): no knob has to move first.
+  if ($("auto").checked && !(data.problems || []).length) requestRun();
 }
 
 async function save(overwrite) {
