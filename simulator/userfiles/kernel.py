@@ -28,6 +28,7 @@ from simulator import tally
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import KERNEL
 from simulator.userfiles.dice import STATE_SIZE, ensure_fill
+from simulator.userfiles.jitting import CHECKED
 from simulator.userfiles.loading import Ref
 from simulator.userfiles.rewrite import SUFFIX
 
@@ -173,5 +174,5 @@ def kernel_around(
     from numba import njit
 
     ensure_fill()  # the symbol the trial's counts call, before the kernel is compiled or loaded
-    options: Any = {**KERNEL, "cache": True}
+    options: Any = {**KERNEL, **CHECKED}
     return njit(**options)(fn)

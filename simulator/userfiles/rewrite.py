@@ -38,6 +38,10 @@ _CARRIED = ("rng.py", "accumulate.py", "tally.py", "jit.py", "userfiles/dice.py"
             "userfiles/kernel.py")  # fmt: skip
 _SIMULATOR = Path(__file__).resolve().parent.parent
 SOURCES = hashlib.sha256(b"".join((_SIMULATOR / f).read_bytes() for f in _CARRIED)).hexdigest()[:10]
+#: Metrics one trial function may return: each is compiled into its kernel, and the compile grows
+#: faster than the count (256 metrics about 40 s; 1,000 twelve minutes; 3,000 exhausted Python's
+#: recursion limit), so more are refused before anything is compiled.
+MAX_METRICS = 256
 #: What ends a compiled designer's function's name (``opposed_roll__sim1a2b3c4d5e``).
 SUFFIX = f"__sim{SOURCES}"
 
@@ -153,6 +157,14 @@ class _Returns(ast.NodeTransformer):
         names = tuple(k.value for k in value.keys)  # type: ignore[union-attr]
         if not names:
             self.problems.append(Problem(self.ref.shown, *at, self.name, "returns no metric"))
+            return node
+        if len(names) > MAX_METRICS:
+            message = (
+                f"returns {len(names):,} metrics; a trial returns at most {MAX_METRICS} (each is "
+                "compiled into the run, and the compile grows faster than their count): split "
+                "the metrics over several procedures, or return fewer"
+            )
+            self.problems.append(Problem(self.ref.shown, *at, self.name, message))
             return node
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
