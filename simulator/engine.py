@@ -8,6 +8,7 @@ indices, never on the backend, the thread or worker count or the chunk size.
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -19,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from simulator import interrupts
-from simulator.accumulate import layout
+from simulator.accumulate import layout, merge, overflowed
 from simulator.interrupts import Stopped
 from simulator.limits import MAX_TRIALS, InvalidInput
 from simulator.procedures.base import Metric, Params, Procedure
@@ -39,6 +40,30 @@ class PlanError(ValueError):
 
 class TrialLimitError(InvalidInput):
     """More trials than ``MAX_TRIALS`` (the one cap of the CLI, scenario files and baselines)."""
+
+
+class OverflowLimit(InvalidInput):
+    """A metric whose sum of squares over the trials run does not fit in int64: refused rather
+    than reported with a wrapped variance (simulator.accumulate)."""
+
+
+def check_overflow(plan: Plan, stats: np.ndarray, trials: int) -> None:
+    """Refuse statistics whose sum of squares of a metric did not fit in int64.
+
+    Raises:
+        OverflowLimit: naming the metric, the bound and the largest value that fits.
+    """
+    bad = overflowed(stats, len(plan.metrics))
+    if not bad:
+        return
+    name = plan.metrics[bad[0]].name
+    fits = math.isqrt((2**63 - 1) // max(trials, 1))
+    raise OverflowLimit(
+        f"metric {name!r}: its values are too large for {trials:,} trials. sim sums each "
+        "metric's squares exactly in 64 bits, and value² × trials must stay below 2**63 "
+        f"(about 9.2e18): with {trials:,} trials, values up to about {fits:,}. Report it in "
+        "larger units (thousands, or the difference from a base value), or run fewer trials"
+    )
 
 
 @dataclass(frozen=True)
@@ -199,11 +224,11 @@ def _groups(plan: Plan) -> list[int]:
     return list(range(plan.n_variants)) if plan.independent else [-1]
 
 
-def _add(total: np.ndarray, group: int, part: np.ndarray) -> None:
+def _add(total: np.ndarray, group: int, part: np.ndarray, n_metrics: int) -> None:
     if group < 0:
-        total += part
+        merge(total, part, n_metrics)
     else:
-        total[group] += part[0]
+        merge(total[group : group + 1], part, n_metrics)
 
 
 def warm_up(plan: Plan) -> None:
@@ -300,6 +325,7 @@ def simulate(
             added, finished = _run_jobs(backend, plan, blocks, total, done, cap, on_progress, kept)
             done += added
             batches.append(done)
+            check_overflow(plan, total, done)
             if not finished:
                 complete = False
                 break
@@ -389,9 +415,9 @@ def _run_jobs(
         while len(parts.get(next_block, ())) == len(groups):
             block = np.zeros_like(total) if kept is not None else total
             for g, part in parts.pop(next_block):
-                _add(block, g, part)
+                _add(block, g, part, len(plan.metrics))
             if kept is not None:
-                np.add(total, block, out=total)
+                merge(total, block, len(plan.metrics))
                 kept.append(block)
             added += blocks[next_block][1]
             next_block += 1
