@@ -28,6 +28,7 @@ from simulator import tally
 from simulator.accumulate import BLOCK, accumulate_block, new_stats
 from simulator.jit import KERNEL
 from simulator.userfiles.dice import STATE_SIZE, ensure_fill
+from simulator.userfiles.imports import imports_digest
 from simulator.userfiles.jitting import CHECKED
 from simulator.userfiles.loading import Ref
 from simulator.userfiles.rewrite import SUFFIX
@@ -170,7 +171,7 @@ def kernel_around(
     exec(compile(source, str(ref.path), "exec"), scope)
     fn = scope[name]
     fn.__module__ = trial.py_func.__module__
-    fn.__qualname__ = f"{name}_{digest}{SUFFIX}"
+    fn.__qualname__ = f"{name}_{digest}{SUFFIX}{imports_digest(fn.__module__)}"
     from numba import njit
 
     ensure_fill()  # the symbol the trial's counts call, before the kernel is compiled or loaded

@@ -26,6 +26,7 @@ from typing import Any
 
 from simulator.userfiles.branchless import Branchless
 from simulator.userfiles.dice import API, ARITY, COMPILED
+from simulator.userfiles.imports import imports_digest
 from simulator.userfiles.loading import Ref
 from simulator.yaml_loader import Problem
 
@@ -245,7 +246,7 @@ def rewrite(
             scope[used] = jit(rewrite(helper, ref, False, jit, scope, seen).function)
     exec(code, scope)
     compiled = scope[fn.__name__]
-    compiled.__qualname__ = fn.__name__ + SUFFIX
+    compiled.__qualname__ = fn.__name__ + SUFFIX + imports_digest(fn.__module__)
     return Rewritten(compiled, names, lines)
 
 
