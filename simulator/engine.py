@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import math
 import os
+import queue
+import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
-from contextlib import ExitStack, suppress
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from contextlib import ExitStack, nullcontext, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -231,14 +233,103 @@ def _add(total: np.ndarray, group: int, part: np.ndarray, n_metrics: int) -> Non
         merge(total[group : group + 1], part, n_metrics)
 
 
-def warm_up(plan: Plan) -> None:
-    """Compile (or load from cache) the kernel before anything is timed."""
-    for g in _groups(plan):
-        run_range(plan, g, 0, 1)
+#: Seconds an interrupted run waits for the jobs already running before it reports without
+#: them (a kernel deep in one long trial never returns to Python: it is left to the exit).
+GRACE_SECONDS = 2.0
+
+
+class DaemonPool(Executor):
+    """The engine's thread pool: like :class:`concurrent.futures.ThreadPoolExecutor`, but its
+    threads never hold up the process's exit. A compiled kernel deep in one long trial cannot
+    be stopped; after a signal the main thread reports what finished and exits, and a
+    ThreadPoolExecutor would first wait for that kernel (for ever: a trial of 10**12 dice)."""
+
+    def __init__(self, workers: int) -> None:
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._threads = [
+            threading.Thread(target=self._work, name=f"sim-job-{i}", daemon=True)
+            for i in range(max(1, workers))
+        ]
+        for t in self._threads:
+            t.start()
+
+    def _work(self) -> None:
+        while (item := self._queue.get()) is not None:
+            future, fn, args, kwargs = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                result = fn(*args, **kwargs)
+            except BaseException as e:
+                future.set_exception(e)
+            else:
+                future.set_result(result)
+            del item, future, fn, args, kwargs
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        self._queue.put((future, fn, args, kwargs))
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Let the threads end once the queue is done; wait for them unless a stop was
+        requested (a stopped run does not wait for a kernel that cannot be stopped)."""
+        for _ in self._threads:
+            self._queue.put(None)
+        if wait and not interrupts.stop_requested():
+            for t in self._threads:
+                t.join()
+
+
+def off_main(fn: Callable[..., Any], *args: Any, poll: Callable[[], None] | None = None) -> Any:
+    """``fn(*args)`` in a worker thread while this thread waits, answering signals (on the main
+    thread) and calling ``poll`` (if given) about ten times a second: SIGINT, SIGTERM and SIGHUP
+    raise KeyboardInterrupt here within a tenth of a second, even while a kernel runs (Python
+    runs signal handlers only in the main thread, between bytecodes: a kernel called from it is
+    deaf to them until it returns), and so does ``poll`` (``sim serve``'s Stop and time cap)."""
+    on_main = threading.current_thread() is threading.main_thread()
+    if not on_main and poll is None:
+        return fn(*args)
+    future: Future[Any] = Future()
+
+    def work() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            result = fn(*args)
+        except BaseException as e:
+            future.set_exception(e)
+        else:
+            future.set_result(result)
+
+    threading.Thread(target=work, name="sim-kernel", daemon=True).start()
+    with interrupts.deferred() if on_main else nullcontext(lambda: False) as arrived:
+        while True:
+            with suppress(TimeoutError):
+                return future.result(timeout=0.1)
+            if arrived():
+                raise KeyboardInterrupt
+            if poll is not None:
+                poll()
+
+
+def warm_up(plan: Plan, poll: Callable[[], None] | None = None) -> None:
+    """Compile (or load from cache) the kernel before anything is timed (in a worker thread:
+    a signal, or ``poll`` raising KeyboardInterrupt, still ends the run while a first trial
+    runs: :func:`off_main`)."""
+
+    def first_trials() -> None:
+        for g in _groups(plan):
+            run_range(plan, g, 0, 1)
+
+    off_main(first_trials, poll=poll)
 
 
 def calibrate_chunk(
-    plan: Plan, seconds: float = TARGET_JOB_SECONDS, max_chunk: int = MAX_CHUNK
+    plan: Plan,
+    seconds: float = TARGET_JOB_SECONDS,
+    max_chunk: int = MAX_CHUNK,
+    poll: Callable[[], None] | None = None,
 ) -> int:
     """A power-of-two chunk size for jobs of ``seconds / 2 .. seconds``, at most ``max_chunk``
     trials (it never changes the result).
@@ -248,9 +339,12 @@ def calibrate_chunk(
     group = _groups(plan)[0]
 
     def timed(n: int) -> float:
-        t0 = time.perf_counter()
-        run_range(plan, group, 0, n)
-        return time.perf_counter() - t0
+        def run() -> float:
+            t0 = time.perf_counter()
+            run_range(plan, group, 0, n)
+            return time.perf_counter() - t0
+
+        return float(off_main(run, poll=poll))
 
     n = CALIBRATION_TRIALS
     while (elapsed := timed(n)) < seconds / 10 and n < max_chunk:
@@ -289,36 +383,40 @@ def simulate(
     Jobs run on ``backend`` (default: a pool of ``threads`` threads); their statistics are added in
     job order, so the result is the same on any backend.
 
-    Ctrl-C stops cleanly: outstanding jobs are cancelled (running local threads finish), the
-    statistics of the unbroken run of finished jobs from the start are kept, and the outcome says
-    ``complete=False``; its ``trials`` are then exactly the first ``trials`` trials.
+    Ctrl-C (SIGTERM, SIGHUP) stops cleanly and within seconds, even inside a long trial: no
+    kernel runs on the main thread, outstanding jobs are cancelled, running ones get
+    :data:`GRACE_SECONDS` to finish and are left behind after it, the statistics of the
+    unbroken run of finished jobs from the start are kept, and the outcome says
+    ``complete=False``; its ``trials`` are then exactly the first ``trials`` trials. A signal
+    during the warm-up or the calibration (no trial counted) raises KeyboardInterrupt.
     """
     if not 1 <= trials <= MAX_TRIALS or (max_trials or 0) > MAX_TRIALS:
         raise TrialLimitError(f"trials must be between 1 and {MAX_TRIALS:,} (got {trials:,})")
     interrupts.clear_stop()
-    warm_up(plan)
     cap = max(max_trials or trials, trials) if precision is not None else trials
     total = np.zeros((plan.n_variants, plan.n_slots), dtype=np.int64)
     done = 0
     target = trials
     batches: list[int] = []
     complete = True
+    kept: list[np.ndarray] | None = [] if deal_batches else None
+    chunk = max(1, -(-trials // deal_batches)) if deal_batches else chunk_size or MIN_CHUNK
+    t0 = time.perf_counter()
     with ExitStack() as stack:
         if backend is None:
             threads = threads or default_threads()
-            backend = Backend(stack.enter_context(ThreadPoolExecutor(max_workers=threads)), threads)
+            backend = Backend(stack.enter_context(DaemonPool(threads)), threads)
+        # Off the main thread (sim serve's runs) no signal reaches a run: while the first trials
+        # run, its progress callback is asked instead (it stops a run by raising).
+        poll = None
+        if on_progress is not None and threading.current_thread() is not threading.main_thread():
+            poll = lambda: on_progress(0, cap)  # noqa: E731
+        # A signal here (no trial counted yet) raises KeyboardInterrupt to the caller, as before.
+        warm_up(plan, poll)
         backend.prepare(plan)
-        kept: list[np.ndarray] | None = None
-        if deal_batches:
-            chunk = max(1, -(-trials // deal_batches))
-            kept = []
-        else:
+        if not deal_batches and chunk_size is None and cap > MIN_CHUNK:
             # A run of at most MIN_CHUNK trials is one job whatever the calibration says.
-            chunk = chunk_size or (
-                MIN_CHUNK
-                if cap <= MIN_CHUNK
-                else calibrate_chunk(plan, backend.job_seconds, backend.max_chunk)
-            )
+            chunk = calibrate_chunk(plan, backend.job_seconds, backend.max_chunk, poll)
         t0 = time.perf_counter()
         while True:
             blocks = _Blocks(done, target, chunk)
@@ -442,8 +540,11 @@ def _run_jobs(
     except KeyboardInterrupt:
         for f in in_flight:
             f.cancel()
+        # Jobs already running get a moment (their searches stop at the flag); one that is
+        # still running after it (a kernel deep in one long trial) is left behind, uncounted.
+        wait([f for f in in_flight if not f.cancelled()], timeout=GRACE_SECONDS)
         for f in list(in_flight):
-            if not f.cancelled():
+            if f.done() and not f.cancelled():
                 with suppress(Stopped):  # ran while the stop was requested: not counted
                     collect(f)
         fold()
