@@ -246,12 +246,8 @@ class DaemonPool(Executor):
 
     def __init__(self, workers: int) -> None:
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._threads = [
-            threading.Thread(target=self._work, name=f"sim-job-{i}", daemon=True)
-            for i in range(max(1, workers))
-        ]
-        for t in self._threads:
-            t.start()
+        self._workers = max(1, workers)
+        self._threads: list[threading.Thread] = []  # started as jobs come, as the standard pool
 
     def _work(self) -> None:
         while (item := self._queue.get()) is not None:
@@ -269,6 +265,11 @@ class DaemonPool(Executor):
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
         future: Future[Any] = Future()
         self._queue.put((future, fn, args, kwargs))
+        if len(self._threads) < self._workers:
+            t = threading.Thread(target=self._work, name=f"sim-job-{len(self._threads)}")
+            t.daemon = True
+            t.start()
+            self._threads.append(t)
         return future
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
@@ -401,18 +402,18 @@ def simulate(
     complete = True
     kept: list[np.ndarray] | None = [] if deal_batches else None
     chunk = max(1, -(-trials // deal_batches)) if deal_batches else chunk_size or MIN_CHUNK
+    # Off the main thread (sim serve's runs) no signal reaches a run: while the first trials
+    # run, its progress callback is asked instead (it stops a run by raising).
+    poll = None
+    if on_progress is not None and threading.current_thread() is not threading.main_thread():
+        poll = lambda: on_progress(0, cap)  # noqa: E731
+    # A signal here (no trial counted yet) raises KeyboardInterrupt to the caller, as before.
+    warm_up(plan, poll)
     t0 = time.perf_counter()
     with ExitStack() as stack:
         if backend is None:
             threads = threads or default_threads()
             backend = Backend(stack.enter_context(DaemonPool(threads)), threads)
-        # Off the main thread (sim serve's runs) no signal reaches a run: while the first trials
-        # run, its progress callback is asked instead (it stops a run by raising).
-        poll = None
-        if on_progress is not None and threading.current_thread() is not threading.main_thread():
-            poll = lambda: on_progress(0, cap)  # noqa: E731
-        # A signal here (no trial counted yet) raises KeyboardInterrupt to the caller, as before.
-        warm_up(plan, poll)
         backend.prepare(plan)
         if not deal_batches and chunk_size is None and cap > MIN_CHUNK:
             # A run of at most MIN_CHUNK trials is one job whatever the calibration says.
@@ -502,9 +503,32 @@ def _run_jobs(
             f = backend.executor.submit(run_range, plan, g, *blocks[b])
             in_flight[f] = job
 
+    errors: dict[int, Exception] = {}
+
     def collect(f: Future[np.ndarray]) -> None:
         b, g = in_flight.pop(f)
-        parts.setdefault(b, []).append((g, f.result()))
+        try:
+            part = f.result()
+        except Exception as e:  # a trial's error (a designer's rule): the first block's is said
+            errors[b] = e
+            return
+        parts.setdefault(b, []).append((g, part))
+
+    def raise_first_error() -> None:
+        # The error of the lowest failing block, whatever thread finished first: the jobs below
+        # it (all submitted already, in block order) are waited for, those above cancelled.
+        first = min(errors)
+        for f, (b, _) in in_flight.items():
+            if b > first:
+                f.cancel()
+        below = [f for f, (b, _) in in_flight.items() if b < first and not f.cancelled()]
+        while wait(below, timeout=0.1).not_done and not interrupts.stop_requested():
+            pass  # a signal meanwhile: the error found so far is said
+        for f in below:
+            if f.done():
+                with suppress(Stopped):
+                    collect(f)
+        raise errors[min(errors)]
 
     def fold() -> None:
         # Results may arrive in any order; they are added in block order, so what is kept after
@@ -529,6 +553,8 @@ def _run_jobs(
                     backend.check()
                 for f in ready:
                     collect(f)
+                if errors:
+                    raise_first_error()
                 fold()
                 if arrived():
                     raise KeyboardInterrupt
