@@ -100,7 +100,7 @@ def _compile(fn: Any, ref: Ref, owner: str, signature: Any) -> Any:
     own = Ref(ref.path, ref.shown, f"{owner}.{fn.__name__}")
     rewritten = rewrite_located(fn, own, False, own.name, _def_line(fn))
     function = rewritten.function
-    function.__qualname__ = f"{owner}_{fn.__name__}{SUFFIX}"
+    function.__qualname__ = f"{owner}_{fn.__name__}{SUFFIX}{imports_digest(fn.__module__)}"
     dispatcher = jit(function)
     try:
         compile_now(dispatcher, signature, own, fn)
