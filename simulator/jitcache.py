@@ -27,7 +27,7 @@ loads no Numba: ``sim list`` and ``sim validate`` stay light.
 an empty ``.nbi``: a disk that filled up, a copy cut short), with a notice, before Numba reads it:
 Numba would otherwise fail on it in every later run. It reads the files as Numba lays them out
 (an index: Numba's version, then the pickled source stamp and a dict of signatures to data
-files; a data file: one pickle), without patching Numba.
+files; a data file: one pickle, walked opcode by opcode, never loaded), without patching Numba.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import pickletools
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -125,9 +126,21 @@ def _drop_if_changed(folder: Path, value: str, stamp_name: str) -> None:
             pass  # a read-only install: Numba then compiles in memory as usual
 
 
+def _whole_pickle(data: bytes) -> bool:
+    """Whether ``data`` is one whole pickle, read opcode by opcode (nothing is built or
+    imported: a cache entry may name a designer's module that nobody asked to run)."""
+    try:
+        for _ in pickletools.genops(data):
+            pass
+    except Exception:  # cut short, or bytes that are no pickle
+        return False
+    return True
+
+
 def _entry_sound(index: Path, thorough: bool = True) -> bool:
     """Whether Numba can read the cache entry of ``index`` (a ``.nbi``) and its data files:
-    each data file unpickled (``thorough``), or only seen to begin and end as a whole pickle
+    the index unpickled (a failure to import what it names is Numba's to judge, not damage),
+    each data file read as a whole pickle (``thorough``) or only seen to begin and end as one
     does (a protocol mark first, the STOP opcode last: what a file cut short lacks)."""
     try:
         with open(index, "rb") as f:
@@ -141,27 +154,32 @@ def _entry_sound(index: Path, thorough: bool = True) -> bool:
 
     if version != numba.__version__:
         return True  # another Numba's entry: Numba does not read past its version
+    if not _whole_pickle(rest):
+        return False
     try:
         _stamp, overloads = pickle.loads(rest)
-        names = list(overloads.values())
+        names = [str(name) for name in overloads.values()]
+    except (ImportError, AttributeError):
+        return True
     except Exception:
         return False
     for name in names:
         try:
-            with open(index.parent / str(name), "rb") as f:
+            with open(index.parent / name, "rb") as f:
                 if thorough:
-                    pickle.loads(f.read())
-                else:
-                    first = f.read(1)
-                    f.seek(0, os.SEEK_END)
-                    if f.tell() < 2:
+                    if not _whole_pickle(f.read()):
                         return False
-                    f.seek(-1, os.SEEK_END)
-                    if first != b"\x80" or f.read(1) != b".":
-                        return False
+                    continue
+                first = f.read(1)
+                f.seek(0, os.SEEK_END)
+                if f.tell() < 2:
+                    return False
+                f.seek(-1, os.SEEK_END)
+                if first != b"\x80" or f.read(1) != b".":
+                    return False
         except FileNotFoundError:
             continue  # Numba compiles again when a data file is missing
-        except Exception:
+        except OSError:
             return False
     return True
 
