@@ -83,6 +83,7 @@ def trial(dice):
         (BIG, "", 200_000),  # the case: tallied rows (few distinct values)
         (HUGE, "", 1000),  # beyond 2**63 / trials: the mean would wrap too
         (BIG, "params: {base: 100000000, spread: 100000}\n", 1000),  # folded block by block
+        (HUGE.replace("2**62 + dice.d(6)", "dice.d(1) - 1 - 2**62"), "", 1000),  # "undefined"
     ],
 )
 def test_a_sum_of_squares_beyond_int64_is_refused_naming_the_metric(

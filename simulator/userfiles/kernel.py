@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from simulator import tally
-from simulator.accumulate import BLOCK, accumulate_block, new_stats
-from simulator.jit import KERNEL
+from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
+from simulator.jit import KERNEL, inline
 from simulator.stopflag import requested
 from simulator.userfiles.dice import STATE_SIZE, ensure_fill
 from simulator.userfiles.imports import imports_digest
@@ -94,6 +94,13 @@ def {kernel}(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots)
 """
 
 
+@inline
+def defined(x):
+    """A trial's metric as stored: never :data:`~simulator.accumulate.UNDEFINED`."""
+    value = np.int64(x)
+    return value if value != UNDEFINED else UNDEFINED + np.int64(1)
+
+
 def _tally_source(bools: list[bool]) -> dict[str, str]:
     """The generated lines that pack a trial's metrics (``x0 ..``) into ``part`` and ``ints``:
     metric ``k`` at bit ``s{k}`` of its variant's ``per_variant`` bits (at most bit 63: with no
@@ -138,12 +145,14 @@ def kernel_around(
     listed = ", ".join(f"p{k}" for k in range(len(kinds)))
     n_metrics = len(bools)
     packing = _tally_source(bools)
-    stores = [f"                x{k} = np.int64(result[{k}])" for k in range(n_metrics)]
+    # A metric of exactly UNDEFINED (-2**62) is not "undefined": it is stored one above, whose
+    # square does not fit either, so the run is refused (simulator.accumulate), not short of it.
+    stores = [f"                x{k} = defined(result[{k}])" for k in range(n_metrics)]
     stores.append("                if not tally:")
     stores += [f"                    values[v, {k}, i] = x{k}" for k in range(n_metrics)]
     stores.append(f"                part = {packing['pack']}")
     stores.append(f"                ints = {packing['ints']}")
-    again = [f"{' ' * 20}values[v, {k}, j] = np.int64(result[{k}])" for k in range(n_metrics)]
+    again = [f"{' ' * 20}values[v, {k}, j] = defined(result[{k}])" for k in range(n_metrics)]
     name = "kernel_" + ref.name
     source = _SOURCE.format(
         kernel=name,
@@ -161,6 +170,7 @@ def kernel_around(
         "STATE_SIZE": STATE_SIZE,
         "TALLY_SLOTS": tally.SLOTS,
         "new_stats": new_stats,
+        "defined": defined,
         "accumulate_block": accumulate_block,
         "width_of": tally.width_of,
         "tally_block": tally.tally_block,
