@@ -34,9 +34,9 @@ DICE = "dice"
 _PREFIX = "_sim_dice_"
 #: ``sim``'s code that a compiled designer's function carries: a digest of it ends the compiled
 #: function's name, so Numba's disk cache of an older ``sim`` is never read.
-_CARRIED = ("rng.py", "accumulate.py", "tally.py", "jit.py", "userfiles/dice.py",
+_CARRIED = ("rng.py", "accumulate.py", "tally.py", "jit.py", "stopflag.py", "userfiles/dice.py",
             "userfiles/rewrite.py", "userfiles/branchless.py", "userfiles/procedure.py",
-            "userfiles/kernel.py")  # fmt: skip
+            "userfiles/kernel.py", "userfiles/jitting.py")  # fmt: skip
 _SIMULATOR = Path(__file__).resolve().parent.parent
 SOURCES = hashlib.sha256(b"".join((_SIMULATOR / f).read_bytes() for f in _CARRIED)).hexdigest()[:10]
 #: Metrics one trial function may return: each is compiled into its kernel, and the compile grows
