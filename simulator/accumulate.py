@@ -11,6 +11,13 @@ Layout of one variant's statistics row, for ``M`` metrics::
 The cross term gives paired (common-random-number) comparisons between variants without keeping
 per-trial values. Everything is int64, so sums are exact and independent of chunking.
 
+A sum of squares that would not fit in int64 (value² × trials of 2**63, about 9.2e18: a metric
+of 10**7 over 100,000 trials) is never wrapped: its slot becomes :data:`OVERFLOW` (-1, which no
+sum of squares is) and stays so in every later sum (:func:`merge`), and the run is refused
+(:func:`overflowed`). While the squares fit, so do the sums and the cross terms (each at most a
+sum of squares), so nothing else can wrap. Whether the squares of a set of trials fit does not
+depend on how they are cut into jobs, so neither does the refusal.
+
 A kernel walks its trials in blocks of :data:`BLOCK`; the walk is written once here, the block's
 body stays the kernel's own::
 
@@ -33,6 +40,15 @@ UNDEFINED = np.int64(-(2**62))
 BLOCK = 512
 
 SLOTS_PER_METRIC = 4
+
+#: A sum of squares that did not fit in int64 (see the module's docstring).
+OVERFLOW = np.int64(-1)
+#: Largest value whose square fits in int64.
+ROOT_MAX = np.int64(3037000499)
+#: Values of magnitude below 2**SAFE_BITS: a block of them sums its squares without overflow
+#: (512 * 2**52 = 2**61); a block with a larger one sums them checked (:func:`checked_squares`).
+SAFE_BITS = np.int64(26)
+_INT64_MAX = np.int64(2**63 - 1)
 
 
 def layout(hist_max: list[int]) -> tuple[np.ndarray, np.ndarray, int]:
@@ -67,6 +83,30 @@ def new_stats(n_variants: np.int64, n_slots: np.int64) -> np.ndarray:
 
 
 @inline
+def add_squares(a, b):
+    """``a + b`` for two sums of squares, :data:`OVERFLOW` if either is or the sum does not fit
+    (both below 2**63: their sum wraps at most once, to a negative number)."""
+    out = a + b
+    if a < 0 or b < 0 or out < 0:
+        out = OVERFLOW
+    return out
+
+
+@inline
+def checked_squares(values, v, m, n):
+    """The sum of squares of ``values[v, m, :n]`` (undefined values left out), checked at each
+    step: :data:`OVERFLOW` when it does not fit in int64."""
+    squares = np.int64(0)
+    for i in range(n):
+        x = values[v, m, i]
+        if x != UNDEFINED:
+            if x > ROOT_MAX or x < -ROOT_MAX:
+                return OVERFLOW
+            squares = add_squares(squares, x * x)
+    return squares
+
+
+@inline
 def accumulate_block(stats, values, n, hist_offset, hist_max):
     """Add the first ``n`` trials of ``values[variant, metric, i]`` to ``stats``."""
     n_variants = values.shape[0]
@@ -77,19 +117,23 @@ def accumulate_block(stats, values, n, hist_offset, hist_max):
             total = np.int64(0)
             squares = np.int64(0)
             cross = np.int64(0)
+            bits = np.int64(0)  # the OR of every |x| (|x| - 1 below 0): how large they get
             for i in range(n):
                 x = values[v, m, i]
                 if x != UNDEFINED:
                     defined += 1
                     total += x
                     squares += x * x
+                    bits |= x ^ (x >> 63)
                     y = values[0, m, i]
                     if y != UNDEFINED:
                         cross += x * y
+            if (bits >> SAFE_BITS) != 0:  # large values: their squares may not have fit
+                squares = checked_squares(values, v, m, n)
             base = 4 * m
             stats[v, base] += defined
             stats[v, base + 1] += total
-            stats[v, base + 2] += squares
+            stats[v, base + 2] = add_squares(stats[v, base + 2], squares)
             stats[v, base + 3] += cross
             off = hist_offset[m]
             if off >= 0:
@@ -111,10 +155,32 @@ def accumulate_weighted(stats, v, row, count, hist_offset, hist_max, cross_row):
     for m in range(row.shape[0]):
         x = row[m]
         base = 4 * m
+        squares = OVERFLOW
+        if -ROOT_MAX <= x <= ROOT_MAX and (x == 0 or count <= _INT64_MAX // (x * x)):
+            squares = count * x * x
         stats[v, base] += count
         stats[v, base + 1] += count * x
-        stats[v, base + 2] += count * x * x
+        stats[v, base + 2] = add_squares(stats[v, base + 2], squares)
         stats[v, base + 3] += count * x * cross_row[m]
         off = hist_offset[m]
         if off >= 0:
             stats[v, off + min(max(x, 0), hist_max[m])] += count
+
+
+def merge(total: np.ndarray, part: np.ndarray, n_metrics: int) -> None:
+    """``total += part`` for statistics rows of ``n_metrics`` metrics, a sum of squares that does
+    not fit (or that did not in either) becoming :data:`OVERFLOW`."""
+    squares = SLOTS_PER_METRIC * np.arange(n_metrics) + 2
+    before = total[..., squares].copy()
+    with np.errstate(over="ignore"):
+        total += part
+    after = total[..., squares]
+    bad = (before < 0) | (part[..., squares] < 0) | (after < 0)
+    after[bad] = OVERFLOW
+    total[..., squares] = after
+
+
+def overflowed(stats: np.ndarray, n_metrics: int) -> list[int]:
+    """The metrics (their indices) whose sum of squares did not fit in int64, in any variant."""
+    squares = stats[..., SLOTS_PER_METRIC * np.arange(n_metrics) + 2]
+    return [m for m in range(n_metrics) if bool((squares[..., m] < 0).any())]

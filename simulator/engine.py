@@ -8,18 +8,21 @@ indices, never on the backend, the thread or worker count or the chunk size.
 
 from __future__ import annotations
 
+import math
 import os
+import queue
+import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
-from contextlib import ExitStack, suppress
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from contextlib import ExitStack, nullcontext, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from simulator import interrupts, jit
-from simulator.accumulate import layout
+from simulator.accumulate import layout, merge, overflowed
 from simulator.interrupts import Stopped
 from simulator.limits import MAX_TRIALS, InvalidInput
 from simulator.procedures.base import Metric, Params, Procedure
@@ -39,6 +42,30 @@ class PlanError(ValueError):
 
 class TrialLimitError(InvalidInput):
     """More trials than ``MAX_TRIALS`` (the one cap of the CLI, scenario files and baselines)."""
+
+
+class OverflowLimit(InvalidInput):
+    """A metric whose sum of squares over the trials run does not fit in int64: refused rather
+    than reported with a wrapped variance (simulator.accumulate)."""
+
+
+def check_overflow(plan: Plan, stats: np.ndarray, trials: int) -> None:
+    """Refuse statistics whose sum of squares of a metric did not fit in int64.
+
+    Raises:
+        OverflowLimit: naming the metric, the bound and the largest value that fits.
+    """
+    bad = overflowed(stats, len(plan.metrics))
+    if not bad:
+        return
+    name = plan.metrics[bad[0]].name
+    fits = math.isqrt((2**63 - 1) // max(trials, 1))
+    raise OverflowLimit(
+        f"metric {name!r}: its values are too large for {trials:,} trials. sim sums each "
+        "metric's squares exactly in 64 bits, and value² × trials must stay below 2**63 "
+        f"(about 9.2e18): with {trials:,} trials, values up to about {fits:,}. Report it in "
+        "larger units (thousands, or the difference from a base value), or run fewer trials"
+    )
 
 
 @dataclass(frozen=True)
@@ -199,22 +226,112 @@ def _groups(plan: Plan) -> list[int]:
     return list(range(plan.n_variants)) if plan.independent else [-1]
 
 
-def _add(total: np.ndarray, group: int, part: np.ndarray) -> None:
+def _add(total: np.ndarray, group: int, part: np.ndarray, n_metrics: int) -> None:
     if group < 0:
-        total += part
+        merge(total, part, n_metrics)
     else:
-        total[group] += part[0]
+        merge(total[group : group + 1], part, n_metrics)
 
 
-def warm_up(plan: Plan) -> None:
-    """Compile (or load from cache) the kernel before anything is timed."""
-    for g in _groups(plan):
-        run_range(plan, g, 0, 1)
+#: Seconds an interrupted run waits for the jobs already running before it reports without
+#: them (a kernel deep in one long trial never returns to Python: it is left to the exit).
+GRACE_SECONDS = 2.0
+
+
+class DaemonPool(Executor):
+    """The engine's thread pool: like :class:`concurrent.futures.ThreadPoolExecutor`, but its
+    threads never hold up the process's exit. A compiled kernel deep in one long trial cannot
+    be stopped; after a signal the main thread reports what finished and exits, and a
+    ThreadPoolExecutor would first wait for that kernel (for ever: a trial of 10**12 dice)."""
+
+    def __init__(self, workers: int) -> None:
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._workers = max(1, workers)
+        self._threads: list[threading.Thread] = []  # started as jobs come, as the standard pool
+
+    def _work(self) -> None:
+        while (item := self._queue.get()) is not None:
+            future, fn, args, kwargs = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                result = fn(*args, **kwargs)
+            except BaseException as e:
+                future.set_exception(e)
+            else:
+                future.set_result(result)
+            del item, future, fn, args, kwargs
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        self._queue.put((future, fn, args, kwargs))
+        if len(self._threads) < self._workers:
+            t = threading.Thread(target=self._work, name=f"sim-job-{len(self._threads)}")
+            t.daemon = True
+            t.start()
+            self._threads.append(t)
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Let the threads end once the queue is done; wait for them unless a stop was
+        requested (a stopped run does not wait for a kernel that cannot be stopped)."""
+        for _ in self._threads:
+            self._queue.put(None)
+        if wait and not interrupts.stop_requested():
+            for t in self._threads:
+                t.join()
+
+
+def off_main(fn: Callable[..., Any], *args: Any, poll: Callable[[], None] | None = None) -> Any:
+    """``fn(*args)`` in a worker thread while this thread waits, answering signals (on the main
+    thread) and calling ``poll`` (if given) about ten times a second: SIGINT, SIGTERM and SIGHUP
+    raise KeyboardInterrupt here within a tenth of a second, even while a kernel runs (Python
+    runs signal handlers only in the main thread, between bytecodes: a kernel called from it is
+    deaf to them until it returns), and so does ``poll`` (``sim serve``'s Stop and time cap)."""
+    on_main = threading.current_thread() is threading.main_thread()
+    if not on_main and poll is None:
+        return fn(*args)
+    future: Future[Any] = Future()
+
+    def work() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            result = fn(*args)
+        except BaseException as e:
+            future.set_exception(e)
+        else:
+            future.set_result(result)
+
+    threading.Thread(target=work, name="sim-kernel", daemon=True).start()
+    with interrupts.deferred() if on_main else nullcontext(lambda: False) as arrived:
+        while True:
+            with suppress(TimeoutError):
+                return future.result(timeout=0.1)
+            if arrived():
+                raise KeyboardInterrupt
+            if poll is not None:
+                poll()
+
+
+def warm_up(plan: Plan, poll: Callable[[], None] | None = None) -> None:
+    """Compile (or load from cache) the kernel before anything is timed (in a worker thread:
+    a signal, or ``poll`` raising KeyboardInterrupt, still ends the run while a first trial
+    runs: :func:`off_main`)."""
+
+    def first_trials() -> None:
+        for g in _groups(plan):
+            run_range(plan, g, 0, 1)
+
+    off_main(first_trials, poll=poll)
     jit.settled()
 
 
 def calibrate_chunk(
-    plan: Plan, seconds: float = TARGET_JOB_SECONDS, max_chunk: int = MAX_CHUNK
+    plan: Plan,
+    seconds: float = TARGET_JOB_SECONDS,
+    max_chunk: int = MAX_CHUNK,
+    poll: Callable[[], None] | None = None,
 ) -> int:
     """A power-of-two chunk size for jobs of ``seconds / 2 .. seconds``, at most ``max_chunk``
     trials (it never changes the result).
@@ -224,9 +341,12 @@ def calibrate_chunk(
     group = _groups(plan)[0]
 
     def timed(n: int) -> float:
-        t0 = time.perf_counter()
-        run_range(plan, group, 0, n)
-        return time.perf_counter() - t0
+        def run() -> float:
+            t0 = time.perf_counter()
+            run_range(plan, group, 0, n)
+            return time.perf_counter() - t0
+
+        return float(off_main(run, poll=poll))
 
     n = CALIBRATION_TRIALS
     while (elapsed := timed(n)) < seconds / 10 and n < max_chunk:
@@ -265,42 +385,47 @@ def simulate(
     Jobs run on ``backend`` (default: a pool of ``threads`` threads); their statistics are added in
     job order, so the result is the same on any backend.
 
-    Ctrl-C stops cleanly: outstanding jobs are cancelled (running local threads finish), the
-    statistics of the unbroken run of finished jobs from the start are kept, and the outcome says
-    ``complete=False``; its ``trials`` are then exactly the first ``trials`` trials.
+    Ctrl-C (SIGTERM, SIGHUP) stops cleanly and within seconds, even inside a long trial: no
+    kernel runs on the main thread, outstanding jobs are cancelled, running ones get
+    :data:`GRACE_SECONDS` to finish and are left behind after it, the statistics of the
+    unbroken run of finished jobs from the start are kept, and the outcome says
+    ``complete=False``; its ``trials`` are then exactly the first ``trials`` trials. A signal
+    during the warm-up or the calibration (no trial counted) raises KeyboardInterrupt.
     """
     if not 1 <= trials <= MAX_TRIALS or (max_trials or 0) > MAX_TRIALS:
         raise TrialLimitError(f"trials must be between 1 and {MAX_TRIALS:,} (got {trials:,})")
     interrupts.clear_stop()
-    warm_up(plan)
     cap = max(max_trials or trials, trials) if precision is not None else trials
     total = np.zeros((plan.n_variants, plan.n_slots), dtype=np.int64)
     done = 0
     target = trials
     batches: list[int] = []
     complete = True
+    kept: list[np.ndarray] | None = [] if deal_batches else None
+    chunk = max(1, -(-trials // deal_batches)) if deal_batches else chunk_size or MIN_CHUNK
+    # Off the main thread (sim serve's runs) no signal reaches a run: while the first trials
+    # run, its progress callback is asked instead (it stops a run by raising).
+    poll = None
+    if on_progress is not None and threading.current_thread() is not threading.main_thread():
+        poll = lambda: on_progress(0, cap)  # noqa: E731
+    # A signal here (no trial counted yet) raises KeyboardInterrupt to the caller, as before.
+    warm_up(plan, poll)
+    t0 = time.perf_counter()
     with ExitStack() as stack:
         if backend is None:
             threads = threads or default_threads()
-            backend = Backend(stack.enter_context(ThreadPoolExecutor(max_workers=threads)), threads)
+            backend = Backend(stack.enter_context(DaemonPool(threads)), threads)
         backend.prepare(plan)
-        kept: list[np.ndarray] | None = None
-        if deal_batches:
-            chunk = max(1, -(-trials // deal_batches))
-            kept = []
-        else:
+        if not deal_batches and chunk_size is None and cap > MIN_CHUNK:
             # A run of at most MIN_CHUNK trials is one job whatever the calibration says.
-            chunk = chunk_size or (
-                MIN_CHUNK
-                if cap <= MIN_CHUNK
-                else calibrate_chunk(plan, backend.job_seconds, backend.max_chunk)
-            )
+            chunk = calibrate_chunk(plan, backend.job_seconds, backend.max_chunk, poll)
         t0 = time.perf_counter()
         while True:
             blocks = _Blocks(done, target, chunk)
             added, finished = _run_jobs(backend, plan, blocks, total, done, cap, on_progress, kept)
             done += added
             batches.append(done)
+            check_overflow(plan, total, done)
             if not finished:
                 complete = False
                 break
@@ -379,9 +504,32 @@ def _run_jobs(
             f = backend.executor.submit(run_range, plan, g, *blocks[b])
             in_flight[f] = job
 
+    errors: dict[int, Exception] = {}
+
     def collect(f: Future[np.ndarray]) -> None:
         b, g = in_flight.pop(f)
-        parts.setdefault(b, []).append((g, f.result()))
+        try:
+            part = f.result()
+        except Exception as e:  # a trial's error (a designer's rule): the first block's is said
+            errors[b] = e
+            return
+        parts.setdefault(b, []).append((g, part))
+
+    def raise_first_error() -> None:
+        # The error of the lowest failing block, whatever thread finished first: the jobs below
+        # it (all submitted already, in block order) are waited for, those above cancelled.
+        first = min(errors)
+        for f, (b, _) in in_flight.items():
+            if b > first:
+                f.cancel()
+        below = [f for f, (b, _) in in_flight.items() if b < first and not f.cancelled()]
+        while wait(below, timeout=0.1).not_done and not interrupts.stop_requested():
+            pass  # a signal meanwhile: the error found so far is said
+        for f in below:
+            if f.done():
+                with suppress(Stopped):
+                    collect(f)
+        raise errors[min(errors)]
 
     def fold() -> None:
         # Results may arrive in any order; they are added in block order, so what is kept after
@@ -390,9 +538,9 @@ def _run_jobs(
         while len(parts.get(next_block, ())) == len(groups):
             block = np.zeros_like(total) if kept is not None else total
             for g, part in parts.pop(next_block):
-                _add(block, g, part)
+                _add(block, g, part, len(plan.metrics))
             if kept is not None:
-                np.add(total, block, out=total)
+                merge(total, block, len(plan.metrics))
                 kept.append(block)
             added += blocks[next_block][1]
             next_block += 1
@@ -406,6 +554,8 @@ def _run_jobs(
                     backend.check()
                 for f in ready:
                     collect(f)
+                if errors:
+                    raise_first_error()
                 fold()
                 if arrived():
                     raise KeyboardInterrupt
@@ -417,8 +567,11 @@ def _run_jobs(
     except KeyboardInterrupt:
         for f in in_flight:
             f.cancel()
+        # Jobs already running get a moment (their searches stop at the flag); one that is
+        # still running after it (a kernel deep in one long trial) is left behind, uncounted.
+        wait([f for f in in_flight if not f.cancelled()], timeout=GRACE_SECONDS)
         for f in list(in_flight):
-            if not f.cancelled():
+            if f.done() and not f.cancelled():
                 with suppress(Stopped):  # ran while the stop was requested: not counted
                     collect(f)
         fold()

@@ -22,12 +22,21 @@ of what that folder's functions may compile in, and deletes its cached functions
 :func:`drop_stale` guards a package outside this tree the same way (a game package's ``__init__``
 still calls it; inside the tree it repeats what :func:`drop_all_stale` does). Importing a package
 loads no Numba: ``sim list`` and ``sim validate`` stay light.
+
+:func:`drop_damaged` removes a cache entry whose files Numba could not read (a truncated ``.nbc``,
+an empty ``.nbi``: a disk that filled up, a copy cut short), with a notice, before Numba reads it:
+Numba would otherwise fail on it in every later run. It reads the files as Numba lays them out
+(an index: Numba's version, then the pickled source stamp and a dict of signatures to data
+files; a data file: one pickle, walked opcode by opcode, never loaded), without patching Numba.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import pickle
+import pickletools
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -117,6 +126,95 @@ def _drop_if_changed(folder: Path, value: str, stamp_name: str) -> None:
             pass  # a read-only install: Numba then compiles in memory as usual
 
 
+def _whole_pickle(data: bytes) -> bool:
+    """Whether ``data`` is one whole pickle, read opcode by opcode (nothing is built or
+    imported: a cache entry may name a designer's module that nobody asked to run)."""
+    try:
+        for _ in pickletools.genops(data):
+            pass
+    except Exception:  # cut short, or bytes that are no pickle
+        return False
+    return True
+
+
+def _entry_sound(index: Path, thorough: bool = True) -> bool:
+    """Whether Numba can read the cache entry of ``index`` (a ``.nbi``) and its data files:
+    the index unpickled (a failure to import what it names is Numba's to judge, not damage),
+    each data file read as a whole pickle (``thorough``) or only seen to begin and end as one
+    does (a protocol mark first, the STOP opcode last: what a file cut short lacks)."""
+    try:
+        with open(index, "rb") as f:
+            version = pickle.load(f)
+            rest = f.read()
+    except FileNotFoundError:
+        return True
+    except Exception:
+        return False
+    import numba
+
+    if version != numba.__version__:
+        return True  # another Numba's entry: Numba does not read past its version
+    if not _whole_pickle(rest):
+        return False
+    try:
+        _stamp, overloads = pickle.loads(rest)
+        names = [str(name) for name in overloads.values()]
+    except (ImportError, AttributeError):
+        return True
+    except Exception:
+        return False
+    for name in names:
+        try:
+            with open(index.parent / name, "rb") as f:
+                if thorough:
+                    if not _whole_pickle(f.read()):
+                        return False
+                    continue
+                first = f.read(1)
+                f.seek(0, os.SEEK_END)
+                if f.tell() < 2:
+                    return False
+                f.seek(-1, os.SEEK_END)
+                if first != b"\x80" or f.read(1) != b".":
+                    return False
+        except FileNotFoundError:
+            continue  # Numba compiles again when a data file is missing
+        except OSError:
+            return False
+    return True
+
+
+#: Cache folders (and file prefixes) checked by :func:`drop_damaged` in this process.
+_checked: set[tuple[str, str]] = set()
+
+
+def drop_damaged(cache: Path, prefix: str = "", thorough: bool = True) -> list[Path]:
+    """Delete every cache entry in ``cache`` (index files starting with ``prefix``) that Numba
+    could not read (:func:`_entry_sound`), with a notice on stderr; once per folder and prefix
+    per process. Returns the index files dropped."""
+    key = (str(cache), prefix)
+    if key in _checked:
+        return []
+    _checked.add(key)
+    dropped = []
+    for index in sorted(cache.glob(f"{prefix}*.nbi")):
+        if _entry_sound(index, thorough):
+            continue
+        base = index.name.removesuffix(".nbi")
+        try:
+            for data in [index, *cache.glob(f"{base}.*.nbc")]:
+                data.unlink(missing_ok=True)
+        except OSError:
+            continue  # a read-only folder: Numba's own error will say so
+        dropped.append(index)
+        print(
+            f"sim: notice: the damaged cache entry {index} (cut short or empty) was removed; "
+            "it is compiled again",
+            file=sys.stderr,
+        )
+    return dropped
+
+
 def guarded(root: Path = _SIMULATOR) -> list[tuple[Path, list[Path]]]:
     """The folders of the package ``root`` that hold compiled functions, whose cache
     :func:`drop_all_stale` guards, each with the sources beyond :data:`COMMON` that its cached
@@ -143,6 +241,8 @@ def drop_all_stale(root: Path = _SIMULATOR, common: tuple[Path, ...] = COMMON) -
     for folder, sources in guarded(root):
         value = hashlib.sha256((shared + _digest(sources, root)).encode()).hexdigest()
         _drop_if_changed(folder, value, COMMON_STAMP)
+        for cache in _cache_dirs(folder):
+            drop_damaged(cache, thorough=False)  # sim's own: 60-odd files, read on every run
     pending, _pending[:] = list(_pending), []
     for package_init, shared_paths in pending:
         drop_now(package_init, shared_paths)

@@ -179,6 +179,8 @@ def seat_balance(summary: Summary, grounds: Grounds | None = None) -> list[str]:
     if untested:
         wins = "; ".join(
             f"{s.variant}: {round(sum(s.shares) * s.games):,} wins in {s.games:,} games"
+            if s.games > 0 and math.isfinite(sum(s.shares))
+            else f"{s.variant}: no game finished"  # an interrupted run: shares of 0 games
             for s in untested
         )
         lines.append(f"too few wins to test the seats ({wins})")

@@ -32,8 +32,12 @@ API: dict[str, str] = {
 }
 #: Arguments each method takes (a call with another count is refused at its line).
 ARITY = {"d": 1, "roll": 2, "count": 3, "below": 1, "uniform": 0, "chance": 1, "part": 1}
-#: Words of one part (``dice.part(k)`` starts at word ``k * PART``).
+#: Words of one part (``dice.part(k)`` starts at word ``k * PART``), and the parts.
 PART = 256
+PARTS = 16
+
+#: Sides a die may have: 1 .. 2**32 (a face is the top bits of a 32-bit word times the sides).
+MAX_SIDES = 2**32
 
 _STRIDE = int(STRIDE)
 _TWO53 = 1.0 / 9007199254740992.0
@@ -57,11 +61,15 @@ def draw(state):
 
 @inline
 def dice_d(state, sides):
+    if sides < 1 or sides > MAX_SIDES:
+        raise ValueError("dice: a die has 1 to 2**32 sides")
     return die_of(low32(draw(state)), np.int64(sides))
 
 
 @inline
 def dice_roll(state, n, sides):
+    if sides < 1 or sides > MAX_SIDES or n < 0:
+        raise ValueError("dice.roll(n, sides): n >= 0 dice of 1 to 2**32 sides")
     total = np.int64(0)
     for _ in range(n):
         total += die_of(low32(draw(state)), np.int64(sides))
@@ -223,6 +231,8 @@ def dice_count(state, site, n, sides, at_least):
     field battle's trial, and its constant arguments (the site, the sides) were not folded."""
     n = np.int64(n)
     sides = np.int64(sides)
+    if sides < 1 or sides > MAX_SIDES or n < 0:
+        raise ValueError("dice.count(n, sides, at_least): n >= 0 dice of 1 to 2**32 sides")
     dice = min(max(n, np.int64(0)), np.int64(TABLE))
     faces = min(max(sides - max(np.int64(at_least), np.int64(1)) + 1, np.int64(0)), sides)
     faces = max(faces, np.int64(0))
@@ -260,6 +270,8 @@ def dice_count(state, site, n, sides, at_least):
 
 @inline
 def dice_below(state, n):
+    if n < 1 or n > MAX_SIDES:
+        raise ValueError("dice.below(n): n is 1 to 2**32")
     return die_of(low32(draw(state)), np.int64(n)) - 1
 
 
@@ -275,6 +287,8 @@ def dice_chance(state, p):
 
 @inline
 def dice_part(state, k):
+    if k < 0 or k >= PARTS:
+        raise ValueError("dice.part(k): k is 0 to 15")
     state[2] = np.uint64(max(np.int64(k), np.int64(0)) * PART)
     return np.int64(0)
 
@@ -307,6 +321,15 @@ def _thresholds(n: int, faces: int, sides: int) -> list[int]:
     return [int(t) for t in slot[3:]]
 
 
+class DiceError(ValueError):
+    """A dice call that has no answer (a die of 0 sides, -1 dice): an error at its line."""
+
+
+def _check(method: str, ok: bool, why: str) -> None:
+    if not ok:
+        raise DiceError(f"dice.{method}: {why}")
+
+
 class Dice:
     """The dice of one trial in plain Python: the same draws as the compiled ones, one by one."""
 
@@ -326,12 +349,17 @@ class Dice:
         return _mix((seed + (j - _STRIDE + 1) * gamma) & _MASK)
 
     def d(self, sides: int) -> int:
+        _check("d", 1 <= sides <= MAX_SIDES, f"sides={sides}: a die has 1 to 2**32 sides")
         return (((self._word() & 0xFFFFFFFF) * int(sides)) >> 32) + 1
 
     def roll(self, n: int, sides: int) -> int:
+        _check("roll", n >= 0, f"n={n}: a number of dice is 0 or more")
+        _check("roll", 1 <= sides <= MAX_SIDES, f"sides={sides}: a die has 1 to 2**32 sides")
         return sum(self.d(sides) for _ in range(int(n)))
 
     def count(self, n: int, sides: int, at_least: int) -> int:
+        _check("count", n >= 0, f"n={n}: a number of dice is 0 or more")
+        _check("count", 1 <= sides <= MAX_SIDES, f"sides={sides}: a die has 1 to 2**32 sides")
         n, sides = int(n), int(sides)
         dice = min(max(n, 0), TABLE)
         faces = max(min(max(sides - max(int(at_least), 1) + 1, 0), sides), 0)
@@ -341,8 +369,13 @@ class Dice:
         return k + sum(self.d(sides) >= at_least for _ in range(n - TABLE))
 
     def part(self, k: int) -> int:
+        _check("part", 0 <= k < PARTS, f"k={k}: a part is 0 to {PARTS - 1}")
         self.draws = max(int(k), 0) * PART
         return 0
+
+    def below(self, n: int) -> int:
+        _check("below", 1 <= n <= MAX_SIDES, f"n={n}: a choice among 1 to 2**32 numbers")
+        return self.d(n) - 1
 
     def uniform(self) -> float:
         return (self._word() >> 11) * _TWO53

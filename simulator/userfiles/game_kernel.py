@@ -19,6 +19,7 @@ import numpy as np
 
 from simulator.procedures.base import Procedure
 from simulator.userfiles.game import _def_line, declare, whole_game
+from simulator.userfiles.imports import imports_digest
 from simulator.userfiles.loading import Ref, UserFileError
 
 _SIMULATOR = Path(__file__).resolve().parent.parent
@@ -99,7 +100,7 @@ def _compile(fn: Any, ref: Ref, owner: str, signature: Any) -> Any:
     own = Ref(ref.path, ref.shown, f"{owner}.{fn.__name__}")
     rewritten = rewrite_located(fn, own, False, own.name, _def_line(fn))
     function = rewritten.function
-    function.__qualname__ = f"{owner}_{fn.__name__}{SUFFIX}"
+    function.__qualname__ = f"{owner}_{fn.__name__}{SUFFIX}{imports_digest(fn.__module__)}"
     dispatcher = jit(function)
     try:
         compile_now(dispatcher, signature, own, fn)
@@ -173,7 +174,10 @@ def game_procedure(cls: type, module: Any, ref: Ref) -> Procedure:
         fn = scope[kernel_name]
         fn.__module__ = module.__name__
         # One cache entry per set of rungs: the set is in the name.
-        fn.__qualname__ = f"{kernel_name}_{'_'.join(rungs)}_{digest}{AGENTS_DIGEST}{SUFFIX}"
+        fn.__qualname__ = (
+            f"{kernel_name}_{'_'.join(rungs)}_{digest}{AGENTS_DIGEST}{SUFFIX}"
+            + imports_digest(module.__name__)
+        )
         options: Any = {**KERNEL, "cache": True}
         return njit(**options)(fn)
 

@@ -19,6 +19,13 @@ from simulator.userfiles.loading import Ref, UserFileError, function_line, load_
 from simulator.userfiles.rewrite import _Problems, rewrite
 from simulator.yaml_loader import Problem
 
+#: How a designer's code is compiled beyond sim's own flags: cached beside the file, a division
+#: by zero raising as in Python (not numpy's silent 0 or inf), and every index checked against
+#: its array (Numba's ``boundscheck``: an index outside raises instead of reading or writing
+#: memory that is not the array's). Failures are told at the designer's line
+#: (:mod:`simulator.userfiles.failures`).
+CHECKED: dict[str, Any] = {"cache": True, "error_model": "python", "boundscheck": True}
+
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _FILE_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 
@@ -70,10 +77,25 @@ def jit(fn: Callable[..., Any], inline: bool = False) -> Any:
     from simulator.userfiles.dice import ensure_fill
 
     ensure_fill()  # the symbol a count calls, before the function is compiled or loaded
-    options: Any = {**CLOSURE, "cache": True}
+    drop_damaged_entries(fn)
+    options: Any = {**CLOSURE, **CHECKED}
     if inline:  # a procedure's trial, inlined into its kernel (a fifth faster)
         options["inline"] = "always"
     return njit(**options)(fn)
+
+
+def drop_damaged_entries(fn: Callable[..., Any]) -> None:
+    """Before Numba reads the cache of ``fn``'s file: drop its entries that Numba could not
+    read (:func:`simulator.jitcache.drop_damaged`), every entry of its folder read whole."""
+    from numba.core.caching import FunctionCache
+
+    from simulator.jitcache import drop_damaged
+
+    try:
+        folder = Path(FunctionCache(fn).cache_path)
+    except Exception:  # no cache for it (Numba says why when it compiles)
+        return
+    drop_damaged(folder)  # the whole folder: helpers of other files the rule imports too
 
 
 def numba_problem(error: BaseException, ref: Ref, name: str, fallback_line: int) -> Problem:

@@ -25,9 +25,12 @@ from typing import Any
 import numpy as np
 
 from simulator import tally
-from simulator.accumulate import BLOCK, accumulate_block, new_stats
-from simulator.jit import KERNEL
+from simulator.accumulate import BLOCK, UNDEFINED, accumulate_block, new_stats
+from simulator.jit import KERNEL, inline
+from simulator.stopflag import requested
 from simulator.userfiles.dice import STATE_SIZE, ensure_fill
+from simulator.userfiles.imports import imports_digest
+from simulator.userfiles.jitting import CHECKED
 from simulator.userfiles.loading import Ref
 from simulator.userfiles.rewrite import SUFFIX
 
@@ -53,6 +56,8 @@ def {kernel}(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots)
     used = 0
     end = first_trial + n_trials
     for start in range(first_trial, end, BLOCK):
+        if stop_requested():  # a signal came: the engine counts nothing of this call
+            break
         m = min(BLOCK, end - start)
         # While tallying, a trial's values are not stored (8 stores of a trial were a tenth of
         # its time): the trials whose rows the table does not take, again[:direct], are run
@@ -87,6 +92,13 @@ def {kernel}(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slots)
         fold_tally(stats, keys, counts, per_variant, shifts, masks, hist_offset, hist_max)
     return stats
 """
+
+
+@inline
+def defined(x):
+    """A trial's metric as stored: never :data:`~simulator.accumulate.UNDEFINED`."""
+    value = np.int64(x)
+    return value if value != UNDEFINED else UNDEFINED + np.int64(1)
 
 
 def _tally_source(bools: list[bool]) -> dict[str, str]:
@@ -133,12 +145,14 @@ def kernel_around(
     listed = ", ".join(f"p{k}" for k in range(len(kinds)))
     n_metrics = len(bools)
     packing = _tally_source(bools)
-    stores = [f"                x{k} = np.int64(result[{k}])" for k in range(n_metrics)]
+    # A metric of exactly UNDEFINED (-2**62) is not "undefined": it is stored one above, whose
+    # square does not fit either, so the run is refused (simulator.accumulate), not short of it.
+    stores = [f"                x{k} = defined(result[{k}])" for k in range(n_metrics)]
     stores.append("                if not tally:")
     stores += [f"                    values[v, {k}, i] = x{k}" for k in range(n_metrics)]
     stores.append(f"                part = {packing['pack']}")
     stores.append(f"                ints = {packing['ints']}")
-    again = [f"{' ' * 20}values[v, {k}, j] = np.int64(result[{k}])" for k in range(n_metrics)]
+    again = [f"{' ' * 20}values[v, {k}, j] = defined(result[{k}])" for k in range(n_metrics)]
     name = "kernel_" + ref.name
     source = _SOURCE.format(
         kernel=name,
@@ -156,11 +170,13 @@ def kernel_around(
         "STATE_SIZE": STATE_SIZE,
         "TALLY_SLOTS": tally.SLOTS,
         "new_stats": new_stats,
+        "defined": defined,
         "accumulate_block": accumulate_block,
         "width_of": tally.width_of,
         "tally_block": tally.tally_block,
         "fold_tally": tally.fold_tally,
         "trial": trial,
+        "stop_requested": requested,
     }
     if model is not None:
         scope["Row"] = namedtuple(model.__name__, names)
@@ -169,9 +185,9 @@ def kernel_around(
     exec(compile(source, str(ref.path), "exec"), scope)
     fn = scope[name]
     fn.__module__ = trial.py_func.__module__
-    fn.__qualname__ = f"{name}_{digest}{SUFFIX}"
+    fn.__qualname__ = f"{name}_{digest}{SUFFIX}{imports_digest(fn.__module__)}"
     from numba import njit
 
     ensure_fill()  # the symbol the trial's counts call, before the kernel is compiled or loaded
-    options: Any = {**KERNEL, "cache": True}
+    options: Any = {**KERNEL, **CHECKED}
     return njit(**options)(fn)

@@ -36,6 +36,7 @@ from pydantic import BaseModel, Field
 from pydantic.fields import FieldInfo
 
 from simulator.procedures.base import Metric, Params, Procedure
+from simulator.userfiles.failures import GuardedKernel, always_raises
 from simulator.userfiles.jitting import compile_rewritten, function_line, jit
 from simulator.userfiles.kernel import kernel_around
 from simulator.userfiles.loading import Ref, UserFileError, load_function, load_module, parse_ref
@@ -285,6 +286,10 @@ def _build(fn: Callable[..., Any], module: Any, ref: Ref, name: str | None = Non
     _load_numba()
     trial, rewritten = compile_rewritten(fn, ref, True, _signature(parameters, model))
     names = rewritten.metric_names
+    from numba.core import types
+
+    if trial.nopython_signatures[0].return_type == types.none:
+        raise always_raises(fn, ref, parameters, model, function_line(fn))
     kinds = _metric_kinds(trial, ref, names, rewritten.metric_lines)
     declared = _declared(module, ref, names)
     check_maxima(ref, kinds, declared, rewritten)
@@ -295,7 +300,14 @@ def _build(fn: Callable[..., Any], module: Any, ref: Ref, name: str | None = Non
     kinds_of = [p.kind for p in parameters]
     names_of = [p.name for p in parameters]
     bools = [kind == "proportion" for kind in kinds]
-    kernel = kernel_around(trial, ref, kinds_of, names_of, model, bools)
+    kernel = GuardedKernel(
+        kernel_around(trial, ref, kinds_of, names_of, model, bools),
+        fn,
+        ref,
+        parameters,
+        model,
+        function_line(fn),
+    )
     return trial_procedure(
         fn, module, ref, parameters, model, params_model, names, metrics, kernel, name
     )

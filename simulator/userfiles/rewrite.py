@@ -26,6 +26,7 @@ from typing import Any
 
 from simulator.userfiles.branchless import Branchless
 from simulator.userfiles.dice import API, ARITY, COMPILED
+from simulator.userfiles.imports import imports_digest
 from simulator.userfiles.loading import Ref
 from simulator.yaml_loader import Problem
 
@@ -33,11 +34,15 @@ DICE = "dice"
 _PREFIX = "_sim_dice_"
 #: ``sim``'s code that a compiled designer's function carries: a digest of it ends the compiled
 #: function's name, so Numba's disk cache of an older ``sim`` is never read.
-_CARRIED = ("rng.py", "accumulate.py", "tally.py", "jit.py", "userfiles/dice.py",
+_CARRIED = ("rng.py", "accumulate.py", "tally.py", "jit.py", "stopflag.py", "userfiles/dice.py",
             "userfiles/rewrite.py", "userfiles/branchless.py", "userfiles/procedure.py",
-            "userfiles/kernel.py")  # fmt: skip
+            "userfiles/kernel.py", "userfiles/jitting.py")  # fmt: skip
 _SIMULATOR = Path(__file__).resolve().parent.parent
 SOURCES = hashlib.sha256(b"".join((_SIMULATOR / f).read_bytes() for f in _CARRIED)).hexdigest()[:10]
+#: Metrics one trial function may return: each is compiled into its kernel, and the compile grows
+#: faster than the count (256 metrics about 40 s; 1,000 twelve minutes; 3,000 exhausted Python's
+#: recursion limit), so more are refused before anything is compiled.
+MAX_METRICS = 256
 #: What ends a compiled designer's function's name (``opposed_roll__sim1a2b3c4d5e``).
 SUFFIX = f"__sim{SOURCES}"
 
@@ -154,6 +159,14 @@ class _Returns(ast.NodeTransformer):
         if not names:
             self.problems.append(Problem(self.ref.shown, *at, self.name, "returns no metric"))
             return node
+        if len(names) > MAX_METRICS:
+            message = (
+                f"returns {len(names):,} metrics; a trial returns at most {MAX_METRICS} (each is "
+                "compiled into the run, and the compile grows faster than their count): split "
+                "the metrics over several procedures, or return fewer"
+            )
+            self.problems.append(Problem(self.ref.shown, *at, self.name, message))
+            return node
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             self.problems.append(
@@ -233,7 +246,7 @@ def rewrite(
             scope[used] = jit(rewrite(helper, ref, False, jit, scope, seen).function)
     exec(code, scope)
     compiled = scope[fn.__name__]
-    compiled.__qualname__ = fn.__name__ + SUFFIX
+    compiled.__qualname__ = fn.__name__ + SUFFIX + imports_digest(fn.__module__)
     return Rewritten(compiled, names, lines)
 
 
