@@ -21,6 +21,7 @@ import numpy as np
 from typer.testing import CliRunner
 
 from simulator.cli import app
+from simulator.equivalence import EquivalenceSpec
 from simulator.procedures.base import Alternative, Assumption
 from simulator.robustness.findings import family
 from simulator.robustness.interaction import (
@@ -29,7 +30,6 @@ from simulator.robustness.interaction import (
     deals_needed,
     interaction_se,
     judge,
-    margin_for,
 )
 from simulator.robustness.run import Speed, _share, plan, run_robustness
 from simulator.robustness.spec import Level
@@ -70,7 +70,7 @@ def _family(seed: int, planted: bool, rho: float) -> list[Finding]:
                     "mean",
                     Effect(float(main.mean()), float(main.std(ddof=1)), MAIN_DEALS),
                     Effect(float(own.mean()), float(own.std(ddof=1)), n),
-                    margin_for("mean", 1.0),
+                    EquivalenceSpec().margin(f"metric {j}", "mean", 1.0),
                     main_significant=j == 0,
                 )
             )

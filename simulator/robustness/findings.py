@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from simulator.robustness.interaction import Effect, Finding, judge, margin_for
+from simulator.equivalence import EquivalenceSpec
+from simulator.robustness.interaction import Effect, Finding, judge
 
 _SEAT = re.compile(r"\.seat\d+$")
 #: Fewest batches of shared deals from which a covariance is estimated (fewer: it is bounded).
@@ -103,6 +104,8 @@ def family(main: Any, levels: list[tuple[str, Any]]) -> list[Finding]:
     """Every finding under every level that ran (``levels``: (label, its RunResult)), tested as
     one family."""
     base = main_effects(main)
+    # The margins of "holds" are the scenario's own (its ``equivalence:`` section), as its ties'.
+    margins = getattr(getattr(main, "scenario", None), "equivalence", None) or EquivalenceSpec()
     found: list[Finding] = []
     covariances: dict[int, float] = {}
     for label, result in levels:
@@ -116,7 +119,7 @@ def family(main: Any, levels: list[tuple[str, Any]]) -> list[Finding]:
                 metric.kind,
                 main_effect,
                 own,
-                margin_for(metric.kind, _metric_sd(main, m)),
+                margins.margin(metric.name, metric.kind, _metric_sd(main, m)),
                 main_significant=saw and main_effect.mean != 0,
             )
             c = covariance(main, result, v, m, own.sd * main_effect.sd)

@@ -38,11 +38,6 @@ from simulator.stats import ALPHA, holm_levels
 
 #: The power a rerun is sized for.
 POWER = 0.8
-#: Default equivalence margins of an interaction: 1 percentage point for a proportion; for a
-#: mean, a tenth of the metric's per-deal standard deviation (Cohen's d of 0.1, half of what
-#: Cohen calls small). Invented defaults, stated wherever a finding is printed.
-PROPORTION_MARGIN = 0.01
-MEAN_MARGIN_SD = 0.1
 
 _NORMAL = NormalDist()
 
@@ -129,12 +124,6 @@ class Finding:
             "trials": self.own.n,
             "trials_needed": num(self.needed) if self.needed else None,
         }
-
-
-def margin_for(kind: str, sd: float) -> float:
-    """The equivalence margin of an interaction of a metric of ``kind`` whose values have the
-    per-deal standard deviation ``sd`` (the module's defaults)."""
-    return PROPORTION_MARGIN if kind == "proportion" else MEAN_MARGIN_SD * sd
 
 
 def interaction_se(main: Effect, own: Effect, covariance: float | None = None) -> float:
