@@ -190,3 +190,49 @@ def test_a_new_untagged_parameter_fails():
     assert _untagged(proc) == []
     assert _untagged(bigger) == ["bonus"]
     assert parameter_tags(bigger)["bonus"] == "UNTAGGED"
+
+
+def test_the_recruitment_verdict_names_the_game_length_and_the_deck():
+    # Issue 44 items 1-2: what every win share rests on is named, not counted among "N more".
+    from simulator.report.grounds import Grounds
+    from simulator.report.verdict import rests_on
+
+    proc = procedures.get("recruitment.loyalty")
+    in_force = [a for a in proc.assumptions if a.tag != "rulebook"]
+    (line,) = rests_on(Grounds(assumptions=in_force))
+    assert "(rounds, deck," in line, line
+    tags = parameter_tags(proc)
+    assert tags["rounds"] == tags["deck"] == "INVENTED"
+    assert tags["base_loyalty_counts"] == "rulebook"
+    text = (ROOT / "scenarios" / "recruitment" / "revisions.yaml").read_text(encoding="utf-8")
+    for key in ("rounds", "deck"):
+        line = next(x for x in text.splitlines() if x.startswith(f"  {key}:"))
+        assert "invented" in line, line
+
+
+SCENARIOS = sorted((ROOT / "scenarios" / "recruitment").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_a_recruitment_scenario_marks_each_invented_value_it_sets(path):
+    """A scenario that sets an invented parameter says so on its line or in the comment lines
+    just above it (issue 44: "tagged INVENTED ... in the scenario files that set it")."""
+    import yaml
+
+    proc = procedures.get("recruitment.loyalty")
+    tags = parameter_tags(proc)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    params = yaml.safe_load("\n".join(lines)).get("params", {})
+    unmarked = []
+    for key in params:
+        if tags.get(key) != "INVENTED":
+            continue
+        i = next(k for k, x in enumerate(lines) if x.startswith(f"  {key}:"))
+        said = [lines[i]]
+        j = i - 1
+        while j >= 0 and lines[j].lstrip().startswith("#"):
+            said.append(lines[j])
+            j -= 1
+        if not any("invented" in x.lower() for x in said):
+            unmarked.append(key)
+    assert unmarked == [], f"{path.name}: mark {unmarked} invented (a # comment on the line)"

@@ -144,7 +144,7 @@ class Given:
     Attributes:
         knob: a parameter path or a path above several (``attacker`` covers ``attacker.units``).
         tag: see :data:`GivenTag`.
-        rule: for ``rulebook``, where the rulebook says it ("Here I Stand rules §15.5"); for
+        rule: for ``rulebook``, where the rulebook says it ("Here I Stand rules §5.4"); for
             ``setting``, optional words on what it sets.
     """
 

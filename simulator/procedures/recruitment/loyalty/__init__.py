@@ -39,25 +39,14 @@ NOTES = (
     "a scenario picks a revision and may set any case on top of it (revision: '1.1', multi_tie: "
     "first_placed), or name its own revision under revisions ({'1.3': {based_on: '1.2', "
     "multi_tie: first_placed}}); docs/recruitment.md, 'Writing revision 1.3'",
-    "rule (rulebook): lost and removed tokens go to the bank, 'to be obtained by players later in "
-    "the game' (knobs returned_tokens: bank | supply for lost tokens, the case removed_tokens "
-    "for removed ones)",
-    "assumption: how tokens come back from the bank is not in the fragment; default none come "
-    "back within the game (knob bank_refill: tokens per empire per round)",
-    "rule (rulebook): placement goes round, one token a turn (an assumption), until every empire "
-    "passes in succession (knob passing: until_all_pass | final); invented: the first player "
-    "rotates each round (knob first_player: rotate | fixed; the rulebook does not say)",
-    "assumption: the rulebook has no win condition; default most characters after `rounds`, ties "
-    "share the win (knob win: most_characters | most_characters_then_loyalty)",
     "gap (every revision): no tokens left also reads as 'owner tied for highest' at zero -> "
     "removed (case zero_tokens); counted as gap_zero_tie",
     "gap (1.0): several other empires tie above the owner -> the character stays (case "
     "multi_tie); counted as gap_multi_tie",
     "gap (1.0, 1.1): equipped cards of a character that leaves the game are not mentioned -> "
     "they stay (case equipment); counted as gap_equipped (1.2 discards them)",
-    "assumption: loyalty die d6 (loyalty_die); wages paid by descending loyalty, then ascending "
-    "wage; income each round (income); no cap on the tokens a round (tokens_per_round: none, "
-    "the rulebook's reading; a cap is an invention)",
+    "every other point the game rests on is a declared assumption (below), tagged and moved "
+    "by --robustness assumptions: the game length, the deck, the economy, the die, the win",
     "a loyalty loss with no owner token left on the card has no effect",
     "agents: random, greedy (one-step lookahead on a heuristic of characters kept through the "
     "next loyalty checks and tokens in hand, docs/recruitment.md), rollout and mcts (playouts "

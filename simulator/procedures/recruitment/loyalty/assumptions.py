@@ -17,19 +17,20 @@ MAINTAIN = "Recruitment rules, maintenance phase"
 
 #: The default deck, in words (params.DEFAULT_DECK).
 DECK_TEXT = (
-    "30 generated characters: wage 0-2 and equipped cards 0-2 each, base loyalty 0, no home "
-    "empire (so the base-loyalty rule never fires with it)"
+    "30 generated characters, each with wage 0-2, printed base loyalty 0-2 and equipped cards "
+    "0-2 (uniform), no home empire"
 )
+_SPAN = {"low": 0, "high": 2}
 #: Other decks the robustness run tries (each replaces the whole deck).
 DECK_ALTERNATIVES = (
     Alternative(
-        "20 cards",
-        {"deck": {"count": 20, "wage": {"low": 0, "high": 2}, "equipped": {"low": 0, "high": 2}}},
+        "no base loyalty (the base-loyalty rule never fires)",
+        {"deck": {"count": 30, "wage": _SPAN, "equipped": _SPAN}},
         tag="invented",
     ),
     Alternative(
-        "dearer characters (wage 1-3)",
-        {"deck": {"count": 30, "wage": {"low": 1, "high": 3}, "equipped": {"low": 0, "high": 2}}},
+        "20 cards",
+        {"deck": {"count": 20, "wage": _SPAN, "base_loyalty": _SPAN, "equipped": _SPAN}},
         tag="invented",
     ),
 )
@@ -57,6 +58,21 @@ ASSUMPTIONS = (
         rule=f"{RECRUIT} ① (a character deck; the rule prints no card); {PAGE}#game",
         text=DECK_TEXT,
         alternatives=DECK_ALTERNATIVES,
+    ),
+    Assumption(
+        name="base_loyalty",
+        knob="base_loyalty_counts",
+        tag="rulebook",
+        rule=f"{RECRUIT} ② ('只有当一个人物牌上放置有对应其基础忠诚度的影响力指示物时，牌面上的"
+        f"基础忠诚度才生效'); {PAGE}#s1-2",
+        text="a card's printed base loyalty counts for an empire once that empire's tokens on "
+        "the card reach its number (the rule names no empire for it, only the number on the card)",
+        alternatives=(
+            Alternative(
+                "for its home empire at its first token (the default deck has no homes)",
+                {"base_loyalty_counts": "at_home_token"},
+            ),
+        ),
     ),
     Assumption(
         name="tokens_per_round",
