@@ -97,8 +97,13 @@ def tag_label(a: Assumption | Given | str | None) -> str:
 
 def parameter_tags(proc: Procedure) -> dict[str, str]:
     """Every parameter path's tag as shown (``INVENTED``, ``reading``, ``rulebook``,
-    ``setting``, or ``UNTAGGED``)."""
-    return {row[0]: tag_label(tag_of(proc, row[0])) for row in parameter_rows(proc.params_model)}
+    ``setting``, or ``UNTAGGED``; blank instead for a designer's own file, which declares its
+    assumptions and nothing else)."""
+    untagged = "UNTAGGED" if proc.given else ""
+    return {
+        row[0]: tag_label(tag_of(proc, row[0])) if tag_of(proc, row[0]) else untagged
+        for row in parameter_rows(proc.params_model)
+    }
 
 
 def assumption_rows(proc: Procedure) -> list[tuple[str, str, str, str, str, str]]:

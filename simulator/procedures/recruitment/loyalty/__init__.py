@@ -45,8 +45,11 @@ NOTES = (
     "multi_tie); counted as gap_multi_tie",
     "gap (1.0, 1.1): equipped cards of a character that leaves the game are not mentioned -> "
     "they stay (case equipment); counted as gap_equipped (1.2 discards them)",
-    "every other point the game rests on is a declared assumption (below), tagged and moved "
+    "every other point the game rests on is a declared assumption (above), tagged and moved "
     "by --robustness assumptions: the game length, the deck, the economy, the die, the win",
+    "rule (rulebook, recruitment phase ③⑶): a zone card without tokens is shuffled back into "
+    "the deck: a random place in a shuffled deck, the same as shuffling it; a deck dealt in a "
+    "set order (shuffle_deck: false) is shuffled whole with it",
     "a loyalty loss with no owner token left on the card has no effect",
     "agents: random, greedy (one-step lookahead on a heuristic of characters kept through the "
     "next loyalty checks and tokens in hand, docs/recruitment.md), rollout and mcts (playouts "
