@@ -282,9 +282,15 @@ class Game:
 
     def pay_wages(self) -> None:
         for empire in range(self.players):
+            cheap = self.p["wage_order"] == "cheap_first"
             mine = sorted(
                 self.owned_by(empire),
-                key=lambda i: (-self.loyalty(self.cards[i], empire), self.cards[i].wage, i),
+                key=lambda i: (
+                    self.cards[i].wage if cheap else 0,
+                    -self.loyalty(self.cards[i], empire),
+                    self.cards[i].wage,
+                    i,
+                ),
             )
             for i in mine:
                 card = self.cards[i]

@@ -87,6 +87,7 @@ def kernel_state(game: nr.Game) -> np.ndarray:
     s[S.H_DEBUG] = p["debug"]
     s[S.H_TOKENS_PER_EMPIRE] = p["tokens_per_empire"]
     s[S.H_SHUFFLE] = p["shuffle_deck"]
+    s[S.H_CHEAP_FIRST] = p["wage_order"] == "cheap_first"
     at_number = p["base_loyalty_counts"] == "at_its_number"
     s[S.H_ROUND] = game.round
     s[S.H_PHASE] = S.OVER if game.over else S.PLACE

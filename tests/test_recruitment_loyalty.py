@@ -119,6 +119,7 @@ LISTED_DECK = [
                 "deck": LISTED_DECK,
                 "starting_gold": 1,
                 "income": 1,
+                "wage_order": "cheap_first",
                 "win": "most_characters_then_loyalty",
             },
             60,

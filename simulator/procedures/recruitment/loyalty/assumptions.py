@@ -208,12 +208,16 @@ ASSUMPTIONS = (
     ),
     Assumption(
         name="wage_order",
-        knob="",
+        knob="wage_order",
         tag="invented",
         rule=f"{MAINTAIN} ② (which characters an empire short of gold pays is not said); "
         f"{PAGE}#s2-2",
-        text="an empire pays its characters by descending loyalty, then ascending wage; not yet "
-        "a knob",
+        text="an empire pays its characters by descending loyalty, then ascending wage",
+        alternatives=(
+            Alternative(
+                "cheapest first, then the most loyal", {"wage_order": "cheap_first"}, "invented"
+            ),
+        ),
     ),
 )
 

@@ -289,6 +289,12 @@ class LoyaltyParams(Params):
         "succession (rulebook: 'only once no player needs to place more'), or a pass is final for "
         "the round",
     )
+    wage_order: Literal["loyal_first", "cheap_first"] = Field(
+        default="loyal_first",
+        description="invented (maintenance ② does not say which characters an empire short of "
+        "gold pays): by descending loyalty, then ascending wage; or cheap_first, by ascending "
+        "wage, then descending loyalty",
+    )
     win: Literal["most_characters", "most_characters_then_loyalty"] = Field(
         default="most_characters",
         description="assumption (the rulebook has no win condition): most characters after "

@@ -38,6 +38,7 @@ from simulator.procedures.recruitment.loyalty.packing import (
     P_BANK_REFILL,
     P_BASE_AT_NUMBER,
     P_CARDS,
+    P_CHEAP_FIRST,
     P_DEBUG,
     P_DECK,
     P_DIE,
@@ -67,6 +68,7 @@ from simulator.procedures.recruitment.loyalty.projection import reproject, retal
 from simulator.procedures.recruitment.loyalty.state import (
     ANY_HOME,
     H_BANK_REFILL,
+    H_CHEAP_FIRST,
     H_DEBUG,
     H_DECK_LEN,
     H_DIE,
@@ -199,6 +201,7 @@ def start_game(s, row, rng):
     s[H_USER_STEP] = np.int64(row[P_USER_STEP])
     s[H_STEP_ADDRESS] = np.int64(row[P_STEP_ADDRESS])
     s[H_SHUFFLE] = np.int64(row[P_SHUFFLE])
+    s[H_CHEAP_FIRST] = np.int64(row[P_CHEAP_FIRST])
     s[H_N_CARDS] = np.int64(row[P_CARDS])
     s[H_PER_ROUND] = np.int64(row[P_PER_ROUND])
     s[H_INCOME] = np.int64(row[P_INCOME])
@@ -441,8 +444,11 @@ def loyalty_check(s, rng):
 
 
 @inline
-def _pays_before(loyalty_a, wage_a, a, loyalty_b, wage_b, b):
-    """Wage order: descending loyalty, then ascending wage, then card index."""
+def _pays_before(loyalty_a, wage_a, a, loyalty_b, wage_b, b, cheap_first):
+    """Wage order (``wage_order``, invented): descending loyalty, then ascending wage; or
+    (``cheap_first``) ascending wage, then descending loyalty; then card index."""
+    if cheap_first and wage_a != wage_b:
+        return wage_a < wage_b
     if loyalty_a != loyalty_b:
         return loyalty_a > loyalty_b
     if wage_a != wage_b:
@@ -467,7 +473,15 @@ def pay_wages(s):
             j = n
             while j > 0:
                 b = s[S_SCRATCH + j - 1]
-                if not _pays_before(loyalty, wage, c, effective_loyalty(s, b, e), s[S_WAGE + b], b):
+                if not _pays_before(
+                    loyalty,
+                    wage,
+                    c,
+                    effective_loyalty(s, b, e),
+                    s[S_WAGE + b],
+                    b,
+                    s[H_CHEAP_FIRST] != 0,
+                ):
                     break
                 s[S_SCRATCH + j] = b
                 j -= 1

@@ -89,6 +89,7 @@ HEADER = (
     "user_step",
     "step_address",
     "shuffle",
+    "cheap_first",
 )
 
 #: Per-seat counters reported as metrics: ``s[S_COUNTS + COUNTER * MAX_PLAYERS + seat]``.
@@ -173,6 +174,7 @@ H_TRACK, H_ZERO_TOKENS, H_EQUIPMENT = (
 )
 H_REMOVED_TO_BANK, H_USER_STEP = STATE.at("removed_to_bank"), STATE.at("user_step")
 H_STEP_ADDRESS, H_SHUFFLE = STATE.at("step_address"), STATE.at("shuffle")
+H_CHEAP_FIRST = STATE.at("cheap_first")
 
 #: A card's home under ``base_loyalty_counts: at_its_number``: its printed base loyalty counts for
 #: every empire whose tokens on it reach that number (ownership.loyalty_of).
