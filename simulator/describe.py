@@ -1,6 +1,7 @@
-"""What ``sim list`` shows of a procedure: parameters with ranges and defaults, metrics, and the
-declared assumptions (each tagged rulebook, reading or invented; an invented default is marked in
-the parameter table too)."""
+"""What ``sim list`` shows of a procedure: parameters with ranges, defaults and tags, metrics, and
+the declared assumptions (each tagged rulebook, reading or invented). Every parameter's tag comes
+from its one declaration (an :class:`~simulator.procedures.base.Assumption` or a
+:class:`~simulator.procedures.base.Given`): INVENTED, reading, rulebook or setting."""
 
 from __future__ import annotations
 
@@ -15,7 +16,14 @@ from pydantic_core import PydanticUndefined
 from rich.markup import escape
 from rich.table import Table
 
-from simulator.procedures.base import Assumption, Procedure
+from simulator.procedures.base import Assumption, Given, Procedure, tag_of
+
+#: What the parameter table's tags mean (sim list and the reference pages).
+TAG_LEGEND = (
+    "tag: rulebook = the rulebook's text, or our reading of an unclear line; reading = another "
+    "reading; INVENTED = the rulebook is silent, replace the value with your own; setting = the "
+    "question a run asks, not a rule"
+)
 
 #: How long a default may be in the assumptions table before it is cut.
 SHOWN_DEFAULT = 48
@@ -78,9 +86,24 @@ def invented_knobs(proc: Procedure) -> set[str]:
     return {a.knob for a in proc.assumptions if a.tag == "invented" and a.knob}
 
 
-def tag_label(a: Assumption) -> str:
-    """The tag as shown: ``INVENTED`` stands out, ``rulebook`` and ``reading`` as they are."""
-    return "INVENTED" if a.tag == "invented" else a.tag
+def tag_label(a: Assumption | Given | str | None) -> str:
+    """The tag as shown: ``INVENTED`` stands out, the others as they are; ``UNTAGGED`` for a
+    parameter without a declaration (a test fails on it)."""
+    tag = a if isinstance(a, str) or a is None else a.tag
+    if tag is None:
+        return "UNTAGGED"
+    return "INVENTED" if tag == "invented" else tag
+
+
+def parameter_tags(proc: Procedure) -> dict[str, str]:
+    """Every parameter path's tag as shown (``INVENTED``, ``reading``, ``rulebook``,
+    ``setting``, or ``UNTAGGED``; blank instead for a designer's own file, which declares its
+    assumptions and nothing else)."""
+    untagged = "UNTAGGED" if proc.given else ""
+    return {
+        row[0]: tag_label(tag_of(proc, row[0])) if tag_of(proc, row[0]) else untagged
+        for row in parameter_rows(proc.params_model)
+    }
 
 
 def assumption_rows(proc: Procedure) -> list[tuple[str, str, str, str, str, str]]:
@@ -104,15 +127,18 @@ def assumption_rows(proc: Procedure) -> list[tuple[str, str, str, str, str, str]
 
 
 def describe(proc: Procedure) -> Iterator[Any]:
-    params = Table(title=f"{proc.name} — {proc.title} ({proc.rules})", title_justify="left")
-    for col in ("parameter", "type", "range", "default", "description"):
+    params = Table(
+        title=f"{proc.name} — {proc.title} ({proc.rules})",
+        title_justify="left",
+        caption=TAG_LEGEND,
+        caption_justify="left",
+    )
+    for col in ("parameter", "type", "range", "default", "tag", "description"):
         params.add_column(col)
-    invented = invented_knobs(proc)
+    tags = parameter_tags(proc)
     for row in parameter_rows(proc.params_model):
         path, kind, rng, default, description = row
-        if path in invented:
-            default = f"(INVENTED) {default}"
-        params.add_row(path, kind, rng, default, description)
+        params.add_row(path, kind, rng, default, tags[path], description)
     yield params
     if proc.example is not None:
         metrics = Table(title=f"{proc.name} metrics", title_justify="left")
@@ -124,7 +150,8 @@ def describe(proc: Procedure) -> Iterator[Any]:
     if proc.assumptions:
         yield (
             f"{proc.name} assumptions (rulebook: our reading of an unclear line; reading: another "
-            "reading; INVENTED: the rulebook is silent, replace the value with your own):"
+            "reading; INVENTED: the rulebook is silent, replace the value with your own; "
+            "--robustness assumptions moves each to its alternatives):"
         )
         for name, tag, knob, text, others, rule in assumption_rows(proc):
             # The rule first, so a section the text names is read in that rulebook.

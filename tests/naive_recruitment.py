@@ -151,8 +151,11 @@ class Game:
     # ---- helpers ---------------------------------------------------------------------------
 
     def loyalty(self, card: Card, empire: int, tokens: int | None = None) -> int:
-        """Tokens, plus the printed base loyalty once the home empire has a token on the card."""
+        """Tokens, plus the printed base loyalty once it counts: once the empire's tokens on the
+        card reach it (``at_its_number``), or once the home empire has a token there."""
         t = card.tokens[empire] if tokens is None else tokens
+        if self.p["base_loyalty_counts"] == "at_its_number":
+            return t + card.base if t >= 1 and t >= card.base else t
         if t >= 1 and card.home == empire:
             return t + card.base
         return t
@@ -249,8 +252,15 @@ class Game:
             top = max(card.tokens)
             leaders = [f for f in range(self.players) if card.tokens[f] == top]
             if top == 0:
-                # Shuffled back in: a uniformly random position in the deck.
-                self.deck.insert(below(self.words, len(self.deck) + 1), i)
+                # Shuffled back in: a uniformly random position in a shuffled deck; a deck in a
+                # set order is shuffled whole, the card on top first.
+                if self.p["shuffle_deck"]:
+                    self.deck.insert(below(self.words, len(self.deck) + 1), i)
+                else:
+                    self.deck.append(i)
+                    for k in range(len(self.deck) - 1, 0, -1):
+                        j = below(self.words, k + 1)
+                        self.deck[k], self.deck[j] = self.deck[j], self.deck[k]
                 card.place = "deck"
             elif len(leaders) == 1:
                 card.place, card.owner = "owned", leaders[0]
@@ -272,9 +282,15 @@ class Game:
 
     def pay_wages(self) -> None:
         for empire in range(self.players):
+            cheap = self.p["wage_order"] == "cheap_first"
             mine = sorted(
                 self.owned_by(empire),
-                key=lambda i: (-self.loyalty(self.cards[i], empire), self.cards[i].wage, i),
+                key=lambda i: (
+                    self.cards[i].wage if cheap else 0,
+                    -self.loyalty(self.cards[i], empire),
+                    self.cards[i].wage,
+                    i,
+                ),
             )
             for i in mine:
                 card = self.cards[i]

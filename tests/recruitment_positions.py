@@ -86,6 +86,9 @@ def kernel_state(game: nr.Game) -> np.ndarray:
     s[S.H_WIN] = WIN_RULES.index(p["win"])
     s[S.H_DEBUG] = p["debug"]
     s[S.H_TOKENS_PER_EMPIRE] = p["tokens_per_empire"]
+    s[S.H_SHUFFLE] = p["shuffle_deck"]
+    s[S.H_CHEAP_FIRST] = p["wage_order"] == "cheap_first"
+    at_number = p["base_loyalty_counts"] == "at_its_number"
     s[S.H_ROUND] = game.round
     s[S.H_PHASE] = S.OVER if game.over else S.PLACE
     s[S.H_TURN] = game.turn
@@ -109,7 +112,7 @@ def kernel_state(game: nr.Game) -> np.ndarray:
     for c, card in enumerate(game.cards):
         s[S.S_WAGE + c] = card.wage
         s[S.S_BASE + c] = card.base
-        s[S.S_HOME + c] = -1 if card.home is None else card.home
+        s[S.S_HOME + c] = S.ANY_HOME if at_number else -1 if card.home is None else card.home
         s[S.S_EQUIPPED + c] = card.equipped
         owner = card.owner if card.owner is not None else 0
         s[S.S_STATUS + c] = owner if card.place == "owned" else PLACES[card.place]

@@ -119,6 +119,7 @@ LISTED_DECK = [
                 "deck": LISTED_DECK,
                 "starting_gold": 1,
                 "income": 1,
+                "wage_order": "cheap_first",
                 "win": "most_characters_then_loyalty",
             },
             60,
@@ -133,6 +134,7 @@ LISTED_DECK = [
                 "loyalty_die": 4,
                 "returned_tokens": "supply",
                 "first_player": "fixed",
+                "base_loyalty_counts": "at_home_token",
                 "seat_gold": [0, 1, 2, 3, 4, 5],
                 "deck": {
                     "count": 20,
@@ -158,7 +160,7 @@ LISTED_DECK = [
             80,
         ),
     ],
-    ids=["random", "greedy", "mixed-listed-deck-loyalty-win", "six-supply-fixed", "two-final"],
+    ids=["random", "greedy", "mixed-listed-deck-loyalty-win", "six-supply-fixed-home", "two-final"],
 )
 def test_kernel_equals_plain_python_twin_under_every_revision(raw, n):
     plan, variants = revisions_plan(seed=5, debug=True, **raw)
@@ -303,13 +305,39 @@ def test_no_tokens_left_removes_the_character_and_is_the_zero_tie_gap_in_every_r
     assert counter(s, "gap_equipped", 2) == gap_equipped
 
 
-def test_base_loyalty_counts_only_once_the_home_empire_has_a_token_on_the_card():
+def test_base_loyalty_at_home_token_counts_once_the_home_empire_has_a_token_on_the_card():
     # Card 0: home empire 0 with no token, base 3: a rival's single token takes it.
     # Card 1: home empire 0 with one token, base 2 (loyalty 3) holds against a rival's 2 tokens.
     _, s = run_ownership(
-        "1.0", [owned(0, [0, 1, 0], base=3, home=0), owned(0, [1, 2, 0], base=2, home=0)]
+        "1.0",
+        [owned(0, [0, 1, 0], base=3, home=0), owned(0, [1, 2, 0], base=2, home=0)],
+        base_loyalty_counts="at_home_token",
     )
     assert [status(s, 0), status(s, 1)] == [1, 0]
+
+
+def test_base_loyalty_counts_for_any_empire_once_its_tokens_reach_the_number():
+    # The rulebook's reading (recruitment phase ②), homes ignored. Card 0, base 2: the owner's 1
+    # token stays 1, the rival's 2 tokens make 4: it changes owner. Card 1, base 2: the owner's
+    # 2 tokens make 4, the rival's 1 stays 1: it stays. Card 2, base 1 (home 1): the owner's 1
+    # token makes 2, the rival's 2 tokens make 3: it changes owner.
+    _, s = run_ownership(
+        "1.0",
+        [
+            owned(0, [1, 2, 0], base=2, home=0),
+            owned(0, [2, 1, 0], base=2),
+            owned(0, [1, 2, 0], base=1, home=1),
+        ],
+    )
+    assert [status(s, 0), status(s, 1), status(s, 2)] == [1, 0, 1]
+    # The other reading on card 2's numbers with its home the owner: 1 + 1 ties the rival's 2, it
+    # stays; with no home the printed loyalty never counts.
+    _, s = run_ownership(
+        "1.0",
+        [owned(0, [1, 2, 0], base=1, home=0), owned(0, [2, 2, 0], base=2)],
+        base_loyalty_counts="at_home_token",
+    )
+    assert [status(s, 0), status(s, 1)] == [0, 0]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -337,6 +365,25 @@ def test_recruitment_resolves_by_token_count_only():
     assert game.zone == [1] and sorted(game.deck) == [2, 4]
     assert int(rng[0]) == stream.state
     assert_same(game, s)
+
+
+def test_a_card_shuffled_back_into_a_deck_in_a_set_order_shuffles_the_whole_deck():
+    # Recruitment phase ③⑶, 「将其洗回人物牌库中」: with shuffle_deck false the deck is in a set
+    # order, so the card goes on top and the whole deck is shuffled (one word per swap).
+    orders = set()
+    for seed in range(12):
+        cards = [in_zone([0, 0, 0]), *(nr.Card(tokens=[0, 0, 0]) for _ in range(3))]
+        stream = Stream(seed, 5)
+        game = position(params(players=3, shuffle_deck=False), cards, words=stream)
+        s = kernel_state(game)
+        rng = np.array([stream.state], dtype=np.uint64)
+        resolve_zone(s, rng)
+        game.resolve()
+        assert int(rng[0]) == stream.state
+        assert_same(game, s)
+        assert sorted(game.deck) == [0, 1, 2, 3]
+        orders.add(tuple(game.deck))
+    assert len(orders) > 3  # not the set order with the card on top: shuffled
 
 
 def test_loyalty_check_is_skipped_for_an_empire_with_a_single_character():
@@ -565,11 +612,11 @@ def test_greedy_misses_the_deliberate_tie_that_wins_half_the_game():
 
 
 def test_greedy_takes_a_character_whose_printed_loyalty_makes_one_token_safe():
-    # Empire 0 (to move) can take the zone card of its home empire (one token and the printed
-    # 5 make loyalty 6: no d6 roll beats it), add to its own safe character (nothing changes),
-    # or pass: it takes the card.
+    # base_loyalty_counts: at_home_token. Empire 0 (to move) can take the zone card of its home
+    # empire (one token and the printed 5 make loyalty 6: no d6 roll beats it), add to its own
+    # safe character (nothing changes), or pass: it takes the card.
     cards = [in_zone([0, 0], home=0, base=5), owned(0, [5, 0]), owned(1, [0, 3])]
-    game = position(params(players=2), cards)
+    game = position(params(players=2, base_loyalty_counts="at_home_token"), cards)
     s = kernel_state(game)
     assert greedy_move(s, np.array([1], dtype=np.uint64)) == 0
     assert game.choose("greedy", nr.Raw(1)) == 0

@@ -43,6 +43,11 @@ MetricKind = Literal["proportion", "mean", "distribution", "conditional_mean"]
 #: line (the default when the rulebook's reading cannot be run), or a value ``sim`` invented where
 #: the rulebook is silent.
 AssumptionTag = Literal["rulebook", "reading", "invented"]
+#: What a parameter that is no :class:`Assumption` is: the rulebook's literal text (``rulebook``:
+#: the line gives this value and nothing is unclear), or a setting of the question a run asks
+#: (``setting``: the position, the number of players, the agents, what to count; no rule at all,
+#: every value in range is legitimate).
+GivenTag = Literal["rulebook", "setting"]
 
 
 class Params(BaseModel):
@@ -127,6 +132,38 @@ class Assumption:
 
 
 @dataclass(frozen=True)
+class Given:
+    """A parameter, or every parameter under a dotted path, whose default is no assumption.
+
+    Every parameter of a procedure carries exactly one tag, declared once: an :class:`Assumption`
+    whose ``knob`` is the parameter or a path above it (tag rulebook, reading or invented), or a
+    ``Given`` (tag rulebook: the rulebook's literal text; setting: the question asked). ``sim list``
+    and the reference pages show the tag beside each parameter; tests/test_tags.py fails on a
+    parameter with none (see :func:`tag_of`).
+
+    Attributes:
+        knob: a parameter path or a path above several (``attacker`` covers ``attacker.units``).
+        tag: see :data:`GivenTag`.
+        rule: for ``rulebook``, where the rulebook says it ("Here I Stand rules §5.4"); for
+            ``setting``, optional words on what it sets.
+    """
+
+    knob: str
+    tag: GivenTag
+    rule: str = ""
+
+
+def rulebook(rule: str, *knobs: str) -> tuple[Given, ...]:
+    """``knobs`` whose defaults are the literal text of ``rule`` (a citation)."""
+    return tuple(Given(k, "rulebook", rule) for k in knobs)
+
+
+def settings(*knobs: str) -> tuple[Given, ...]:
+    """``knobs`` that set the question a run asks, not a rule."""
+    return tuple(Given(k, "setting") for k in knobs)
+
+
+@dataclass(frozen=True)
 class Procedure:
     """A rule the engine can run. See the module docstring for the kernel contract."""
 
@@ -148,6 +185,8 @@ class Procedure:
     forbidden: Callable[[Any], list[tuple[tuple[str | int, ...], str, Any]]] | None = None
     #: Every invented value and every reading of an unclear rule (:class:`Assumption`).
     assumptions: tuple[Assumption, ...] = field(default_factory=tuple)
+    #: Every other parameter's tag: the rulebook's literal text or a setting (:class:`Given`).
+    given: tuple[Given, ...] = field(default_factory=tuple)
     #: For a knob whose values are rule cases (``revision``), the metrics that count the trials in
     #: which the cases differ: a comparison of two values of the knob says how often they arose.
     #: Keys are knob paths; a metric name may be a family (``gap_multi_tie`` for its seats). A
@@ -177,6 +216,38 @@ class Procedure:
         """The metric layout for ``params`` (``None`` when the procedure declares none)."""
         layout = self.metric_layout
         return layout if layout is None or isinstance(layout, Layout) else layout(params)
+
+
+def _covers(knob: str, path: str) -> bool:
+    return bool(knob) and (path == knob or path.startswith(knob + "."))
+
+
+def declarations_of(proc: Procedure, path: str) -> list[Assumption | Given]:
+    """The declarations that tag parameter ``path``, the first kind that has one: the
+    assumptions whose knob covers it (the longest knob: ``attacker.leader`` before
+    ``attacker``), the assumptions one of whose alternatives moves it (``removal_order`` moves
+    ``attacker.removes_first`` with ``defender.removes_first``), the ``Given`` covering it (the
+    longest). Empty when the parameter is untagged; several only when several assumptions share
+    it (tests/test_tags.py checks that they agree)."""
+
+    def longest(found: list[Any]) -> list[Any]:
+        most = max((len(d.knob) for d in found), default=0)
+        return [d for d in found if len(d.knob) == most]
+
+    by_knob = longest([a for a in proc.assumptions if _covers(a.knob, path)])
+    if by_knob:
+        return by_knob
+    moved: list[Assumption | Given] = [
+        a for a in proc.assumptions if any(path in alt.overrides for alt in a.alternatives)
+    ]
+    return moved or longest([g for g in proc.given if _covers(g.knob, path)])
+
+
+def tag_of(proc: Procedure, path: str) -> str | None:
+    """The tag of parameter ``path`` (rulebook, reading, invented or setting), or None if it has
+    none."""
+    found = declarations_of(proc, path)
+    return found[0].tag if found else None
 
 
 def metric_slot(name: str) -> str:

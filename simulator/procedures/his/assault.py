@@ -31,7 +31,15 @@ from pydantic import Field, ValidationInfo, field_validator
 from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats, trial_block
 from simulator.jit import inline, kernel
 from simulator.layout import Layout
-from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
+from simulator.procedures.base import (
+    Alternative,
+    Assumption,
+    Metric,
+    Params,
+    Procedure,
+    rulebook,
+    settings,
+)
 from simulator.procedures.his._leaders import (
     Leader,
     command_field,
@@ -627,6 +635,11 @@ PROCEDURE = Procedure(
     title="Here I Stand assault and siege campaign",
     rules="Here I Stand rules §5.6, §5.7, §6.7, §11.1 (docs/rules/here-i-stand.md#s5-7)",
     assumptions=ASSUMPTIONS,
+    given=(
+        *settings("attacker", "defender", "max_assaults", "port"),
+        *rulebook(cite("5.7"), "defender_extra_dice", "hit_on"),
+        *rulebook(cite("5.2"), "formation_cap"),
+    ),
     params_model=AssaultParams,
     metrics=metrics,
     pack=pack,

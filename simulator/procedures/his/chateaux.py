@@ -29,7 +29,7 @@ from simulator.accumulate import (
 )
 from simulator.jit import kernel
 from simulator.layout import Layout
-from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
+from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure, rulebook
 from simulator.procedures.his._rules import cite
 from simulator.procedures.his._tables import check_table
 from simulator.rng import d6_of, low32, word
@@ -313,6 +313,7 @@ PROCEDURE = Procedure(
     title="Here I Stand: the French chateaux",
     rules="Here I Stand rules §14.1 (docs/rules/here-i-stand.md#s14-1)",
     assumptions=ASSUMPTIONS,
+    given=rulebook(cite("14.1"), "turns", "uses_per_turn", "vp_cap"),
     params_model=ChateauxParams,
     metrics=metrics,
     pack=pack,

@@ -30,7 +30,7 @@ from pydantic import Field, model_validator
 from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats, trial_block
 from simulator.jit import inline, kernel
 from simulator.layout import Layout
-from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
+from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure, settings
 from simulator.procedures.his._rules import cite
 from simulator.procedures.his._validation import fail
 from simulator.rng import high32, low32, word
@@ -499,6 +499,7 @@ PROCEDURE = Procedure(
     title="Here I Stand theological debate",
     rules="Here I Stand rules §16.2 (docs/rules/here-i-stand.md#s16-2)",
     assumptions=ASSUMPTIONS,
+    given=settings("caller", "zone", "protestant_debaters", "papal_debaters"),
     params_model=DebateParams,
     metrics=metrics,
     pack=pack,

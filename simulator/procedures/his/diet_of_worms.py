@@ -24,7 +24,15 @@ from pydantic import BeforeValidator, Field, PlainSerializer, model_validator
 from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats, trial_block
 from simulator.jit import inline, kernel
 from simulator.layout import Layout
-from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
+from simulator.procedures.base import (
+    Alternative,
+    Assumption,
+    Metric,
+    Params,
+    Procedure,
+    rulebook,
+    settings,
+)
 from simulator.procedures.his._rules import cite
 from simulator.procedures.his._validation import fail
 from simulator.rng import block_word, high32, low32, word_base
@@ -323,6 +331,10 @@ PROCEDURE = Procedure(
     title="Here I Stand Diet of Worms (turn 1)",
     rules="Here I Stand rules §20.3 (docs/rules/here-i-stand.md#s20-3)",
     assumptions=ASSUMPTIONS,
+    given=(
+        *settings("habsburg_cp", "papal_cp", "protestant_cp"),
+        *rulebook(cite("20.3"), "protestant_bonus_dice"),
+    ),
     params_model=DietParams,
     metrics=metrics,
     pack=pack,

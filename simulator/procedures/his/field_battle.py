@@ -40,7 +40,15 @@ from simulator.accumulate import (
 )
 from simulator.jit import inline, kernel
 from simulator.layout import Layout
-from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
+from simulator.procedures.base import (
+    Alternative,
+    Assumption,
+    Metric,
+    Params,
+    Procedure,
+    rulebook,
+    settings,
+)
 from simulator.procedures.his._leaders import (
     Leader,
     command_field,
@@ -533,6 +541,17 @@ PROCEDURE = Procedure(
     title="Here I Stand field battle",
     rules="Here I Stand rules §5.2, §5.4 (docs/rules/here-i-stand.md#s5-4)",
     assumptions=ASSUMPTIONS,
+    given=(
+        *settings(
+            "attacker",
+            "defender",
+            "attacker_retreats_to",
+            "defender_retreats_to",
+            "fortress_withdraw",
+        ),
+        *rulebook(cite("5.4"), "defender_extra_dice", "hit_on", "ties_to"),
+        *rulebook(cite("5.2"), "formation_cap"),
+    ),
     params_model=FieldBattleParams,
     metrics=metrics,
     pack=pack,

@@ -20,7 +20,7 @@ from pydantic import Field, ValidationInfo, field_validator
 from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats, trial_block
 from simulator.jit import kernel
 from simulator.layout import Layout
-from simulator.procedures.base import Assumption, Metric, Params, Procedure
+from simulator.procedures.base import Assumption, Metric, Params, Procedure, rulebook, settings
 from simulator.procedures.his._rules import cite
 from simulator.rng import block_word, d6_of, high32, low32, word_base
 
@@ -195,6 +195,17 @@ PROCEDURE = Procedure(
     title="Here I Stand interception and avoiding battle",
     rules="Here I Stand rules §5.3, §6.3, §11.1 (docs/rules/here-i-stand.md#s5-3)",
     assumptions=ASSUMPTIONS,
+    given=(
+        *settings(
+            "kind",
+            "leader",
+            "with_cavalry",
+            "against_cavalry",
+            "lost_battle_this_impulse",
+            "port",
+        ),
+        *rulebook(cite("5.3"), "target"),
+    ),
     params_model=InterceptionParams,
     metrics=metrics,
     pack=pack,

@@ -22,7 +22,15 @@ from pydantic import Field, ValidationInfo, field_validator
 from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats, trial_block
 from simulator.jit import inline, kernel
 from simulator.layout import Layout
-from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
+from simulator.procedures.base import (
+    Alternative,
+    Assumption,
+    Metric,
+    Params,
+    Procedure,
+    rulebook,
+    settings,
+)
 from simulator.procedures.his._leaders import Leader, leader_field, present, rating
 from simulator.procedures.his._rules import cite
 from simulator.procedures.his.field_battle import (
@@ -467,6 +475,10 @@ PROCEDURE = Procedure(
     title="Here I Stand naval combat",
     rules="Here I Stand rules §6.4 (docs/rules/here-i-stand.md#s6-4)",
     assumptions=ASSUMPTIONS,
+    given=(
+        *settings("attacker", "defender", "in_port"),
+        *rulebook(cite("6.4"), "port_extra_dice", "hit_on"),
+    ),
     params_model=NavalParams,
     metrics=metrics,
     pack=pack,

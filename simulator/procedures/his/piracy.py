@@ -27,7 +27,16 @@ from pydantic import Field, ValidationInfo, field_validator
 from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats, trial_block
 from simulator.jit import inline, kernel
 from simulator.layout import Layout
-from simulator.procedures.base import Alternative, Assumption, Metric, MetricKind, Params, Procedure
+from simulator.procedures.base import (
+    Alternative,
+    Assumption,
+    Metric,
+    MetricKind,
+    Params,
+    Procedure,
+    rulebook,
+    settings,
+)
 from simulator.procedures.his._rules import cite
 from simulator.rng import d6_of, high32, low32, word
 
@@ -435,6 +444,10 @@ PROCEDURE = Procedure(
     title="Here I Stand: Ottoman piracy",
     rules="Here I Stand rules §11.2 (docs/rules/here-i-stand.md#s11-2)",
     assumptions=ASSUMPTIONS,
+    given=(
+        *settings("raids", "pirate_rating"),
+        *rulebook(cite("11.2"), "hit_on"),
+    ),
     params_model=PiracyParams,
     metrics=metrics,
     pack=pack,

@@ -36,7 +36,7 @@ from pydantic import Field, ValidationInfo, field_validator
 from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats, trial_block
 from simulator.jit import inline, kernel
 from simulator.layout import Layout
-from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
+from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure, rulebook
 from simulator.procedures.his._rules import cite
 from simulator.rng import d6_of, low32, word
 
@@ -312,6 +312,7 @@ PROCEDURE = Procedure(
     title="Here I Stand: Henry VIII's marriages and the pregnancy chart",
     rules="Here I Stand rules §13.1 (docs/rules/here-i-stand.md#s13-1)",
     assumptions=ASSUMPTIONS,
+    given=rulebook(cite("13.1"), "turns", "uses_per_turn", "wife_steps"),
     params_model=PregnancyParams,
     metrics=metrics,
     pack=pack,

@@ -43,7 +43,7 @@ from simulator.accumulate import (
 )
 from simulator.jit import inline, kernel
 from simulator.layout import Layout
-from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
+from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure, settings
 from simulator.procedures.his._rules import cite
 from simulator.rng import block_word, high32, low32, word_base
 
@@ -575,6 +575,7 @@ PROCEDURE = Procedure(
     title="Here I Stand reformation / counter-reformation attempts",
     rules="Here I Stand rules §16.1, §18.4 (docs/rules/here-i-stand.md#s16-1)",
     assumptions=ASSUMPTIONS,
+    given=settings("side", "named_zone", "targets", "paul_iii", "bible_bonus", "chain"),
     params_model=ReformationParams,
     metrics=metrics,
     pack=pack,

@@ -20,7 +20,7 @@ from pydantic import Field
 from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats, trial_block
 from simulator.jit import kernel
 from simulator.layout import Layout
-from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure
+from simulator.procedures.base import Alternative, Assumption, Metric, Params, Procedure, settings
 from simulator.procedures.root._rules import cite_hirelings
 from simulator.rng import block_word, die_of, high32, low32, word_base
 
@@ -173,6 +173,7 @@ PROCEDURE = Procedure(
     title="Root hirelings: influence dice",
     rules="Root hirelings rules §1 (docs/rules/root.md#hirelings-1)",
     assumptions=ASSUMPTIONS,
+    given=settings("players", "behind"),
     params_model=InfluenceParams,
     metrics=metrics,
     pack=pack,

@@ -27,12 +27,14 @@ from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats
 from simulator.jit import inline, kernel
 from simulator.layout import Layout
 from simulator.procedures.base import (
+    Alternative,
     Assumption,
     Metric,
     Params,
     Procedure,
     metric_layout,
     metric_slot,
+    settings,
 )
 from simulator.procedures.root._rules import cite_setup
 from simulator.rng import die_of, low32, next_word, trial_state
@@ -396,7 +398,7 @@ ASSUMPTIONS = (
         tag="invented",
         rule=cite_setup("3.8"),
         text="names: the module has two minor factions tied to no faction but does not "
-        "name them (unaffiliated_1, unaffiliated_2; names do not change the draft)",
+        "name them (unaffiliated_1, unaffiliated_2); not moved: names change no result",
     ),
     Assumption(
         name="faction_cards",
@@ -405,6 +407,19 @@ ASSUMPTIONS = (
         rule=cite_setup("3.1"),
         text="the faction setup cards and their colours are not in the module: the defaults "
         "follow the Root base game and its expansions",
+        alternatives=(
+            Alternative(
+                "without the Corvids",
+                {
+                    "factions": [
+                        {"name": f.name, "colour": f.colour}
+                        for f in DEFAULT_FACTIONS
+                        if f.name != "corvids"
+                    ]
+                },
+                "invented",
+            ),
+        ),
     ),
     Assumption(
         name="short_pool",
@@ -423,6 +438,7 @@ PROCEDURE = Procedure(
     title="Root hirelings: advanced setup draft",
     rules="Root advanced setup §2, §3 (docs/rules/root.md#advanced-setup)",
     assumptions=ASSUMPTIONS,
+    given=settings("players", "policy", "preferences"),
     params_model=SetupParams,
     metrics=metrics,
     pack=pack,

@@ -19,7 +19,7 @@ drop_stale(__file__)  # before the modules load their cached kernels (agents' ed
 import numpy as np
 
 from simulator.agents.game import WholeGame
-from simulator.procedures.base import Alternative, Assumption, Procedure
+from simulator.procedures.base import Alternative, Assumption, Procedure, rulebook, settings
 from simulator.procedures.his._rules import cite
 from simulator.procedures.his.new_world.exact import (
     conquest_outcome,
@@ -193,6 +193,19 @@ PROCEDURE = Procedure(
     title="Here I Stand: the New World race (a whole game)",
     rules="Here I Stand rules §12.1–§12.3 (docs/rules/here-i-stand.md#s12)",
     assumptions=ASSUMPTIONS,
+    given=(
+        *settings(
+            "england",
+            "france",
+            "habsburg",
+            "galleons_turn",
+            "galleons_powers",
+            "policies",
+            "already_claimed",
+            "already_explored",
+        ),
+        *rulebook(cite("12.1"), "turns", "first_exploration_penalty"),
+    ),
     params_model=NewWorldParams,
     metrics=metrics,
     pack=pack,

@@ -22,7 +22,8 @@ drop_stale(__file__)  # before the modules load their cached kernels (agents' ed
 import numpy as np
 
 from simulator.agents.game import WholeGame
-from simulator.procedures.base import Alternative, Assumption, Procedure
+from simulator.procedures.base import Procedure
+from simulator.procedures.recruitment.loyalty.assumptions import ASSUMPTIONS, GIVEN
 from simulator.procedures.recruitment.loyalty.cases import CASES, preset_lines, revision_fires
 from simulator.procedures.recruitment.loyalty.game import GAME
 from simulator.procedures.recruitment.loyalty.kernel import loyalty_kernel
@@ -38,160 +39,21 @@ NOTES = (
     "a scenario picks a revision and may set any case on top of it (revision: '1.1', multi_tie: "
     "first_placed), or name its own revision under revisions ({'1.3': {based_on: '1.2', "
     "multi_tie: first_placed}}); docs/recruitment.md, 'Writing revision 1.3'",
-    "rule (rulebook): lost and removed tokens go to the bank, 'to be obtained by players later in "
-    "the game' (knobs returned_tokens: bank | supply for lost tokens, the case removed_tokens "
-    "for removed ones)",
-    "assumption: how tokens come back from the bank is not in the fragment; default none come "
-    "back within the game (knob bank_refill: tokens per empire per round)",
-    "rule (rulebook): placement goes round, one token a turn (an assumption), until every empire "
-    "passes in succession (knob passing: until_all_pass | final); invented: the first player "
-    "rotates each round (knob first_player: rotate | fixed; the rulebook does not say)",
-    "assumption: the rulebook has no win condition; default most characters after `rounds`, ties "
-    "share the win (knob win: most_characters | most_characters_then_loyalty)",
     "gap (every revision): no tokens left also reads as 'owner tied for highest' at zero -> "
     "removed (case zero_tokens); counted as gap_zero_tie",
     "gap (1.0): several other empires tie above the owner -> the character stays (case "
     "multi_tie); counted as gap_multi_tie",
     "gap (1.0, 1.1): equipped cards of a character that leaves the game are not mentioned -> "
     "they stay (case equipment); counted as gap_equipped (1.2 discards them)",
-    "assumption: loyalty die d6 (loyalty_die); wages paid by descending loyalty, then ascending "
-    "wage; income each round (income); no cap on the tokens a round (tokens_per_round: none, "
-    "the rulebook's reading; a cap is an invention)",
+    "every other point the game rests on is a declared assumption (above), tagged and moved "
+    "by --robustness assumptions: the game length, the deck, the economy, the die, the win",
+    "rule (rulebook, recruitment phase ③⑶): a zone card without tokens is shuffled back into "
+    "the deck: a random place in a shuffled deck, the same as shuffling it; a deck dealt in a "
+    "set order (shuffle_deck: false) is shuffled whole with it",
     "a loyalty loss with no owner token left on the card has no effect",
     "agents: random, greedy (one-step lookahead on a heuristic of characters kept through the "
     "next loyalty checks and tokens in hand, docs/recruitment.md), rollout and mcts (playouts "
     "by greedy, scored by the heuristic)",
-)
-
-PAGE = "docs/rules/recruitment.md"
-RECRUIT = "Recruitment rules, recruitment phase"
-MAINTAIN = "Recruitment rules, maintenance phase"
-
-#: Every invented value and every reading of an unclear line the game rests on (issue 27).
-ASSUMPTIONS = (
-    Assumption(
-        name="tokens_per_round",
-        knob="tokens_per_round",
-        tag="rulebook",
-        rule=f"{RECRUIT} ② and its note ('the zone is checked only once no player needs to "
-        f"place more'); {PAGE}",
-        text="no limit on the tokens an empire places in a round: placing goes round one token "
-        "a turn until every empire passes (the old default, a cap of 3, is an invention)",
-        alternatives=(
-            Alternative("at most 3 a round", {"tokens_per_round": 3}, tag="invented"),
-            Alternative("at most 1 a round", {"tokens_per_round": 1}, tag="invented"),
-        ),
-    ),
-    Assumption(
-        name="first_player",
-        knob="first_player",
-        tag="invented",
-        rule=f"{RECRUIT} ② (who places first is not said); {PAGE}",
-        text="the first player rotates each round, seat 1 in round 1",
-        alternatives=(Alternative("seat 1 every round", {"first_player": "fixed"}, "invented"),),
-    ),
-    Assumption(
-        name="passing",
-        knob="passing",
-        tag="reading",
-        rule=f"{RECRUIT}, note ('only once no player needs to place more'); {PAGE}",
-        text="one token a turn round the table until every empire passes in succession (a "
-        "pass is not final)",
-        alternatives=(Alternative("a pass is final for the round", {"passing": "final"}),),
-    ),
-    Assumption(
-        name="returned_tokens",
-        knob="returned_tokens",
-        tag="rulebook",
-        rule=f"{MAINTAIN}, last note (lost and removed tokens go to the bank); {PAGE}",
-        text="lost and removed tokens go to the bank, not to their empire's supply",
-        alternatives=(
-            Alternative(
-                "straight back to the supply",
-                {"returned_tokens": "supply", "removed_tokens": "supply"},
-            ),
-        ),
-        fires=("tokens_lost",),
-    ),
-    Assumption(
-        name="zero_tokens",
-        knob="zero_tokens",
-        tag="rulebook",
-        rule=f"{MAINTAIN} ③, 1.0 ⑶ and 1.1/1.2 ⑷ (no tokens left: removed), which overlap ⑴ "
-        f"(the owner still tied for the highest, at zero); {PAGE}",
-        text="a character with no tokens left leaves the game in every revision (the case the "
-        "text names); the overlap is counted as gap_zero_tie",
-        alternatives=(Alternative("it stays with its owner (⑴)", {"zero_tokens": "stays"}),),
-        fires=("gap_zero_tie",),
-    ),
-    Assumption(
-        name="bank_refill",
-        knob="bank_refill",
-        tag="invented",
-        rule=f"{MAINTAIN}, last note (the bank's tokens are 'to be obtained by players later in "
-        f"the game': how is not said, a gap); {PAGE}",
-        text="no token comes back from the bank within the game (tokens_lost counts what went "
-        "there, tokens_in_bank what is left at the end)",
-        alternatives=(
-            Alternative("1 token back per round", {"bank_refill": 1}, tag="invented"),
-            Alternative("3 tokens back per round", {"bank_refill": 3}, tag="invented"),
-        ),
-        fires=("tokens_lost", "tokens_in_bank"),
-    ),
-    Assumption(
-        name="starting_gold",
-        knob="starting_gold",
-        tag="invented",
-        rule=f"Recruitment rules (no setup in the rule); {PAGE}",
-        text="3 gold per empire at the start",
-        alternatives=(
-            Alternative("no gold", {"starting_gold": 0}, tag="invented"),
-            Alternative("6 gold", {"starting_gold": 6}, tag="invented"),
-        ),
-    ),
-    Assumption(
-        name="tokens_per_empire",
-        knob="tokens_per_empire",
-        tag="invented",
-        rule=f"{RECRUIT} ② (an empire's own tokens; their number is not said); {PAGE}",
-        text="20 influence tokens in each empire's supply",
-        alternatives=(
-            Alternative("10 tokens", {"tokens_per_empire": 10}, tag="invented"),
-            Alternative("40 tokens", {"tokens_per_empire": 40}, tag="invented"),
-        ),
-    ),
-    Assumption(
-        name="income",
-        knob="income",
-        tag="invented",
-        rule=f"{MAINTAIN} ② (wages are paid; where gold comes from is not said); {PAGE}",
-        text="2 gold per empire at the start of each round",
-        alternatives=(
-            Alternative("no income", {"income": 0}, tag="invented"),
-            Alternative("4 gold a round", {"income": 4}, tag="invented"),
-        ),
-    ),
-    Assumption(
-        name="loyalty_die",
-        knob="loyalty_die",
-        tag="invented",
-        rule=f"{MAINTAIN} ① (one black die; its faces are not said); {PAGE}",
-        text="the black loyalty die is a d6",
-        alternatives=(Alternative("a d8", {"loyalty_die": 8}, tag="invented"),),
-    ),
-    Assumption(
-        name="win",
-        knob="win",
-        tag="invented",
-        rule=f"Recruitment rules (a fragment: no win condition); {PAGE}",
-        text="most characters after `rounds` rounds wins, ties share",
-        alternatives=(
-            Alternative(
-                "ties broken by loyalty", {"win": "most_characters_then_loyalty"}, "invented"
-            ),
-        ),
-        fires=("draws",),
-    ),
 )
 
 #: The metrics that count where the rule cases differ (cases.py), per option of each case knob,
@@ -245,6 +107,7 @@ PROCEDURE = Procedure(
     game=WholeGame(GAME, deal, example=LADDER_DEALS),
     notes=NOTES,
     assumptions=ASSUMPTIONS,
+    given=GIVEN,
     fires=FIRES,
     specialize=specialize,
 )

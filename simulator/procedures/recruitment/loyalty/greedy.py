@@ -39,6 +39,7 @@ from simulator.procedures.recruitment.loyalty.projection import (
     terms_of,
 )
 from simulator.procedures.recruitment.loyalty.state import (
+    ANY_HOME,
     H_N_CARDS,
     H_PLAYERS,
     H_STEP_ADDRESS,
@@ -46,6 +47,7 @@ from simulator.procedures.recruitment.loyalty.state import (
     H_TURN,
     H_ZONE_LEN,
     IN_ZONE,
+    S_BASE,
     S_HOME,
     S_PLACED,
     S_PROJ_HOLDER,
@@ -115,11 +117,12 @@ def value_after(s, move, e, players, terms, unmoved):
 
 @leaf
 def is_plain(s, c, e):
-    """Whether ``c`` is a zone card without tokens that is not the mover's home card. A first
-    token on any such card makes the same projection (the mover holds it with one token, every
-    other loyalty 0; the card's base counts for its home empire only), so it is worth the same
-    whichever it is."""
-    if s[S_STATUS + c] != IN_ZONE or s[S_HOME + c] == e:
+    """Whether ``c`` is a zone card without tokens that is not the mover's home card, nor a card
+    whose base loyalty may count for any empire (``ANY_HOME``). A first token on any such card
+    makes the same projection (the mover holds it with one token, every other loyalty 0; the
+    card's base counts for its home empire only), so it is worth the same whichever it is."""
+    home = s[S_HOME + c]
+    if s[S_STATUS + c] != IN_ZONE or home == e or (home == ANY_HOME and s[S_BASE + c] >= 1):
         return False
     first = S_TOKENS + c * MAX_PLAYERS
     tokens = 0

@@ -32,6 +32,7 @@ from simulator.jit import inline
 from simulator.procedures.recruitment.loyalty.cases import code
 from simulator.procedures.recruitment.loyalty.params import MAX_PLAYERS
 from simulator.procedures.recruitment.loyalty.state import (
+    ANY_HOME,
     DEFECTIONS,
     EQUIPMENT_DISCARDED,
     GAP_EQUIPPED,
@@ -76,10 +77,15 @@ assert MAX_PLAYERS <= ORDER_MASK and MAX_PLAYERS * ORDER_BITS < 63
 
 @inline
 def loyalty_of(tokens_of_e, home, base, e):
-    """Loyalty to ``e`` of a card carrying ``tokens_of_e`` of its tokens: plus the printed base
-    loyalty if ``e`` is the card's home empire and the card carries at least one of ``e``'s
-    tokens (rulebook: "只有当一个人物牌上放置有对应其基础忠诚度的影响力指示物时，
-    牌面上的基础忠诚度才生效")."""
+    """Loyalty to ``e`` of a card carrying ``tokens_of_e`` of its tokens, plus the printed base
+    loyalty once it counts (Recruitment rules, recruitment phase ②: "只有当一个人物牌上放置有
+    对应其基础忠诚度的影响力指示物时，牌面上的基础忠诚度才生效"): under ``at_its_number`` (the
+    card's home is ``ANY_HOME``) once ``e``'s tokens on the card reach the base loyalty; under
+    ``at_home_token`` if ``e`` is the card's home empire and has at least one token on it."""
+    if home == ANY_HOME:
+        if tokens_of_e >= base and tokens_of_e >= 1:
+            return tokens_of_e + base
+        return tokens_of_e
     if tokens_of_e >= 1 and home == e:
         return tokens_of_e + base
     return tokens_of_e

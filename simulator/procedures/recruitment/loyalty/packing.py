@@ -68,6 +68,8 @@ PACKED = Layout(
     "removed_to_bank",
     "user_step",
     "step_address",
+    "base_at_number",
+    "cheap_first",
     ("agents", MAX_PLAYERS * AGENT_ROW),  # MAX_PLAYERS rows (simulator.agents.spec.pack_agents)
     ("generator", 2 * CARD_FIELDS),  # (low, high) of wage, base_loyalty, home, equipped
     ("deck", CARD_FIELDS * MAX_CARDS),  # MAX_CARDS rows of (wage, base_loyalty, home, equipped)
@@ -85,6 +87,7 @@ P_ROTATE, P_PASS_FINAL, P_WIN = PACKED.at("rotate"), PACKED.at("pass_final"), PA
 P_ZERO_TOKENS, P_EQUIPMENT = PACKED.at("zero_tokens"), PACKED.at("equipment")
 P_REMOVED_TO_BANK = PACKED.at("removed_to_bank")
 P_USER_STEP, P_STEP_ADDRESS = PACKED.at("user_step"), PACKED.at("step_address")
+P_BASE_AT_NUMBER, P_CHEAP_FIRST = PACKED.at("base_at_number"), PACKED.at("cheap_first")
 P_AGENTS, P_GEN, P_DECK = PACKED.at("agents"), PACKED.at("generator"), PACKED.at("deck")
 P_SEAT_GOLD = PACKED.at("seat_gold")
 P_METRIC_COUNT, P_FIRST_METRIC = PACKED.at("metric_count"), PACKED.at("first_metric")
@@ -136,6 +139,8 @@ def pack(p: LoyaltyParams) -> np.ndarray:
         removed_to_bank=1.0 if cases["removed_tokens"] == "bank" else 0.0,
         user_step=0.0,  # a run with designers' steps numbers them (userstep.StepPack)
         step_address=0.0,  # written in the process that runs them (userstep.StepKernel)
+        base_at_number=1.0 if p.base_loyalty_counts == "at_its_number" else 0.0,
+        cheap_first=1.0 if p.wage_order == "cheap_first" else 0.0,
         agents=np.concatenate([agents, np.zeros(MAX_PLAYERS * AGENT_ROW - agents.size)]),
         generator=spans,
         deck=cards,

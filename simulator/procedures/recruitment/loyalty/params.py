@@ -65,10 +65,16 @@ class Character(Params):
         default=0,
         ge=0,
         le=20,
-        description="printed base loyalty, added to its home empire's tokens once it has one",
+        description="printed base loyalty: added to an empire's tokens once they reach it "
+        "(base_loyalty_counts: at_its_number), or to its home empire's once it has one "
+        "(at_home_token)",
     )
     home: int = Field(
-        default=0, ge=0, le=MAX_PLAYERS, description="seat of its home empire, 0 for none"
+        default=0,
+        ge=0,
+        le=MAX_PLAYERS,
+        description="seat of its home empire, 0 for none (read only by base_loyalty_counts: "
+        "at_home_token)",
     )
     equipped: int = Field(
         default=0, ge=0, le=20, description="equipped cards on it (discarded on removal in 1.2)"
@@ -111,7 +117,11 @@ class DeckGenerator(Params):
     count: int = Field(ge=1, le=MAX_CARDS, description="characters in the deck")
     wage: Dist = Field(default=1, description="wage of each character")
     base_loyalty: Dist = Field(default=0, description="printed base loyalty of each character")
-    home: Dist = Field(default=0, description="home seat of each character (0 for none)")
+    home: Dist = Field(
+        default=0,
+        description="home seat of each character, 0 for none (base_loyalty_counts: "
+        "at_home_token only)",
+    )
     equipped: Dist = Field(default=0, description="equipped cards on each character")
 
     @field_validator("wage", "base_loyalty", "home", "equipped")
@@ -168,6 +178,15 @@ def _name_problem(name: str) -> str | None:
     return None
 
 
+#: The default deck (invented: the rule prints no card; assumptions.py declares it).
+DEFAULT_DECK = DeckGenerator(
+    count=30,
+    wage=Span(low=0, high=2),
+    base_loyalty=Span(low=0, high=2),
+    equipped=Span(low=0, high=2),
+)
+
+
 class LoyaltyParams(Params):
     players: int = Field(default=4, ge=2, le=MAX_PLAYERS, description="empires in the game")
     rounds: int = Field(default=10, ge=1, le=MAX_ROUNDS, description="rounds played")
@@ -198,10 +217,22 @@ class LoyaltyParams(Params):
         "removed_tokens still apply to a character it removes",
     )
     deck: Deck = Field(
-        default=DeckGenerator(count=30, wage=Span(low=0, high=2), equipped=Span(low=0, high=2)),
-        description="the character deck: a list of characters, or a generator {count, ...}",
+        default=DEFAULT_DECK,
+        description="the character deck: a list of characters, or a generator {count, ...} "
+        "(invented: 30 cards, wage 0-2, base loyalty 0-2, equipped 0-2, no home)",
     )
-    shuffle_deck: bool = Field(default=True, description="shuffle the deck before the first deal")
+    shuffle_deck: bool = Field(
+        default=True,
+        description="shuffle the deck before the first deal; false: deal it in the order given "
+        "(top card last) until a card is shuffled back into it (recruitment phase ③⑶ shuffles "
+        "the whole deck then)",
+    )
+    base_loyalty_counts: Literal["at_its_number", "at_home_token"] = Field(
+        default="at_its_number",
+        description="when a card's printed base loyalty counts (recruitment phase ②): "
+        "at_its_number, for an empire once its tokens on the card reach that number (rulebook); "
+        "at_home_token, for the card's home empire (deck data) once it has one token there",
+    )
     tokens_per_empire: int = Field(
         default=20,
         ge=0,
@@ -257,6 +288,12 @@ class LoyaltyParams(Params):
         description="placement goes round one token a turn until every empire passes in "
         "succession (rulebook: 'only once no player needs to place more'), or a pass is final for "
         "the round",
+    )
+    wage_order: Literal["loyal_first", "cheap_first"] = Field(
+        default="loyal_first",
+        description="invented (maintenance ② does not say which characters an empire short of "
+        "gold pays): by descending loyalty, then ascending wage; or cheap_first, by ascending "
+        "wage, then descending loyalty",
     )
     win: Literal["most_characters", "most_characters_then_loyalty"] = Field(
         default="most_characters",

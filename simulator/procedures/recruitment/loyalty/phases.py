@@ -13,10 +13,11 @@ zone card is resolved, and maintenance follows.
 
 Randomness: ``apply_move`` and :func:`start_game` draw the game's chance events from the
 ``uint64[1]`` SplitMix64 state they are given, in this order: deck generation (generator decks),
-the deck shuffle, then per round the reshuffle position of every zone card left without tokens and
-one loyalty die per checked character. Decisions draw nothing here (agents have their own
-streams), so two variants of a scenario replay the same chance words as long as their positions
-agree.
+the deck shuffle, then per round, for every zone card left without tokens, its position in the
+deck (one word; with ``shuffle_deck: false`` the card goes on top and the whole deck is shuffled,
+one word per swap) and one loyalty die per checked character. Decisions draw nothing here
+(agents have their own streams), so two variants of a scenario replay the same chance words as
+long as their positions agree.
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ from simulator.procedures.recruitment.loyalty.packing import (
     CARD_FIELDS,
     P_AGENTS,
     P_BANK_REFILL,
+    P_BASE_AT_NUMBER,
     P_CARDS,
+    P_CHEAP_FIRST,
     P_DEBUG,
     P_DECK,
     P_DIE,
@@ -63,7 +66,9 @@ from simulator.procedures.recruitment.loyalty.packing import (
 from simulator.procedures.recruitment.loyalty.params import MAX_CARDS, MAX_PLAYERS
 from simulator.procedures.recruitment.loyalty.projection import reproject, retally
 from simulator.procedures.recruitment.loyalty.state import (
+    ANY_HOME,
     H_BANK_REFILL,
+    H_CHEAP_FIRST,
     H_DEBUG,
     H_DECK_LEN,
     H_DIE,
@@ -86,6 +91,7 @@ from simulator.procedures.recruitment.loyalty.state import (
     H_ROTATE,
     H_ROUND,
     H_ROUNDS,
+    H_SHUFFLE,
     H_STEP_ADDRESS,
     H_STREAK_START,
     H_TO_BANK,
@@ -194,6 +200,8 @@ def start_game(s, row, rng):
     s[H_REMOVED_TO_BANK] = np.int64(row[P_REMOVED_TO_BANK])
     s[H_USER_STEP] = np.int64(row[P_USER_STEP])
     s[H_STEP_ADDRESS] = np.int64(row[P_STEP_ADDRESS])
+    s[H_SHUFFLE] = np.int64(row[P_SHUFFLE])
+    s[H_CHEAP_FIRST] = np.int64(row[P_CHEAP_FIRST])
     s[H_N_CARDS] = np.int64(row[P_CARDS])
     s[H_PER_ROUND] = np.int64(row[P_PER_ROUND])
     s[H_INCOME] = np.int64(row[P_INCOME])
@@ -212,6 +220,9 @@ def start_game(s, row, rng):
         if row[P_AGENTS + e * AGENT_ROW + AGENT_KIND] != RANDOM_AGENT:
             s[H_TRACK] = 1
     deal_deck(s, row, rng)
+    if row[P_BASE_AT_NUMBER] > 0.5:  # base_loyalty_counts: at_its_number (ownership.loyalty_of)
+        for c in range(s[H_N_CARDS]):
+            s[S_HOME + c] = ANY_HOME
     s[H_DECK_LEN] = s[H_N_CARDS]
     gold = np.int64(row[P_GOLD])
     s[H_GOLD_ISSUED] = 0
@@ -358,9 +369,10 @@ def advance(s, rng):
 @inline
 def resolve_zone(s, rng):
     """「招募阶段」③, by token count only: a sole leader gains the card (tokens stay on it); a tie
-    at the top leaves it in the zone; a card with no tokens goes back into the deck at a uniformly
-    random position (one word; the rest of the deck is in random order, so this is shuffling it
-    back in)."""
+    at the top leaves it in the zone; a card with no tokens is shuffled back into the deck (③⑶):
+    at a uniformly random position (one word) when the deck was shuffled (the rest of it is in
+    random order, so this is shuffling it back in), else put on top and the whole deck shuffled
+    (a deck in a set order, ``shuffle_deck: false``, keeps its order only until then)."""
     players = s[H_PLAYERS]
     kept = 0
     for k in range(s[H_ZONE_LEN]):
@@ -378,11 +390,20 @@ def resolve_zone(s, rng):
                 n_top += 1
         if top == 0:
             deck_len = s[H_DECK_LEN]
-            rng[0] += GAMMA
-            pos = uniform_below(mix64(rng[0]), deck_len + 1)
-            for j in range(deck_len, pos, -1):
-                s[S_DECK + j] = s[S_DECK + j - 1]
-            s[S_DECK + pos] = c
+            if s[H_SHUFFLE] != 0:
+                rng[0] += GAMMA
+                pos = uniform_below(mix64(rng[0]), deck_len + 1)
+                for j in range(deck_len, pos, -1):
+                    s[S_DECK + j] = s[S_DECK + j - 1]
+                s[S_DECK + pos] = c
+            else:
+                s[S_DECK + deck_len] = c
+                for i in range(deck_len, 0, -1):
+                    rng[0] += GAMMA
+                    j = uniform_below(mix64(rng[0]), i + 1)
+                    a = s[S_DECK + i]
+                    s[S_DECK + i] = s[S_DECK + j]
+                    s[S_DECK + j] = a
             s[H_DECK_LEN] = deck_len + 1
             s[S_STATUS + c] = IN_DECK
         elif n_top == 1:
@@ -423,8 +444,11 @@ def loyalty_check(s, rng):
 
 
 @inline
-def _pays_before(loyalty_a, wage_a, a, loyalty_b, wage_b, b):
-    """Wage order: descending loyalty, then ascending wage, then card index."""
+def _pays_before(loyalty_a, wage_a, a, loyalty_b, wage_b, b, cheap_first):
+    """Wage order (``wage_order``, invented): descending loyalty, then ascending wage; or
+    (``cheap_first``) ascending wage, then descending loyalty; then card index."""
+    if cheap_first and wage_a != wage_b:
+        return wage_a < wage_b
     if loyalty_a != loyalty_b:
         return loyalty_a > loyalty_b
     if wage_a != wage_b:
@@ -449,7 +473,15 @@ def pay_wages(s):
             j = n
             while j > 0:
                 b = s[S_SCRATCH + j - 1]
-                if not _pays_before(loyalty, wage, c, effective_loyalty(s, b, e), s[S_WAGE + b], b):
+                if not _pays_before(
+                    loyalty,
+                    wage,
+                    c,
+                    effective_loyalty(s, b, e),
+                    s[S_WAGE + b],
+                    b,
+                    s[H_CHEAP_FIRST] != 0,
+                ):
                     break
                 s[S_SCRATCH + j] = b
                 j -= 1

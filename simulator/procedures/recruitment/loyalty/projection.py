@@ -69,27 +69,26 @@ def checks_ahead(s):
 
 
 @leaf
-def keep_chance(tokens, home_is_holder, base, rival, die, checks):
+def keep_chance(tokens, home, base, holder, rival, die, checks):
     """Chance that a holder with ``tokens`` on a card keeps it through ``checks`` loyalty checks
     (``checks <= HORIZON``) when nobody places more: each check costs a token with chance
     ``(die - loyalty) / die``, and the card is lost once it carries none of the holder's tokens
     or its loyalty falls below ``rival`` (the best other empire's loyalty). The holder may lose
     ``slack`` tokens and keep it; with ``slack >= checks`` it is safe. Losses so far are a
-    pure-death chain: ``p0, p1, p2`` are the chances of 0, 1 and 2 losses (``HORIZON`` 3)."""
+    pure-death chain: ``p0, p1, p2`` are the chances of 0, 1 and 2 losses (``HORIZON`` 3).
+    Loyalty is :func:`loyalty_of` the holder's tokens (``home``, ``base``: the card's)."""
     least = 1
-    while (least + base if home_is_holder else least) < rival:
+    while loyalty_of(least, home, base, holder) < rival:
         least += 1
     if tokens < least:
         return 0.0
     slack = tokens - least
     if slack >= checks:
         return 1.0
-    loyalty = tokens + base if home_is_holder else tokens
-    # Chance a check costs a token after 0, 1, 2 losses (tokens - k >= least >= 1: the printed
-    # loyalty still counts).
-    q0 = max(0, die - loyalty) / die
-    q1 = max(0, die - (loyalty - 1)) / die
-    q2 = max(0, die - (loyalty - 2)) / die
+    # Chance a check costs a token after 0, 1, 2 losses (tokens - k >= least >= 1).
+    q0 = max(0, die - loyalty_of(tokens, home, base, holder)) / die
+    q1 = max(0, die - loyalty_of(tokens - 1, home, base, holder)) / die
+    q2 = max(0, die - loyalty_of(tokens - 2, home, base, holder)) / die
     p0 = 1.0
     p1 = 0.0
     p2 = 0.0
@@ -129,7 +128,7 @@ def project_by_step(s, c, h):
     if holder == h and loyalty[h] < best:
         best = 0
     chance = keep_chance(
-        tokens[holder], s[S_HOME + c] == holder, s[S_BASE + c], best, s[H_DIE], checks_ahead(s)
+        tokens[holder], s[S_HOME + c], s[S_BASE + c], holder, best, s[H_DIE], checks_ahead(s)
     )
     return holder, np.int64(chance * WEIGHT_ONE + 0.5)
 
@@ -200,7 +199,7 @@ def project_card(s, c):
             for f in range(players):
                 if f != h:
                     best = max(best, loyalty_of(s[first + f], home, base, f))
-    chance = keep_chance(s[first + h], home == h, base, best, s[H_DIE], checks_ahead(s))
+    chance = keep_chance(s[first + h], home, base, h, best, s[H_DIE], checks_ahead(s))
     return h, np.int64(chance * WEIGHT_ONE + 0.5)
 
 

@@ -15,7 +15,9 @@ Pieces (``MAX_PLAYERS`` slots per seat, ``MAX_CARDS`` per card):
 - per seat: token supply, tokens in the bank, gold, tokens placed this round, out of this round's
   placement;
 - per-seat counters reported as metrics (a row per counter of ``COUNTERS``);
-- per card: wage, base loyalty, home seat (-1 for none), equipped cards, status (owner seat >= 0,
+- per card: wage, base loyalty, home seat (-1 for none; ``ANY_HOME`` under the reading
+  ``base_loyalty_counts: at_its_number``, where the printed base loyalty counts for any empire
+  whose tokens on the card reach it), equipped cards, status (owner seat >= 0,
   or ``IN_ZONE``, ``IN_DECK``, ``REMOVED``);
 - tokens[card, seat]; the deck (top card last); the zone (in the order cards were dealt);
   scratch space for the wage order and for the projection's calls of a designer's ownership
@@ -86,6 +88,8 @@ HEADER = (
     "removed_to_bank",
     "user_step",
     "step_address",
+    "shuffle",
+    "cheap_first",
 )
 
 #: Per-seat counters reported as metrics: ``s[S_COUNTS + COUNTER * MAX_PLAYERS + seat]``.
@@ -169,7 +173,12 @@ H_TRACK, H_ZERO_TOKENS, H_EQUIPMENT = (
     STATE.at("equipment"),
 )
 H_REMOVED_TO_BANK, H_USER_STEP = STATE.at("removed_to_bank"), STATE.at("user_step")
-H_STEP_ADDRESS = STATE.at("step_address")
+H_STEP_ADDRESS, H_SHUFFLE = STATE.at("step_address"), STATE.at("shuffle")
+H_CHEAP_FIRST = STATE.at("cheap_first")
+
+#: A card's home under ``base_loyalty_counts: at_its_number``: its printed base loyalty counts for
+#: every empire whose tokens on it reach that number (ownership.loyalty_of).
+ANY_HOME = -2
 
 #: Phases: placing tokens in the recruitment phase, or the game is over.
 PLACE = 0

@@ -39,7 +39,7 @@ The code is split by concern: parameters, metrics and packing in ``params``, the
 
 from __future__ import annotations
 
-from simulator.procedures.base import Alternative, Assumption, Procedure
+from simulator.procedures.base import Alternative, Assumption, Procedure, settings
 from simulator.procedures.root._rules import cite
 from simulator.procedures.root.battle.exact import exact, outcomes
 from simulator.procedures.root.battle.kernel import battle_kernel
@@ -185,6 +185,9 @@ PROCEDURE = Procedure(
     "(what a removal costs a faction afterwards is counted, not played)",
     rules="Root rules §1.3–§1.8 and the faction chapters §4–§12 (docs/rules/root.md#s1-5)",
     assumptions=ASSUMPTIONS,
+    given=settings(
+        "attacker", "defender", "lizard_garden", "battles", "stop_when_cleared", "rolled_hits"
+    ),
     params_model=BattleParams,
     metrics=metrics,
     pack=pack,

@@ -40,7 +40,7 @@ one whole game per trial, the engine loop).
 from __future__ import annotations
 
 from simulator.agents.game import WholeGame
-from simulator.procedures.base import Alternative, Assumption, Procedure
+from simulator.procedures.base import Alternative, Assumption, Procedure, rulebook, settings
 from simulator.procedures.root._rules import cite_hirelings
 from simulator.procedures.root.hirelings.game import GAME, deal
 from simulator.procedures.root.hirelings.kernel import choose_move, hirelings_kernel
@@ -96,6 +96,18 @@ ASSUMPTIONS = (
         ),
     ),
     Assumption(
+        name="rounds",
+        knob="rounds",
+        tag="invented",
+        rule=cite_hirelings("4.4"),
+        text="a game is 10 rounds: the module is part of a longer game and says nothing of its "
+        "length",
+        alternatives=(
+            Alternative("6 rounds", {"rounds": 6}, "invented"),
+            Alternative("15 rounds", {"rounds": 15}, "invented"),
+        ),
+    ),
+    Assumption(
         name="winner",
         knob="",
         tag="invented",
@@ -119,6 +131,11 @@ PROCEDURE = Procedure(
     title="Root hirelings: influence spending over a game",
     rules="Root hirelings rules §1, §2, §4.4, §5, §6 (docs/rules/root.md#hirelings-module)",
     assumptions=ASSUMPTIONS,
+    given=(
+        *settings("players", "policies", "hirelings"),
+        *rulebook(cite_hirelings("5"), "veteran_cost"),
+        *rulebook(cite_hirelings("6"), "diplomat_cost"),
+    ),
     params_model=HirelingsParams,
     metrics=metrics,
     pack=pack,

@@ -16,7 +16,7 @@ Copying it to make a new game: docs/architecture.md, "Adding a whole game".
 from __future__ import annotations
 
 from simulator.agents.game import WholeGame
-from simulator.procedures.base import Alternative, Assumption, Procedure
+from simulator.procedures.base import Alternative, Assumption, Procedure, rulebook, settings
 from simulator.procedures.template.pig.game import GAME, deal
 from simulator.procedures.template.pig.kernel import pig_kernel
 from simulator.procedures.template.pig.params import (
@@ -51,6 +51,7 @@ PROCEDURE = Procedure(
     kernel=pig_kernel,
     example={"players": 2, "target": 100},
     assumptions=ASSUMPTIONS,
+    given=(*settings("players", "policies"), *rulebook(f"Pig rules §3 ({PAGE})", "target")),
     notes=(
         "players: policies (random, greedy: one-step lookahead on the heuristic, rollout, mcts)",
         "a template: copy simulator/procedures/template/ to start a new whole game "
