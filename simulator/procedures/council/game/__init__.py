@@ -14,7 +14,8 @@ interface (``interface.GAME``: resume by replay, ``context``). Each game reads i
 every variant of a scenario plays the same game until a rule that differs changes a choice; a
 searching seat's decision reads its own decision sub-stream, never the game's.
 
-The package is split by concern: ``params`` (the scenario's values and the packed row), ``state``
+The package is split by concern: ``params`` (the scenario's values and the packed row),
+``defaults`` (the default data set), ``readings`` (the declarations of issue 44), ``state``
 (array layouts and accessors), ``heuristic`` (priority counts, the leader, how a seat chooses),
 ``votes``, ``victory``, ``economy`` (income, spending, tax), ``mercenaries``, ``actions``,
 ``setup`` (the starting position, invariants), ``context`` (the decision hooks), ``interface``

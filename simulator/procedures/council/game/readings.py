@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from simulator.procedures.base import Alternative, Assumption
-from simulator.procedures.council.game.params import (
+from simulator.procedures.council.game.defaults import (
     DEFAULT_CHARACTERS,
     DEFAULT_LANDS,
     DEFAULT_LAWS,
