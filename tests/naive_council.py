@@ -120,6 +120,7 @@ class Game(Votes, Economy, Mercenaries, GameState):
         stalled = self.gaps["stalled_draw"] > 0
         out += [self.empty_head_chances, int(self.victory == "draw" and not stalled)]
         out += [self.phase_reveals, self.advice_without_priority]
+        out += [self.spending_ties, self.vacant_heads, self.cowardly_left]
         return out
 
 

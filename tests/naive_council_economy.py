@@ -6,7 +6,7 @@ Income (with mood and the Land powers), spending on tokens and Mercenaries, and 
 from __future__ import annotations
 
 from simulator.procedures.council.game import heuristic as H
-from tests.naive_council_state import KINDS, MAX_BUYS, MAX_HAND, Card
+from tests.naive_council_state import KINDS, Card
 
 
 class Economy:
@@ -30,10 +30,8 @@ class Economy:
         return max(v, 0)
 
     def income(self) -> None:
-        if self.p["mood"] and self.mood <= -3:  # an uprising: the Cowardly leave their seats
-            for c in range(11):
-                if self.in_play(c) and self.has(c, "cowardly"):
-                    self.vacate(c)
+        if self.p["mood"] and self.mood <= -3 and self.p["cowardly_leaves"] == "income":
+            self.cowards_flee()  # the old reading: the Cowardly leave at each income of it
         prio = [self.land_priority(land) for land in range(7)]
         give_up = [-1] * self.n
         for q in range(self.n):
@@ -71,6 +69,8 @@ class Economy:
         for q in range(self.n):
             if give_up[q] >= 0:
                 self.civ[give_up[q]] += 1
+        if any(x >= 0 for x in give_up):
+            self.check_victory()  # civilians added: a Will of the People may be reached now
 
     # -- spending ----------------------------------------------------------------------------------
 
@@ -84,10 +84,31 @@ class Economy:
                 return max(self.p["mercenary_cost"] - 1, 1)
         return self.p["mercenary_cost"]
 
-    def spending(self) -> None:
+    def spending_order(self) -> list[int]:
+        """Poorest first; players with the same coins by lot (a shuffle of each tied run, the
+        kernel's Fisher-Yates) or the lower seat first (``spending_ties``)."""
         order = sorted(range(self.n), key=lambda q: self.coins[q])
-        for q in order:
-            for _ in range(MAX_BUYS):
+        runs = [[q for q in order if self.coins[q] == c] for c in sorted(set(self.coins))]
+        if any(len(run) > 1 for run in runs):
+            self.spending_ties += 1
+        out = []
+        for run in runs:
+            if self.p["spending_ties"] == "lot":
+                for i in range(len(run) - 1, 0, -1):
+                    j = self.pick(i + 1)
+                    run[i], run[j] = run[j], run[i]
+            out += run
+        return out
+
+    def spending(self) -> None:
+        cap = self.p["max_buys"]
+        for q in self.spending_order():
+            buys = 0
+            while True:
+                if cap is not None and buys >= cap:
+                    self.gaps["buy_cap"] += 1
+                    break
+                buys += 1
                 options: list = [None]
                 scores = [0]
                 if self.coins[q] >= self.p["influence_cost"] and self.supply[q] > 0:
@@ -100,12 +121,13 @@ class Economy:
                     1 for c in self.cards if c is not None and not c.face_down and c.owner == q
                 )
                 cost = self.mercenary_cost(q)
-                if (
-                    self.p["mercenaries"]
-                    and self.coins[q] >= cost
-                    and None in self.cards
-                    and hand < MAX_HAND
-                ):
+                could = self.p["mercenaries"] and self.coins[q] >= cost
+                max_hand = self.p["max_hand"]
+                if could and max_hand is not None and hand >= max_hand:
+                    self.gaps["hand_cap"] += 1
+                elif could and None not in self.cards[: self.p["mercenary_deck"]]:
+                    self.gaps["deck_cap"] += 1
+                elif could:
                     paid = self.delta(q, None, 0, -cost) if self.greedy(q) else 0
                     for kind in KINDS:
                         options.append(kind)
@@ -163,6 +185,7 @@ class Economy:
                     h = self.head_of(land)
                     if h >= 0:
                         self.take(q, ("char", h), 1)
+                    self.check_victory()  # tokens left a Land: a rival may win at once
 
     def tax_delta_halves(self) -> int:
         return sum(round(self.p["laws"][i]["tax_delta"] * 2) for i in self.active.values())

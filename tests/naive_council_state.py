@@ -32,9 +32,12 @@ GAPS = (
     "removal_four_votes",
     "stalled_draw",
     "advice_tie",
+    "hand_cap",
+    "deck_cap",
+    "buy_cap",
 )
 UNDEFINED = -(2**62)  # the kernel's mark of a value a game does not define
-MAX_HAND = 6
+MAX_HAND = 6  # the invented defaults of max_hand and max_buys (the game reads the knobs)
 MAX_BUYS = 40
 MAX_CARDS = 48
 MAX_MOVES = 512
@@ -92,6 +95,9 @@ class GameState:
     window: int = 0  # 1 in a reveal window after the turn's first
     phase_reveals: int = 0  # cards revealed in those windows
     advice_without_priority: int = 0  # advice through a Head by a player without priority on it
+    spending_ties: int = 0  # spending phases with players tied on coins
+    vacant_heads: int = 0  # Head seats vacant at an Action phase's start, the pool not empty
+    cowardly_left: int = 0  # Cowardly Characters that left for an uprising
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -274,6 +280,13 @@ class GameState:
             self.representative = -1
         self.seat_of[c] = "pool"
 
+    def cowards_flee(self) -> None:
+        """An uprising: every Cowardly Character in play leaves for the pool (trait 16)."""
+        for c in range(11):
+            if self.in_play(c) and self.has(c, "cowardly"):
+                self.vacate(c)
+                self.cowardly_left += 1
+
     def end(self, winners: list[int], victory: str) -> None:
         self.winners = winners
         self.victory = victory
@@ -353,6 +366,9 @@ class GameState:
         self.cards = [None] * MAX_CARDS
         self.mood = p["mood_start"]
         self.treasury = p["start_treasury"]
+        self.active = {i: i for i in range(p.get("start_laws", 0))}  # the deck's first laws
+        if p["mood"] and self.mood <= -3 and p.get("cowardly_leaves") == "uprising":
+            self.cowards_flee()  # an uprising from the start
         for q in self.placements():
             if self.supply[q] == 0:
                 continue

@@ -30,7 +30,13 @@ class Votes:
             return cands[self.pick(len(cands))]
         return cands[self.choose(q, [self.on_char[q][c] for c in cands])]
 
-    def fill_vacancies(self) -> None:
+    def vacant_heads_now(self) -> int:
+        """Head seats vacant while a Character waits in the pool (0 when the pool is empty)."""
+        if "pool" not in self.seat_of:
+            return 0
+        return sum(self.head_of(land) < 0 for land in range(7))
+
+    def fill_vacancies(self, head_seats: bool = True) -> None:
         for seat in COUNCIL:
             if self.holder(seat) >= 0:
                 continue
@@ -53,6 +59,11 @@ class Votes:
             chosen = tied[0] if len(tied) == 1 else self.choose_among(tied, council_seat=True)
             self.vacate(chosen)
             self.seat_of[chosen] = seat
+        if head_seats:
+            self.appoint_heads()
+
+    def appoint_heads(self) -> None:
+        """The Privy Councillor's player fills each vacant Head seat from the pool."""
         for land in range(7):
             if self.head_of(land) >= 0:
                 continue
@@ -261,7 +272,11 @@ class Votes:
         self.ignore_choice(i)
         self.treasury -= law["cost"]
         self.to_bank += law["cost"]
+        before = self.mood
         self.mood = min(max(self.mood + law["mood"], -3), 3)
+        uprising = self.p["mood"] and self.mood <= -3 < before
+        if uprising and self.p["cowardly_leaves"] == "uprising":
+            self.cowards_flee()  # the uprising starts: the Cowardly leave at once
         for land in range(7):
             if self.p["lands"][land]["effect"] == "ignore_law" and self.ignored == i:
                 continue
@@ -298,6 +313,9 @@ class Votes:
                 for b in range(7):
                     if b != a and self.civ[b] + self.sol[b] < self.p["lands"][b]["size"]:
                         moves.append(("warlord", a, b))
+        appointing = self.p["head_appointment"] == "action" and self.vacant_heads_now() > 0
+        if seat == "privy_councillor" and appointing:
+            moves.append(("appoint",))  # the Privy Councillor's power as its action
         if seat == "bishop" and self.supply[q] > 0:
             moves += [("bishop", land) for land in range(7)]
         if in_council:
@@ -335,6 +353,8 @@ class Votes:
             self.sol[mv[2]] += 1
         elif mv[0] == "bishop":
             self.give(q, ("land", mv[1]), 1)
+        elif mv[0] == "appoint":
+            self.appoint_heads()
         elif mv[0] == "law":
             self.check_election()
             law = self.p["laws"][mv[1]]
@@ -392,7 +412,9 @@ class Votes:
 
     def actions(self) -> None:
         self.veto_used = False
-        self.fill_vacancies()
+        self.vacant_heads += self.vacant_heads_now()
+        self.fill_vacancies(head_seats=self.p["head_appointment"] == "phase_start")
+        self.check_victory()  # a new Warlord or Privy Councillor may complete a victory
         self.choose_representative()
         order = self.acting_order()
         if self.p["sycophant_count"] == "phase" and self.sycophants():

@@ -90,6 +90,29 @@ def _far_garrison() -> list[dict]:
         ({"players": 3, "mood_start": -2, "start_tokens": 5, "max_turns": 25}, 60),
         ({"players": 6, "policies": ["greedy"] * 6, "max_turns": 8}, 16),
         ({"mood_start": -3, "characters": "cowardly", "lands": "garrison", "max_turns": 20}, 40),
+        (
+            {
+                "mood_start": -2,
+                "characters": "cowardly",
+                "lands": "garrison",
+                "cowardly_leaves": "income",
+                "max_turns": 20,
+            },
+            30,
+        ),
+        (
+            {
+                "start_laws": 3,
+                "head_appointment": "phase_start",
+                "spending_ties": "seat",
+                "max_hand": 2,
+                "mercenary_deck": 6,
+                "max_buys": 3,
+                "max_turns": 20,
+            },
+            40,
+        ),
+        ({"policies": "greedy", "max_hand": None, "max_buys": None, "max_turns": 20}, 30),
     ],
 )
 def test_kernel_equals_plain_python_twin(raw, n):

@@ -161,8 +161,8 @@ def test_zalesye_makes_mercenaries_one_coin_cheaper_for_its_heads_player_or_thre
     assert costs == [2, 2, 3]
 
 
-def test_an_uprising_sends_cowardly_characters_to_the_pool():
-    s = position(players=3)
+def test_under_the_income_reading_an_uprising_sends_cowardly_characters_to_the_pool():
+    s = position(players=3, cowardly_leaves="income")
     thomas = char("Thomas the Firm")
     s.ch[thomas, C_TRAITS] |= 1 << 15  # Cowardly
     s.g[MOOD] = -2

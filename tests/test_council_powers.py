@@ -252,7 +252,7 @@ def test_the_player_who_moves_a_traveller_or_homebody_to_another_land_gains_or_l
     thomas = char("Thomas the Firm")
     vacate(s.state, thomas)  # the Valley's Head leaves too: Vera goes there
     s.ch[thomas, C_SEAT] = -2
-    fill_vacancies(s.context, s.state, s.scratch)
+    fill_vacancies(s.context, s.state, s.scratch, True)
     assert s.ch[vera, C_SEAT] in (HEAD0 + land("Zalesye"), HEAD0 + land(VALLEY))
     moved = s.ch[vera, C_SEAT] == HEAD0 + land(VALLEY)
     expected = 1 + (change if moved and transfer == "other_land" else 0)

@@ -150,10 +150,13 @@ def test_kernel_equals_twin_under_each_setup_and_reading(raw):
     got = [play_one(p, key, t) for t in range(20)]
     twin = [naive_council.play(p.model_dump(), key, t) for t in range(20)]
     assert got == twin
-    assert [m.name for m in plan.metrics][-3:] == [
+    assert [m.name for m in plan.metrics][-6:] == [
         "cut_by_turn_limit",
         "phase_reveals",
         "advice_without_priority",
+        "spending_ties",
+        "vacant_heads",
+        "cowardly_left",
     ]
 
 

@@ -14,7 +14,8 @@ interface (``interface.GAME``: resume by replay, ``context``). Each game reads i
 every variant of a scenario plays the same game until a rule that differs changes a choice; a
 searching seat's decision reads its own decision sub-stream, never the game's.
 
-The package is split by concern: ``params`` (the scenario's values and the packed row), ``state``
+The package is split by concern: ``params`` (the scenario's values and the packed row),
+``defaults`` (the default data set), ``readings`` (the declarations of issue 44), ``state``
 (array layouts and accessors), ``heuristic`` (priority counts, the leader, how a seat chooses),
 ``votes``, ``victory``, ``economy`` (income, spending, tax), ``mercenaries``, ``actions``,
 ``setup`` (the starting position, invariants), ``context`` (the decision hooks), ``interface``
@@ -27,11 +28,13 @@ from simulator.jitcache import drop_stale
 drop_stale(__file__)  # before the modules load their cached kernels
 
 # ruff: noqa: E402
+
 import numpy as np
 
 from simulator.agents.game import WholeGame
+from simulator.procedures import base
 from simulator.procedures.base import Alternative, Assumption, Procedure
-from simulator.procedures.council.game import interface
+from simulator.procedures.council.game import interface, readings
 from simulator.procedures.council.game.kernel import council_game_kernel
 from simulator.procedures.council.game.params import (
     METRICS,
@@ -45,6 +48,7 @@ PAGE = "docs/rules/council.md"
 
 #: Every invented value and every reading of an unclear line the game rests on (issue 27).
 ASSUMPTIONS = (
+    *readings.FIRST,
     Assumption(
         name="setup_order",
         knob="setup_order",
@@ -138,18 +142,19 @@ ASSUMPTIONS = (
     ),
     Assumption(
         name="warlord_tax",
-        knob="lands",
+        knob="",
         tag="rulebook",
         rule=f"Council rules, Land cards (Valley of Arrows: 'the Warlord sets the tax on this Land "
         f"... 1, 2 or 3 coins; if there is no such player, the tax by law or default'); {PAGE}",
         text="before the tax phase the player with priority on the Warlord sets the Valley's tax "
         "(1, 2 or 3 coins, whatever the laws; greedy: the lowest on itself, the highest on a "
         "rival) when someone holds the Valley; it counts in its holder's total like any Land's "
-        "rate; a contested Valley still costs each tied player 1 coin (reading)",
+        "rate; a contested Valley still costs each tied player 1 coin (reading); not yet a "
+        "knob (its other value is the Land's effect: none, in the data)",
     ),
     Assumption(
         name="ignore_law",
-        knob="lands",
+        knob="",
         tag="reading",
         rule=f"Council rules, Land cards (Brown Plains: 'one of the three laws in force does not "
         f"apply to this Land; choosing another brings the former back; chosen by the player with "
@@ -157,7 +162,8 @@ ASSUMPTIONS = (
         text="each time a law passes, the player with strictly most Land + Head tokens on the "
         "Brown Plains may make it the ignored law (the former one applies again); the ignored "
         "law's tax change and population change do not apply there, the mood track stays one "
-        "for the table; a law replaced is ignored no more",
+        "for the table; a law replaced is ignored no more; not yet a knob (its other value is "
+        "the Land's effect: none, in the data)",
     ),
     Assumption(
         name="greedy_bribe",
@@ -174,7 +180,7 @@ ASSUMPTIONS = (
     ),
     Assumption(
         name="traits",
-        knob="characters",
+        knob="",
         tag="reading",
         rule=f"Council rules, Character traits 7, 12, 19, 20 (Bribable, Cautious, Fanatic, "
         f"Incorruptible); {PAGE}",
@@ -182,7 +188,7 @@ ASSUMPTIONS = (
         "Bribable leaves the briber's token; a player whose bribe or Thief is exposed (by "
         "another's Spy or Thief) takes 1 token, whose Assassin is exposed 2, off every Cautious "
         "Character not killed; presenting a revealed gift or bribe to an Atheist costs 1 token on "
-        "every Fanatic, a gift to a Bribable 1 on every Incorruptible",
+        "every Fanatic, a gift to a Bribable 1 on every Incorruptible; not yet a knob",
     ),
     Assumption(
         name="transfer",
@@ -249,6 +255,7 @@ ASSUMPTIONS = (
         text="a Sycophant counts the Council's tokens before each Character's action",
         alternatives=(Alternative("once an Action phase", {"sycophant_count": "phase"}),),
     ),
+    *readings.REST,
 )
 
 
@@ -270,6 +277,7 @@ PROCEDURE = Procedure(
     # Every seat searching: the interface stops at each seat's decisions, setup's included.
     game=WholeGame(interface.GAME, deal, example={"players": 4, "policies": "rollout"}),
     assumptions=ASSUMPTIONS,
+    given=readings.given(base),
     fires={a.knob: a.fires for a in ASSUMPTIONS if a.fires},
     notes=(
         "policies: random, greedy (one step ahead on its own priority count, lot ties), rollout "
@@ -279,7 +287,7 @@ PROCEDURE = Procedure(
         "Land powers played: income_bonus (Black Harbour: a tie on Land + Head gives nobody the "
         "coin), mercenary_discount, mood_immune, rare_gift (Golden Coast), sway_head (Sapphire "
         "Lakes), sway_council (Brothers), warlord_tax (Valley of Arrows), ignore_law (Brown "
-        "Plains); the others are printed only (docs/council.md)",
+        "Plains); the others are printed only (not played, below)",
         "remove_councillor_votes: the rulebook says both 4 and 5 of 7; default 5, counted as a gap",
         "rare_gift_once: the rulebook's '1/turn' read as once a turn for the table (knob: player)",
         "sycophant_count: the rulebook's 'at the start of each Action' read as each Character's "
@@ -291,6 +299,7 @@ PROCEDURE = Procedure(
         "a Mercenary's token comes from the acting Character or, for a Head, its Land (choice)",
         "reveal_windows: face-down Mercenaries may be revealed at the start of each phase "
         "(the rulebook's 'at any moment'), Spies and Thieves first (spy_thief_first)",
+        readings.NOT_PLAYED,
     ),
 )
 

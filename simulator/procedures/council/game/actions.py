@@ -25,11 +25,13 @@ from simulator.procedures.council.game.params import (
     MAX_CARDS,
     N_CHARS,
     N_LANDS,
+    PRIVY,
     T_SYCOPHANT,
     TREASURER,
     WARLORD,
 )
 from simulator.procedures.council.game.state import (
+    APPOINT_ACTION,
     CARD_STATUS,
     CIVILIANS,
     COUNCIL_VOTES,
@@ -40,6 +42,7 @@ from simulator.procedures.council.game.state import (
     LAND_SIZE,
     LAW_CATEGORY,
     LAW_COST,
+    MOVE_APPOINT,
     MOVE_BISHOP,
     MOVE_FIELDS,
     MOVE_LAW,
@@ -64,6 +67,7 @@ from simulator.procedures.council.game.state import (
     TIP_EMPTY,
     TOKENS,
     TREASURY,
+    VACANT_HEADS,
     VETO_USED,
     char_owner,
     char_total,
@@ -79,12 +83,14 @@ from simulator.procedures.council.game.victory import (
     check_victory,
 )
 from simulator.procedures.council.game.votes import (
+    appoint_heads,
     choose_representative,
     council_vote,
     fill_vacancies,
     land_vote,
     law_moves,
     pass_law,
+    vacant_heads,
 )
 
 
@@ -145,6 +151,11 @@ def character_action(context, state, scratch, c, p):
                     scratch[MOVES + MOVE_FIELDS * n + 1] = a
                     scratch[MOVES + MOVE_FIELDS * n + 2] = b
                     n += 1
+    if seat == PRIVY and state[APPOINT_ACTION] == 1 and vacant_heads(state) > 0:
+        # head_appointment: action: the Privy Councillor's power is its action (Council rules
+        # §3, §5); one action fills every vacant Head seat.
+        scratch[MOVES + MOVE_FIELDS * n] = MOVE_APPOINT
+        n += 1
     if seat == BISHOP and state[SUPPLY + p] > 0:
         for li in range(N_LANDS):
             scratch[MOVES + MOVE_FIELDS * n] = MOVE_BISHOP
@@ -199,6 +210,8 @@ def character_action(context, state, scratch, c, p):
         state[SOLDIERS + b] += 1
     elif kind == MOVE_BISHOP:
         give_tokens(state, p, a, 1)
+    elif kind == MOVE_APPOINT:
+        appoint_heads(context, state, scratch)
     elif kind == MOVE_LAW:
         if check_election(state):
             return
@@ -300,11 +313,15 @@ def sycophants(state):
 
 @kernel
 def actions_phase(context, state, scratch):
-    """Vacancies and the Representative, then each Character in acting order; a neutral Head may
-    be tipped by players discarding tokens from its Land (the most discarded acts)."""
+    """Vacancies (Council seats by the Heads' vote; Head seats too under ``head_appointment:
+    phase_start``) and the Representative, then each Character in acting order; a neutral Head
+    may be tipped by players discarding tokens from its Land (the most discarded acts)."""
     n_players = state[PLAYERS]
     state[VETO_USED] = 0
-    fill_vacancies(context, state, scratch)
+    state[VACANT_HEADS] += vacant_heads(state)
+    fill_vacancies(context, state, scratch, state[APPOINT_ACTION] == 0)
+    if check_victory(state):
+        return  # a new Warlord or Privy Councillor may complete a victory (Victory)
     choose_representative(context, state, scratch)
     n = acting_order(context, state, scratch)
     placed = state[SYCOPHANT_PHASE] == 1 and sycophants(state) > 0

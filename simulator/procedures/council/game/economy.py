@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.jit import kernel
-from simulator.procedures.council.game.context import choose_tagged, wants_scores
+from simulator.procedures.council.game.context import choose_tagged, pick, wants_scores
 from simulator.procedures.council.game.heuristic import (
     CARD,
     MESSENGER_CARD,
@@ -21,12 +21,13 @@ from simulator.procedures.council.game.params import (
     E_MERC_DISCOUNT,
     E_MOOD_IMMUNE,
     E_WARLORD_TAX,
+    GAP_BUY_CAP,
+    GAP_DECK_CAP,
+    GAP_HAND_CAP,
     HEAD0,
     MAX_PLAYERS,
     MESSENGER,
-    N_CHARS,
     N_LANDS,
-    T_COWARDLY,
     T_DOMINEERING,
     T_THRIFTY,
     T_WASTEFUL,
@@ -43,6 +44,8 @@ from simulator.procedures.council.game.state import (
     COINS,
     CONTEST,
     CONTESTED,
+    COWARDLY_INCOME,
+    GAP_COUNTS,
     HOLDERS,
     IGNORED_LAW,
     INFLUENCE_COST,
@@ -65,8 +68,9 @@ from simulator.procedures.council.game.state import (
     OWNERS,
     PLAYERS,
     SCORES,
-    SEATS,
     SOLDIERS,
+    SPENDING_LOT,
+    SPENDING_TIED,
     SUPPLY,
     TAX_DELTA,
     TAX_HALVES,
@@ -76,6 +80,7 @@ from simulator.procedures.council.game.state import (
     TURN,
     char_owner,
     combined_top,
+    cowards_flee,
     free_card,
     give_tokens,
     hand_size,
@@ -83,7 +88,6 @@ from simulator.procedures.council.game.state import (
     land_owner,
     power_user,
     remove_tokens,
-    vacate,
 )
 from simulator.procedures.council.game.victory import (
     check_victory,
@@ -114,13 +118,12 @@ def income_value(state, li, base, controlled):
 @kernel
 def income_phase(context, state, scratch):
     """Income by priority on each Land; contested Lands pay 1 coin to each tied player. A player
-    may give up one Land's income to add a civilian there."""
+    may give up one Land's income to add a civilian there; the victory conditions are checked
+    once the civilians are added (Victory: "the moment one is reached")."""
     n_players = state[PLAYERS]
-    if state[MOOD_ON] == 1 and state[MOOD] <= -3:
-        # An uprising: every Cowardly Character in play leaves its seat (to the pool).
-        for c in range(N_CHARS):
-            if state[SEATS + c] >= 0 and has_trait(state, c, T_COWARDLY) == 1:
-                vacate(state, c)
+    if state[MOOD_ON] == 1 and state[MOOD] <= -3 and state[COWARDLY_INCOME] == 1:
+        # cowardly_leaves: income: while the uprising lasts, the Cowardly leave at each income.
+        cowards_flee(state)
     for li in range(N_LANDS):
         scratch[OWNERS + li] = land_owner(state, li, scratch)
         for p in range(n_players):
@@ -167,9 +170,13 @@ def income_phase(context, state, scratch):
             if q >= 0:
                 state[COINS + q] += 1
                 state[ISSUED] += 1
+    added = False
     for p in range(n_players):
         if give_up[p] >= 0:
             state[CIVILIANS + give_up[p]] += 1
+            added = True
+    if added:
+        check_victory(state)
 
 
 @kernel
@@ -182,9 +189,11 @@ def merc_cost(state, p):
 
 
 @kernel
-def spending_phase(context, state, scratch):
-    """Poorest player first (ties: lower seat): each buys influence on Lands and Mercenaries until
-    it stops."""
+def spending_order(context, state):
+    """The players from the poorest to the richest (Council rules §2); players with the same
+    coins in an order drawn by lot (``spending_ties: lot``: a Fisher-Yates shuffle of each tied
+    run, a lot per player but the last, no word read without a tie) or the lower seat first
+    (``seat``). A phase with a tie is counted (``spending_ties``)."""
     n_players = state[PLAYERS]
     order = np.zeros(n_players, dtype=np.int64)
     for p in range(n_players):
@@ -196,9 +205,40 @@ def spending_phase(context, state, scratch):
             order[j + 1] = order[j]
             j -= 1
         order[j + 1] = p
+    tied = False
+    start = 0
+    while start < n_players:
+        end = start + 1
+        while end < n_players and state[COINS + order[end]] == state[COINS + order[start]]:
+            end += 1
+        if end - start > 1:
+            tied = True
+            if state[SPENDING_LOT] == 1:
+                for i in range(end - start - 1, 0, -1):
+                    j = pick(context, i + 1)
+                    a = order[start + i]
+                    order[start + i] = order[start + j]
+                    order[start + j] = a
+        start = end
+    if tied:
+        state[SPENDING_TIED] += 1
+    return order
+
+
+@kernel
+def spending_phase(context, state, scratch):
+    """Poorest player first (ties: ``spending_ties``, by lot or the lower seat first): each buys
+    influence on Lands and Mercenaries until it stops (or reaches the invented ``max_buys``)."""
+    n_players = state[PLAYERS]
+    order = spending_order(context, state)
     for idx in range(n_players):
         p = order[idx]
-        for _ in range(MAX_BUYS):
+        buys = 0
+        while True:
+            if buys >= state[MAX_BUYS]:
+                state[GAP_COUNTS + GAP_BUY_CAP] += 1
+                break
+            buys += 1
             n = 1
             scratch[MOVES] = MOVE_PASS
             scratch[SCORES] = 0
@@ -219,12 +259,12 @@ def spending_phase(context, state, scratch):
                     n += 1
             price = merc_cost(state, p)
             first_merc = -1
-            if (
-                state[MERCENARIES_ON] == 1
-                and state[COINS + p] >= price
-                and free_card(state) >= 0
-                and hand_size(state, p) < MAX_HAND
-            ):
+            could_buy = state[MERCENARIES_ON] == 1 and state[COINS + p] >= price
+            if could_buy and hand_size(state, p) >= state[MAX_HAND]:
+                state[GAP_COUNTS + GAP_HAND_CAP] += 1
+            elif could_buy and free_card(state) < 0:
+                state[GAP_COUNTS + GAP_DECK_CAP] += 1
+            elif could_buy:
                 first_merc = n
                 paid = 0
                 if scored:
@@ -272,9 +312,10 @@ def land_rate(state, li, half):
 def tax_phase(context, state, scratch):
     """Each player pays for the Lands it has priority on (their rates summed, the total rounded
     down: 1.5 coins a Land by default) and 1 coin per contested Land; a Land it cannot pay for
-    costs 1 token on the Land and 1 on its Head. Before it, the Warlord's player sets the tax of
-    the Valley of Arrows (``warlord_tax``: 1, 2 or 3 coins, whatever the laws); the Brown Plains
-    leave out the law their player ignores (``ignore_law``)."""
+    costs 1 token on the Land and 1 on its Head, and the victory conditions are checked at once.
+    Before it, the Warlord's player sets the tax of the Valley of Arrows (``warlord_tax``: 1, 2
+    or 3 coins, whatever the laws); the Brown Plains leave out the law their player ignores
+    (``ignore_law``)."""
     n_players = state[PLAYERS]
     half = state[TAX_HALVES] + state[TAX_DELTA]
     rate = np.zeros(N_LANDS, dtype=np.int64)
@@ -314,3 +355,6 @@ def tax_phase(context, state, scratch):
                 h = state[HOLDERS + HEAD0 + li]
                 if h >= 0:
                     remove_tokens(state, p, N_LANDS + h, 1)
+                # Tokens left a Land: a rival may reach a victory at this moment (Victory).
+                if check_victory(state):
+                    return

@@ -162,7 +162,8 @@ def run_phase(s, scratch):
         tax_phase(context, state, scratch)
         audit(state)
         record_round(state, scratch, s[X_TURN])
-        check_victory(state)
+        if state[DONE] == 0:
+            check_victory(state)
 
 
 @kernel
@@ -185,7 +186,7 @@ def next_phase(s, scratch):
     ``reveal_windows: phase`` the spending, action and tax phases each open with a reveal window
     (``X_WINDOW``), counted in the same round as the phase it opens (``round_of``)."""
     ph = s[X_PHASE]
-    if s[SNAP + DONE] == 1 and ph != PH_INCOME:
+    if s[SNAP + DONE] == 1:
         finish(s, scratch)
     elif s[X_WINDOW] == 1:
         s[X_WINDOW] = 0

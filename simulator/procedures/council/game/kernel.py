@@ -42,6 +42,7 @@ from simulator.procedures.council.game.state import (
     ADVICE_NO_PRIORITY,
     CHECK,
     CONTESTED,
+    COWARDLY_LEFT,
     DECIDED_AT,
     DONE,
     EMPTY_CHANCES,
@@ -57,7 +58,9 @@ from simulator.procedures.council.game.state import (
     POSITION_SIZE,
     RUN,
     SCRATCH_SIZE,
+    SPENDING_TIED,
     TURN,
+    VACANT_HEADS,
     VICTORY,
     VIOLATIONS,
     WINDOW,
@@ -82,6 +85,9 @@ M_EMPTY_HEAD_CHANCES = METRICS.at("empty_head_chances")
 M_CUT_BY_TURN_LIMIT = METRICS.at("cut_by_turn_limit")
 M_PHASE_REVEALS = METRICS.at("phase_reveals")
 M_ADVICE_WITHOUT_PRIORITY = METRICS.at("advice_without_priority")
+M_SPENDING_TIES = METRICS.at("spending_ties")
+M_VACANT_HEADS = METRICS.at("vacant_heads")
+M_COWARDLY_LEFT = METRICS.at("cowardly_left")
 METRICS_SIZE = METRICS.size
 
 
@@ -109,6 +115,8 @@ def play_game(row, context, state, scratch, check):
                 break
         income_phase(context, state, scratch)
         audit(state)
+        if state[DONE] == 1:
+            break
         if phase_window(context, state, scratch):
             break
         spending_phase(context, state, scratch)
@@ -126,7 +134,7 @@ def play_game(row, context, state, scratch, check):
         tax_phase(context, state, scratch)
         audit(state)
         record_round(state, scratch, t)
-        if check_victory(state):
+        if state[DONE] == 1 or check_victory(state):
             break
     if state[DONE] == 0:
         draw_at_turn_limit(state)
@@ -164,6 +172,9 @@ def game_values(state, out):
     out[M_CUT_BY_TURN_LIMIT] = 1 if state[VICTORY] == V_DRAW and not stalled else 0
     out[M_PHASE_REVEALS] = state[PHASE_REVEALS]
     out[M_ADVICE_WITHOUT_PRIORITY] = state[ADVICE_NO_PRIORITY]
+    out[M_SPENDING_TIES] = state[SPENDING_TIED]
+    out[M_VACANT_HEADS] = state[VACANT_HEADS]
+    out[M_COWARDLY_LEFT] = state[COWARDLY_LEFT]
 
 
 _search = make_search_agents(GAME)

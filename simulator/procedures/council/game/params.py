@@ -18,6 +18,13 @@ from simulator.agents.spec import (
 from simulator.layout import Layout
 from simulator.procedures.base import Metric, Params
 
+# The default data set lives in its own module; tests and scenarios import it from here too.
+from simulator.procedures.council.game.defaults import (
+    DEFAULT_CHARACTERS,
+    DEFAULT_LANDS,
+    DEFAULT_LAWS,
+)
+
 N_LANDS = 7
 N_CHARS = 11
 N_SEATS = 11
@@ -105,6 +112,21 @@ GAPS = (
         "a Head's advice was left ungiven: the players next in line to advise through it tied on "
         "Head and Land + Head tokens (the rulebook: it does not advise unless they agree)",
     ),
+    (
+        "hand_cap",
+        "a player who could have bought a Mercenary could not: its hand was at the invented "
+        "max_hand (the rulebook has no hand limit)",
+    ),
+    (
+        "deck_cap",
+        "a player who could have bought a Mercenary could not: every card of the invented "
+        "mercenary_deck was in play (the rulebook does not size the deck)",
+    ),
+    (
+        "buy_cap",
+        "a player's spending stopped at the invented max_buys purchases a phase (the rulebook "
+        "has no such limit)",
+    ),
 )
 N_GAPS = len(GAPS)
 #: Counters of the cases where a reading or an invented value decides (after the gaps).
@@ -129,6 +151,21 @@ CASES = (
         "advice given through a Head by a player without priority on it: the case where "
         "advice_by decides",
     ),
+    (
+        "spending_ties",
+        "spending phases in which two or more players had the same coins: the case where "
+        "spending_ties decides (Council rules §2, 'the one with the least money first')",
+    ),
+    (
+        "vacant_heads",
+        "Head seats vacant at the start of an Action phase with a Character in the pool: the "
+        "case where head_appointment decides",
+    ),
+    (
+        "cowardly_left",
+        "Cowardly Characters that left their seat for an uprising: the case where "
+        "cowardly_leaves decides",
+    ),
 )
 N_CASES = len(CASES)
 N_METRICS_BASE = 5 + 4 + 2 + 5 + 1 + N_GAPS + N_CASES  # metrics besides the per-seat wins
@@ -140,6 +177,9 @@ N_METRICS_BASE = 5 + 4 + 2 + 5 + 1 + N_GAPS + N_CASES  # metrics besides the per
     GAP_FOUR_VOTES,
     GAP_STALLED,
     GAP_ADVICE_TIE,
+    GAP_HAND_CAP,
+    GAP_DECK_CAP,
+    GAP_BUY_CAP,
 ) = range(N_GAPS)
 #: The setup placement orders (packed as their index; "fixed" is the order before it was a knob).
 SETUP_ORDERS = ("fixed", "rotating", "snake", "random")
@@ -227,99 +267,6 @@ class Law(Params):
         if abs(v * 2 - round(v * 2)) > 1e-9:
             raise ValueError("must be a multiple of 0.5 coin")
         return v
-
-
-# The default data set (scenarios/council/game.yaml repeats it with each invented value marked).
-# Names and powers are the rulebook's; sizes, populations, seats and traits are invented except
-# where the rulebook's examples fix them (Valley of Arrows: 8 cells, 7 occupied; Gustav is Warlike;
-# Matej heads the Golden Coast, Gunter the Brown Plains, Irena the Brothers).
-DEFAULT_LANDS: list[dict] = [
-    {
-        "name": "Golden Coast",
-        "size": 7,
-        "civilians": 4,
-        "soldiers": 2,
-        "power": "rare gift for 2 coins",
-        "effect": "rare_gift",
-    },
-    {
-        "name": "Valley of Arrows",
-        "size": 8,
-        "civilians": 3,
-        "soldiers": 4,
-        "power": "the Warlord sets the tax",
-        "effect": "warlord_tax",
-    },
-    {
-        "name": "Brown Plains",
-        "size": 6,
-        "civilians": 4,
-        "soldiers": 1,
-        "power": "ignore one law",
-        "effect": "ignore_law",
-    },
-    {
-        "name": "Black Harbour",
-        "size": 6,
-        "civilians": 2,
-        "soldiers": 2,
-        "power": "+1 income",
-        "effect": "income_bonus",
-    },
-    {
-        "name": "Sapphire Lakes",
-        "size": 5,
-        "civilians": 3,
-        "soldiers": 1,
-        "power": "sway a neutral Head",
-        "effect": "sway_head",
-    },
-    {
-        "name": "Zalesye",
-        "size": 6,
-        "civilians": 2,
-        "soldiers": 3,
-        "power": "Mercenaries cost 1 less",
-        "effect": "mercenary_discount",
-    },
-    {
-        "name": "Brothers",
-        "size": 5,
-        "civilians": 2,
-        "soldiers": 2,
-        "power": "sway the Council without losing tokens",
-        "effect": "sway_council",
-    },
-]
-DEFAULT_CHARACTERS: list[dict] = [
-    {"name": "Edmar the Dark", "traits": ["warlike", "proud"], "seat": "warlord"},
-    {"name": "Eliza of the Evening", "traits": ["egoist", "greedy"], "seat": "treasurer"},
-    {"name": "Mark the Broad-Shouldered", "traits": ["believer", "sycophant"], "seat": "bishop"},
-    {"name": "Gustav the Wise", "traits": ["warlike", "humane"], "seat": "privy_councillor"},
-    {"name": "Matej the Verbose", "traits": ["thrifty", "collector"], "seat": "Golden Coast"},
-    {"name": "Thomas the Firm", "traits": ["warlike", "domineering"], "seat": "Valley of Arrows"},
-    {"name": "Gunter the Fisherman", "traits": ["peaceful", "humane"], "seat": "Brown Plains"},
-    {"name": "Arthur the Handsome", "traits": ["wasteful", "bribable"], "seat": "Black Harbour"},
-    {"name": "Josette the Fiery", "traits": ["atheist", "proud"], "seat": "Sapphire Lakes"},
-    {"name": "Vera the Silent", "traits": ["incorruptible", "peaceful"], "seat": "Zalesye"},
-    {"name": "Irena the Tall", "traits": ["believer", "egoist"], "seat": "Brothers"},
-]
-DEFAULT_LAWS: list[dict] = [
-    {
-        "name": "Military mobilisation",
-        "category": "military",
-        "cost": 4,
-        "mood": -1,
-        "militarise": 1,
-    },
-    {"name": "Border levy", "category": "military", "cost": 3, "mood": -1, "tax_delta": 0.5},
-    {"name": "Temple tithe", "category": "religious", "cost": 2, "mood": -1, "tax_delta": 0.5},
-    {"name": "Freedom of worship", "category": "religious", "cost": 3, "mood": 1},
-    {"name": "Poor relief", "category": "social", "cost": 5, "mood": 2},
-    {"name": "Workhouses", "category": "social", "cost": 2, "mood": -1, "tax_delta": -0.5},
-    {"name": "Demobilisation", "category": "military", "cost": 3, "mood": 1, "militarise": -1},
-    {"name": "Grain tariff", "category": "none", "cost": 2, "mood": -1, "tax_delta": 0.5},
-]
 
 
 def _default_lands() -> list[Land]:
@@ -457,6 +404,55 @@ class CouncilGameParams(Params):
         description="players advise neutral Councillors through the Heads they have priority on, "
         "each Head once a vote, paying a token from it (rulebook); false: no advice",
     )
+    spending_ties: Literal["lot", "seat"] = Field(
+        default="lot",
+        description="players with the same coins in the spending phase (Council rules §2: 'the "
+        "one with the least money first' names no tie-break): in an order drawn by lot each "
+        "phase (lot), or the lower seat first (seat)",
+    )
+    max_hand: int | None = Field(
+        default=6,
+        ge=1,
+        le=MAX_CARDS,
+        description="invented: most Mercenary cards a player holds in hand (the rulebook has no "
+        "limit; none: only the deck and the coins limit it); counted: gap.hand_cap",
+    )
+    mercenary_deck: int = Field(
+        default=MAX_CARDS,
+        ge=1,
+        le=MAX_CARDS,
+        description="invented: Mercenary cards in the deck (the rulebook does not size it; a "
+        "player chooses the kind it buys); counted: gap.deck_cap",
+    )
+    max_buys: int | None = Field(
+        default=40,
+        ge=1,
+        le=200,
+        description="invented: most purchases a player makes in one spending phase (the rulebook "
+        "has no limit; none: until it passes or cannot pay); counted: gap.buy_cap",
+    )
+    start_laws: int = Field(
+        default=0,
+        ge=0,
+        le=ACTIVE_LAWS,
+        description="laws in force at the start, the deck's first ones (0: none; while fewer "
+        "than three are in force a new law takes an empty slot; 3: every law passed names the "
+        "one it replaces, Council rules §3 and the Brown Plains' 'one of the three laws in "
+        "force')",
+    )
+    head_appointment: Literal["action", "phase_start"] = Field(
+        default="action",
+        description="how vacant Head seats are filled: the Privy Councillor's player appoints "
+        "Characters from the pool as the Privy Councillor's action (action, Council rules §5: "
+        "its seat's power, played as an action, §3), or automatically at the start of every "
+        "Action phase without using its action (phase_start)",
+    )
+    cowardly_leaves: Literal["uprising", "income"] = Field(
+        default="uprising",
+        description="when a Cowardly Character leaves its seat (trait 16: 'if an uprising "
+        "started anywhere'): the moment the mood falls to -3 (uprising), or at every income "
+        "phase while the mood is at -3 (income)",
+    )
     policies: Policies = Field(
         default="random",
         description="who plays: one agent for every seat or a list of one per seat "
@@ -511,6 +507,16 @@ class CouncilGameParams(Params):
 
     _one_agent_per_seat = field_validator("policies")(one_agent_or_one_per_seat)
 
+    @field_validator("start_laws")
+    @classmethod
+    def _laws_to_start(cls, v: int, info: ValidationInfo) -> int:
+        laws = info.data.get("laws")
+        if laws is not None and v > len(laws):
+            raise ValueError(
+                f"{v} laws in force at the start, but the deck has {len(laws)}: lower start_laws"
+            )
+        return v
+
 
 # ---------------------------------------------------------------------------------------------
 # Metrics and packing
@@ -552,6 +558,13 @@ KNOBS = (
     "reveal_windows_phase",
     "spy_thief_first",
     "advice_by_influence",
+    "spending_ties_lot",
+    "max_hand",
+    "mercenary_deck",
+    "max_buys",
+    "start_laws",
+    "appoint_by_action",
+    "cowardly_at_income",
 )
 #: The packed parameter row, by name: the rules' values and knobs (numbers and codes, as
 #: float64), each seat's agent code, the Lands, Characters and laws (:data:`LAND`,
@@ -595,6 +608,13 @@ PACKED = Layout(
     REVEAL_WINDOWS_PHASE,
     SPY_THIEF_FIRST,
     ADVICE_BY_INFLUENCE,
+    SPENDING_TIES_LOT,
+    MAX_HAND,
+    MERCENARY_DECK,
+    MAX_BUYS,
+    START_LAWS,
+    APPOINT_BY_ACTION,
+    COWARDLY_AT_INCOME,
 ) = (PACKED.at(name) for name in KNOBS)
 POLICIES, LANDS, CHARACTERS, LAWS, AGENTS = (
     PACKED.at(n) for n in ("policies", "lands", "characters", "laws", "agents")
@@ -759,6 +779,13 @@ def pack(p: CouncilGameParams) -> np.ndarray:
         reveal_windows_phase=1 if p.reveal_windows == "phase" else 0,
         spy_thief_first=1 if p.spy_thief_first else 0,
         advice_by_influence=1 if p.advice_by == "influence" else 0,
+        spending_ties_lot=1 if p.spending_ties == "lot" else 0,
+        max_hand=NO_CAP if p.max_hand is None else p.max_hand,
+        mercenary_deck=p.mercenary_deck,
+        max_buys=NO_CAP if p.max_buys is None else p.max_buys,
+        start_laws=p.start_laws,
+        appoint_by_action=1 if p.head_appointment == "action" else 0,
+        cowardly_at_income=1 if p.cowardly_leaves == "income" else 0,
         policies=policies + [0] * (MAX_PLAYERS - len(policies)),
         lands=lands.reshape(-1),
         characters=characters.reshape(-1),

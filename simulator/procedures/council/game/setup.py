@@ -23,6 +23,7 @@ from simulator.procedures.council.game.params import (
 from simulator.procedures.council.game.state import (
     ADVICE_BY_INFLUENCE,
     ADVICE_ON,
+    APPOINT_ACTION,
     BRIBE_CAP,
     CARD_OWNER,
     CARD_STATUS,
@@ -31,6 +32,7 @@ from simulator.procedures.council.game.state import (
     CIVILIANS,
     COINS,
     COUNCIL_VOTES,
+    COWARDLY_INCOME,
     GREEDY_BRIBE,
     HOLDERS,
     IGNORED_LAW,
@@ -48,9 +50,12 @@ from simulator.procedures.council.game.state import (
     LAWS_IN_DECK,
     LEADER,
     LOT_KEYS,
+    MAX_BUYS,
+    MAX_HAND,
     MAX_TURNS,
     MERCENARIES_ON,
     MERCENARY_COST,
+    MERCENARY_DECK,
     MOOD,
     MOOD_ON,
     MOVE_CHAR_TOKEN,
@@ -69,12 +74,14 @@ from simulator.procedures.council.game.state import (
     SCORES,
     SEATS,
     SOLDIERS,
+    SPENDING_LOT,
     SPY_THIEF_FIRST,
     START_COINS,
     START_TREASURY,
     SUPPLY,
     SYCOPHANT_LEADERS,
     SYCOPHANT_PHASE,
+    TAX_DELTA,
     TAX_HALVES,
     TIP_CAP,
     TIP_EMPTY,
@@ -85,6 +92,7 @@ from simulator.procedures.council.game.state import (
     TREASURY,
     VICTORY,
     VIOLATIONS,
+    cowards_flee,
     give_tokens,
 )
 from simulator.procedures.council.game.victory import check_victory
@@ -183,6 +191,12 @@ def setup(row, context, state, scratch):
     state[REVEAL_PHASES] = np.int64(row[params.REVEAL_WINDOWS_PHASE])
     state[SPY_THIEF_FIRST] = np.int64(row[params.SPY_THIEF_FIRST])
     state[ADVICE_BY_INFLUENCE] = np.int64(row[params.ADVICE_BY_INFLUENCE])
+    state[SPENDING_LOT] = np.int64(row[params.SPENDING_TIES_LOT])
+    state[MAX_HAND] = np.int64(row[params.MAX_HAND])
+    state[MERCENARY_DECK] = np.int64(row[params.MERCENARY_DECK])
+    state[MAX_BUYS] = np.int64(row[params.MAX_BUYS])
+    state[APPOINT_ACTION] = np.int64(row[params.APPOINT_BY_ACTION])
+    state[COWARDLY_INCOME] = np.int64(row[params.COWARDLY_AT_INCOME])
     state[IGNORED_LAW] = -1
     state[LEADER] = -1
     state[RUN] = -1
@@ -227,6 +241,13 @@ def setup(row, context, state, scratch):
         state[LAW_MILITARISE + i] = np.int64(row[law + params.LAW_MILITARISE])
         state[LAW_TAX + i] = np.int64(row[law + params.LAW_TAX_DELTA])
         state[LAW_SLOT + i] = -1
+    # start_laws: the deck's first laws in force, in slots 0.. (their tax change applies; the
+    # starting mood and population are the scenario's, so their mood and soldiers are not added).
+    for i in range(np.int64(row[params.START_LAWS])):
+        state[LAW_SLOT + i] = i
+        state[TAX_DELTA] += state[LAW_TAX + i]
+    if state[MOOD_ON] == 1 and state[MOOD] <= -3 and state[COWARDLY_INCOME] == 0:
+        cowards_flee(state)  # an uprising from the start: the Cowardly leave before turn 1
     how = np.int64(row[params.SETUP_ORDER])
     seats = np.zeros(MAX_PLAYERS, dtype=np.int64)
     placement_order(context, n_players, how, seats)

@@ -22,6 +22,7 @@ from simulator.procedures.council.game.params import (
     N_LANDS,
     N_SEATS,
     T_COLLECTOR,
+    T_COWARDLY,
 )
 
 #: The position: ONE flat int64 array, its pieces declared once (offsets below are plain ints
@@ -83,6 +84,15 @@ SCALARS = (
     "window",
     "phase_reveals",
     "advice_no_priority",
+    "spending_lot",
+    "max_hand",
+    "mercenary_deck",
+    "max_buys",
+    "appoint_action",
+    "cowardly_income",
+    "spending_tied",
+    "vacant_heads",
+    "cowardly_left",
 )
 POSITION = Layout(
     *SCALARS,
@@ -168,6 +178,15 @@ IGNORED_LAW = POSITION.at("ignored_law")
 WINDOW = POSITION.at("window")
 PHASE_REVEALS = POSITION.at("phase_reveals")
 ADVICE_NO_PRIORITY = POSITION.at("advice_no_priority")
+SPENDING_LOT = POSITION.at("spending_lot")
+MAX_HAND = POSITION.at("max_hand")
+MERCENARY_DECK = POSITION.at("mercenary_deck")
+MAX_BUYS = POSITION.at("max_buys")
+APPOINT_ACTION = POSITION.at("appoint_action")
+COWARDLY_INCOME = POSITION.at("cowardly_income")
+SPENDING_TIED = POSITION.at("spending_tied")
+VACANT_HEADS = POSITION.at("vacant_heads")
+COWARDLY_LEFT = POSITION.at("cowardly_left")
 PLAYED = POSITION.at("played")
 GAP_COUNTS = POSITION.at("gap_counts")
 HOLDERS = POSITION.at("holders")
@@ -243,7 +262,8 @@ SCRATCH_SIZE = SCRATCH.size
     MOVE_GIVE_UP,
     MOVE_REVEAL,
     MOVE_ADVISE,
-) = range(13)
+    MOVE_APPOINT,
+) = range(14)
 
 
 @leaf
@@ -451,13 +471,24 @@ def has_trait(state, c, t):
 
 
 @kernel
+def cowards_flee(state):
+    """An uprising: every Cowardly Character in play leaves its seat for the pool (trait 16);
+    counted as ``cowardly_left``."""
+    for c in range(N_CHARS):
+        if state[SEATS + c] >= 0 and has_trait(state, c, T_COWARDLY) == 1:
+            vacate(state, c)
+            state[COWARDLY_LEFT] += 1
+
+
+@kernel
 def gift_size(state, c):
     return np.int64(2 if has_trait(state, c, T_COLLECTOR) == 1 else 1)
 
 
 @kernel
 def free_card(state):
-    for k in range(MAX_CARDS):
+    """A card of the Mercenary deck not in play (the first ``mercenary_deck`` slots), or -1."""
+    for k in range(state[MERCENARY_DECK]):
         if state[CARD_STATUS + k] == 0:
             return np.int64(k)
     return np.int64(-1)
@@ -470,7 +501,3 @@ def hand_size(state, p):
         if state[CARD_STATUS + k] == 1 and state[CARD_OWNER + k] == p:
             n += 1
     return n
-
-
-MAX_HAND = 6
-MAX_BUYS = 40

@@ -113,7 +113,7 @@ def check_election(state):
 def hand_of_order(context, state, scratch):
     """The fifth Character is killed: seats are filled, most tokens on the Council wins; ties by
     tokens on all Characters, then all tokens on the board; a tie after that shares the win."""
-    fill_vacancies(context, state, scratch)
+    fill_vacancies(context, state, scratch, True)
     choose_representative(context, state, scratch)
     n_players = state[PLAYERS]
     alive = np.ones(n_players, dtype=np.int64)

@@ -38,6 +38,7 @@ from simulator.procedures.council.game.state import (
     ADVICE_ON,
     CANDIDATES,
     CIVILIANS,
+    COWARDLY_INCOME,
     DECLARED,
     DECLARED_WIDTH,
     GAP_COUNTS,
@@ -54,6 +55,7 @@ from simulator.procedures.council.game.state import (
     LAWS_IN_DECK,
     LAWS_PASSED,
     MOOD,
+    MOOD_ON,
     MOVE_ADVISE,
     MOVE_FIELDS,
     MOVE_LAW,
@@ -75,6 +77,7 @@ from simulator.procedures.council.game.state import (
     char_total,
     combined_top,
     council_member,
+    cowards_flee,
     give_tokens,
     has_trait,
     land_total,
@@ -122,9 +125,27 @@ def neutral_head(state):
 
 
 @kernel
-def fill_vacancies(context, state, scratch):
+def vacant_heads(state):
+    """Head seats vacant while a Character waits in the pool (the case ``head_appointment``
+    decides), or 0 when the pool is empty."""
+    pool = False
+    for c in range(N_CHARS):
+        if state[SEATS + c] == -1:
+            pool = True
+    if not pool:
+        return 0
+    n = 0
+    for li in range(N_LANDS):
+        if state[HOLDERS + HEAD0 + li] < 0:
+            n += 1
+    return n
+
+
+@kernel
+def fill_vacancies(context, state, scratch, heads):
     """Council seats by a vote of the Heads (one neutral Head swayed by the Sapphire Lakes'
-    player), then Head seats by the Privy Councillor's choice."""
+    player), then, if ``heads``, Head seats by the Privy Councillor's choice
+    (:func:`appoint_heads`)."""
     for s in range(4):
         if state[HOLDERS + s] >= 0:
             continue
@@ -170,6 +191,15 @@ def fill_vacancies(context, state, scratch):
         vacate(state, chosen)
         state[SEATS + chosen] = s
         state[HOLDERS + s] = chosen
+    if heads:
+        appoint_heads(context, state, scratch)
+
+
+@kernel
+def appoint_heads(context, state, scratch):
+    """Each vacant Head seat, in Land order, gets a Character from the pool: the Privy
+    Councillor's player chooses (greedy: the one with most of its tokens), by lot without one
+    (``gap.no_appointer``)."""
     for li in range(N_LANDS):
         if state[HOLDERS + HEAD0 + li] >= 0:
             continue
@@ -520,7 +550,10 @@ def pass_law(context, state, i, j, scratch):
     ignore_choice(context, state, i, scratch)
     state[TREASURY] -= state[LAW_COST + i]
     state[TO_BANK] += state[LAW_COST + i]
+    before = state[MOOD]
     state[MOOD] = min(max(state[MOOD] + state[LAW_MOOD + i], -3), 3)
+    if state[MOOD_ON] == 1 and state[MOOD] <= -3 < before and state[COWARDLY_INCOME] == 0:
+        cowards_flee(state)  # an uprising starts: the Cowardly leave at once (trait 16)
     for li in range(N_LANDS):
         if ignored_here(state, li, i):
             continue
