@@ -1,7 +1,8 @@
 """How a scenario names its players: the ``policies:`` key shared by every whole game.
 
 ``policies`` is one agent for every seat or a list with one per seat. An agent is a name
-(``random``, ``greedy``, ``rollout``, ``mcts``, and ``optimal`` where an exact solver plays) or a mapping with its budget::
+(``random``, ``greedy``, ``rollout``, ``mcts``, and ``optimal`` where an exact solver plays)
+or a mapping with its budget::
 
     policies: greedy
     policies: [mcts, greedy, random, random]

@@ -5,8 +5,8 @@ is a function of the dice: :func:`greedy_holds` sums over them with the game's o
 and ``returns``. :func:`win_probability` is seat 1's exact win probability when each seat plays
 ``optimal``, ``random`` or ``greedy``: a fixed seat's moves are a policy, an optimal seat
 plays the solved table (a policy evaluation of both seats' fixed policies; or, asked, the best
-reply to the other seat). :func:`exact_values` is Pig's ``exact`` hook (``sim exact``): each seat's win
-probability when every seat plays ``optimal``, ``random`` or ``greedy``.
+reply to the other seat). :func:`exact_values` is Pig's ``exact`` hook (``sim exact``): each
+seat's win probability when every seat plays ``optimal``, ``random`` or ``greedy``.
 """
 
 from __future__ import annotations

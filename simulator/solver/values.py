@@ -47,7 +47,9 @@ def _roll_value(v, seat, a, b, k, target, points, probs, bust, bust_all):
     mine = a if seat == 0 else b
     out = bust * _turn_start(v, other, a, b, target)
     if bust_all > 0.0:
-        out += bust_all * _turn_start(v, other, 0 if seat == 0 else a, 0 if seat == 1 else b, target)
+        out += bust_all * _turn_start(
+            v, other, 0 if seat == 0 else a, 0 if seat == 1 else b, target
+        )
     cap = target - mine
     for i in range(points.shape[0]):
         out += probs[i] * v[key_of(seat, a, b, min(k + points[i], cap), target)]

@@ -38,6 +38,7 @@ def exact_values(params: PigParams) -> dict[str, float]:
 
     return solved(params)
 
+
 ASSUMPTIONS = (
     Assumption(
         name="max_turns",

@@ -2,8 +2,9 @@
 
 Trial ``t`` plays one game on its own stream (``trial_state``); every decision reads its own
 sub-stream (:func:`simulator.agents.factory.make_player`), so a game replays bit for bit on any
-thread or worker, and every variant plays the same deals (common random numbers). An ``optimal`` seat plays the solved
-table that follows the packed row (:mod:`simulator.agents.table`).
+thread or worker, and every variant plays the same deals (common random numbers). An
+``optimal`` seat plays the solved table that follows the packed row
+(:mod:`simulator.agents.table`).
 """
 
 from __future__ import annotations
