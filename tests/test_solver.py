@@ -173,3 +173,29 @@ def test_a_game_too_large_is_refused_with_its_state_count(tmp_path):
 def test_optimal_is_refused_in_a_game_without_a_solver():
     with pytest.raises(ValidationError, match="exact solver"):
         get("root.hirelings").params_model.model_validate({"policies": "optimal"})
+
+
+def test_opening_stop_opens_a_turn_with_a_choice_and_a_hold_at_zero_passes_the_die():
+    """``opening: stop`` (OpenSpiel's Pig): the first decision is at 0 points, no die read; a
+    hold there banks nothing and passes the die, and the next seat decides at 0 too."""
+    p = PROC.params_model.model_validate({"target": TARGET, "opening": "stop"})
+    rng = np.array([11], dtype=np.uint64)
+    s = deal(PROC.pack(p), rng)
+    assert (s[H_SEAT], s[H_TURN_TOTAL], s[S_SCORE], rng[0]) == (0, 0, 0, 11)
+    GAME.apply_move(s, 1, rng)
+    assert (s[H_SEAT], s[H_TURN_TOTAL], s[S_SCORE], rng[0]) == (1, 0, 0, 11)
+
+
+def test_opening_stop_changes_nothing_under_optimal_play_and_matches_play():
+    """Optimal play never holds at 0, so the first player's value is the same under both
+    openings; random holds there half the time, and optimal against it plays as solved."""
+    assert solve(TARGET, True).first_player == pytest.approx(solve(TARGET).first_player, abs=1e-12)
+    trials = 4000
+    p = PROC.params_model.model_validate(
+        {"target": TARGET, "opening": "stop", "policies": ["optimal", "random"]}
+    )
+    stats = run_range(make_plan(PROC, {"base": p}, seed=9), -1, 0, trials)
+    share, se = _seat1_share(stats, trials)
+    exact = win_probability(TARGET, ("optimal", "random"), opening_stop=True)
+    assert exact != pytest.approx(win_probability(TARGET, ("optimal", "random")), abs=1e-3)
+    assert abs(share - exact) < 5 * se, (share, exact, se)

@@ -91,16 +91,18 @@ def _source_tag() -> str:
     return h.hexdigest()[:12]
 
 
-def _cache_file(target: int) -> Path:
-    return Path(__file__).parent / "__pycache__" / f"pig-{target}-{_source_tag()}.npz"
+def _cache_file(target: int, opening_stop: bool) -> Path:
+    rules = "stop" if opening_stop else "roll"
+    return Path(__file__).parent / "__pycache__" / f"pig-{target}-{rules}-{_source_tag()}.npz"
 
 
 @functools.lru_cache(maxsize=8)
-def solve(target: int) -> Solution:
-    """Pig to ``target`` for 2 players solved, once per process and target (and kept on disk
-    beside the compiled code: Pig to 100 takes about 5 CPU-s to solve, a few ms to read)."""
+def solve(target: int, opening_stop: bool = False) -> Solution:
+    """Pig to ``target`` for 2 players solved, once per process and rules (and kept on disk
+    beside the compiled code: Pig to 100 takes about 5 CPU-s to solve, a few ms to read).
+    ``opening_stop``: a turn opens with a choice (``opening: stop``, OpenSpiel's Pig)."""
     check(2, target)
-    path = _cache_file(target)
+    path = _cache_file(target, opening_stop)
     try:
         with np.load(path) as f:
             return Solution(target, f["values"], f["moves"], 0.0, int(f["sweeps"]))
@@ -109,9 +111,10 @@ def solve(target: int) -> Solution:
     start = time.process_time()
     modes = np.array([OPTIMAL, OPTIMAL], dtype=np.int64)
     values, sweeps = iterate(
-        target, _POINTS, _PROBS, _BUST, 0.0, False, modes, np.zeros(1), TOLERANCE, MAX_SWEEPS
-    )
-    moves = best_moves(values, target, _POINTS, _PROBS, _BUST, 0.0, False)
+        target, _POINTS, _PROBS, _BUST, 0.0, opening_stop, modes, np.zeros(1), TOLERANCE,
+        MAX_SWEEPS,
+    )  # fmt: skip
+    moves = best_moves(values, target, _POINTS, _PROBS, _BUST, 0.0, opening_stop)
     seconds = time.process_time() - start
     try:
         path.parent.mkdir(exist_ok=True)
@@ -124,6 +127,6 @@ def solve(target: int) -> Solution:
 
 
 @functools.lru_cache(maxsize=8)
-def policy_words(target: int) -> np.ndarray:
+def policy_words(target: int, opening_stop: bool = False) -> np.ndarray:
     """The optimal moves of Pig to ``target``, packed for the ``optimal`` rung."""
-    return pack_moves(solve(target).moves, 1)
+    return pack_moves(solve(target, opening_stop).moves, 1)

@@ -117,16 +117,21 @@ def greedy_holds(target: int) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=32)
-def win_probability(target: int, seats: tuple[str, str], best_reply: bool = False) -> float:
+def win_probability(
+    target: int, seats: tuple[str, str], best_reply: bool = False, opening_stop: bool = False
+) -> float:
     """Seat 1's exact win probability in Pig to ``target`` when seat 1 and seat 2 play
-    ``seats`` (each ``optimal``, ``random`` or ``greedy``).
+    ``seats`` (each ``optimal``, ``random`` or ``greedy``; greedy only where a turn opens with
+    a roll), a turn opening with a choice if ``opening_stop``.
 
     An ``optimal`` seat plays the solved table (the minimax moves, as the ``optimal`` rung does);
     with ``best_reply`` it plays instead the best reply to the other seat's fixed policy (what
     the most exploiting player would win against it)."""
     check(2, target)
+    if opening_stop and "greedy" in seats:
+        raise ValueError("greedy's exact policy is summed for turns that open with a roll")
     if seats == ("optimal", "optimal"):
-        return solve(target).first_player
+        return solve(target, opening_stop).first_player
     n = 2 * target * target * (target + 1)
     half = n // 2  # seat 1's keys come first (the key's leading digit is the seat to move)
     modes = np.empty(2, dtype=np.int64)
@@ -142,8 +147,8 @@ def win_probability(target: int, seats: tuple[str, str], best_reply: bool = Fals
             modes[seat] = OPTIMAL
         else:
             modes[seat] = FIXED
-            holds[part] = solve(target).moves[part]
-    values, _ = iterate(target, *model(), 0.0, False, modes, holds, TOLERANCE, MAX_SWEEPS)
+            holds[part] = solve(target, opening_stop).moves[part]
+    values, _ = iterate(target, *model(), 0.0, opening_stop, modes, holds, TOLERANCE, MAX_SWEEPS)
     return float(values[key_of(0, 0, 0, 0, target)])
 
 
@@ -155,8 +160,11 @@ def exact_values(params: Any) -> dict[str, float]:
     names = tuple(a.agent for a in seat_agents(params.policies, 2, solvable=True))
     if not all(n in SOLVABLE for n in names):
         return {}
+    stop = params.opening == "stop"
+    if stop and "greedy" in names:
+        return {}
     try:
-        first = win_probability(params.target, names)
+        first = win_probability(params.target, names, opening_stop=stop)
     except TooLarge:
         return {}
     return {"wins.seat1": first, "wins.seat2": 1.0 - first}

@@ -8,6 +8,8 @@ through the offsets taken below, and a house test (tests/test_layouts.py) checks
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 from pydantic import Field, model_validator
 
@@ -31,6 +33,12 @@ class PigParams(Params):
         ge=1,
         le=MAX_TURNS,
         description="INVENTED: turns (all seats) before the game is drawn; the rules have no limit",
+    )
+    opening: Literal["roll", "stop"] = Field(
+        default="roll",
+        description="how a turn opens: roll (Pig rules §2: a turn always begins with a roll) or "
+        "stop (a reading: the turn opens with a choice, and holding at 0 passes the die, as "
+        "OpenSpiel's Pig plays)",
     )
     policies: Policies = Field(
         default="greedy",
@@ -71,10 +79,12 @@ PACKED = Layout(
     "players",
     "target",
     "max_turns",
+    "opening_stop",
     ("first_metric", N_FAMILIES),
     ("agents", MAX_SEATS * AGENT_ROW),
 )
 P_PLAYERS, P_TARGET, P_MAX_TURNS = PACKED.at("players"), PACKED.at("target"), PACKED.at("max_turns")
+P_OPENING_STOP = PACKED.at("opening_stop")
 P_FIRST_METRIC, P_AGENTS = PACKED.at("first_metric"), PACKED.at("agents")
 #: Where an ``optimal`` seat's table of moves starts (after the declared row).
 P_TABLE = PACKED.size
@@ -95,9 +105,10 @@ def pack(p: PigParams) -> np.ndarray:
         players=p.players,
         target=p.target,
         max_turns=p.max_turns,
+        opening_stop=p.opening == "stop",
         first_metric=[layout.at(metric_slot(family)) for family in FAMILIES.names],
         agents=np.concatenate([agents, np.zeros(MAX_SEATS * AGENT_ROW - agents.size)]),
     )
     if any(a.agent == SOLVED for a in specs):
-        return np.concatenate([row, policy_words(p.target)])
+        return np.concatenate([row, policy_words(p.target, p.opening == "stop")])
     return row
