@@ -83,7 +83,7 @@ class Solution:
         return float(self.values[key_of(0, 0, 0, 0, self.target)])
 
 
-def _source_tag() -> str:
+def source_tag() -> str:
     """A digest of the solver's sources: a cached table is read only by the code that wrote it."""
     h = hashlib.sha256()
     for name in ("values.py", "pig.py", "pig_exact.py"):
@@ -91,9 +91,10 @@ def _source_tag() -> str:
     return h.hexdigest()[:12]
 
 
-def _cache_file(target: int, opening_stop: bool) -> Path:
+def cache_file(target: int, opening_stop: bool) -> Path:
+    """Where the solved table of Pig to ``target`` is kept (named by the solver's sources)."""
     rules = "stop" if opening_stop else "roll"
-    return Path(__file__).parent / "__pycache__" / f"pig-{target}-{rules}-{_source_tag()}.npz"
+    return Path(__file__).parent / "__pycache__" / f"pig-{target}-{rules}-{source_tag()}.npz"
 
 
 @functools.lru_cache(maxsize=8)
@@ -102,7 +103,7 @@ def solve(target: int, opening_stop: bool = False) -> Solution:
     beside the compiled code: Pig to 100 takes about 5 CPU-s to solve, a few ms to read).
     ``opening_stop``: a turn opens with a choice (``opening: stop``, OpenSpiel's Pig)."""
     check(2, target)
-    path = _cache_file(target, opening_stop)
+    path = cache_file(target, opening_stop)
     try:
         with np.load(path) as f:
             return Solution(target, f["values"], f["moves"], 0.0, int(f["sweeps"]))
@@ -121,6 +122,9 @@ def solve(target: int, opening_stop: bool = False) -> Solution:
         tmp = path.with_suffix(".tmp.npz")
         np.savez(tmp, values=values, moves=moves, sweeps=sweeps)
         tmp.replace(path)
+        for old in path.parent.glob("pig-*"):  # what older sources wrote is never read again
+            if source_tag() not in old.name:
+                old.unlink(missing_ok=True)
     except OSError:  # a read-only install solves again next time
         pass
     return Solution(target, values, moves, seconds, int(sweeps))

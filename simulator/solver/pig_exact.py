@@ -12,6 +12,8 @@ seat's win probability when every seat plays ``optimal``, ``random`` or ``greedy
 from __future__ import annotations
 
 import functools
+import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -31,7 +33,7 @@ from simulator.procedures.template.pig.state import (
     STATE_SIZE,
 )
 from simulator.solver import TOLERANCE, TooLarge
-from simulator.solver.pig import MAX_SWEEPS, SOLVABLE, check, model, solve
+from simulator.solver.pig import MAX_SWEEPS, SOLVABLE, cache_file, check, model, solve, source_tag
 from simulator.solver.values import FIXED, OPTIMAL, RANDOM, iterate, key_of
 
 
@@ -132,6 +134,35 @@ def win_probability(
         raise ValueError("greedy's exact policy is summed for turns that open with a roll")
     if seats == ("optimal", "optimal"):
         return solve(target, opening_stop).first_player
+    path = value_file()
+    name = f"{target}:{','.join(seats)}:{int(best_reply)}:{int(opening_stop)}"
+    known = _read(path)
+    if name not in known:
+        known = {**_read(path), name: _evaluate(target, seats, best_reply, opening_stop)}
+        try:
+            path.parent.mkdir(exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(known, sort_keys=True))
+            tmp.replace(path)
+        except OSError:  # a read-only install evaluates again next time
+            pass
+    return float(known[name])
+
+
+def value_file() -> Path:
+    """Where evaluated win probabilities are kept (beside the solved tables, keyed alike)."""
+    return cache_file(0, False).with_name(f"pig-values-{source_tag()}.json")
+
+
+def _read(path: Path) -> dict[str, float]:
+    try:
+        return dict(json.loads(path.read_text()))
+    except (OSError, ValueError):
+        return {}
+
+
+def _evaluate(target: int, seats: tuple[str, str], best_reply: bool, opening_stop: bool) -> float:
+    """:func:`win_probability` computed: a policy evaluation over every key."""
     n = 2 * target * target * (target + 1)
     half = n // 2  # seat 1's keys come first (the key's leading digit is the seat to move)
     modes = np.empty(2, dtype=np.int64)
