@@ -199,3 +199,33 @@ def test_opening_stop_changes_nothing_under_optimal_play_and_matches_play():
     exact = win_probability(TARGET, ("optimal", "random"), opening_stop=True)
     assert exact != pytest.approx(win_probability(TARGET, ("optimal", "random")), abs=1e-3)
     assert abs(share - exact) < 5 * se, (share, exact, se)
+
+
+def test_a_tournament_reports_each_entrants_gap_to_optimal():
+    """With an optimal entrant, the tournament summary holds each entrant's share against it and,
+    against random and greedy, optimal's exact share (both seat orders averaged)."""
+    from simulator.runner import run_scenario
+    from simulator.scenario import Scenario
+    from simulator.tournament.analysis import summaries
+    from simulator.tournament.procedure import tournament_procedure
+    from simulator.tournament.spec import TournamentSpec
+
+    spec = TournamentSpec.model_validate(
+        {"agents": {"random": "random", "greedy": "greedy", "optimal": "optimal"}}
+    )
+    proc = tournament_procedure(PROC, spec)
+    base = PROC.params_model.model_validate({"target": TARGET})
+    result = run_scenario(Scenario("t.yaml", "t", proc, 300, 5, "", {"base": base}, {}), threads=1)
+    gaps = summaries(result)["base"]["optimal"]
+    assert gaps["entrant"] == "optimal"
+    assert set(gaps["head_to_head"]) == {"random", "greedy"}
+    for rival in ("random", "greedy"):
+        first = win_probability(TARGET, ("optimal", rival))
+        second = 1 - win_probability(TARGET, (rival, "optimal"))
+        against = gaps["against"][rival]
+        assert against["optimal_exact"] == pytest.approx((first + second) / 2, abs=1e-12)
+        measured = against["optimal_measured"]
+        assert measured["ci_low"] - 0.05 < against["optimal_exact"] < measured["ci_high"] + 0.05
+    row = gaps["against"]["random"]["entrants"]["greedy"]
+    assert row["gap"] == pytest.approx(gaps["against"]["random"]["optimal_exact"] - row["mean"])
+    assert gaps["head_to_head"]["random"]["mean"] < 0.5
