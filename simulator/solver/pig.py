@@ -19,7 +19,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import os
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -107,7 +109,7 @@ def solve(target: int, opening_stop: bool = False) -> Solution:
     try:
         with np.load(path) as f:
             return Solution(target, f["values"], f["moves"], 0.0, int(f["sweeps"]))
-    except (OSError, KeyError, ValueError):
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
         pass
     start = time.process_time()
     modes = np.array([OPTIMAL, OPTIMAL], dtype=np.int64)
@@ -119,7 +121,7 @@ def solve(target: int, opening_stop: bool = False) -> Solution:
     seconds = time.process_time() - start
     try:
         path.parent.mkdir(exist_ok=True)
-        tmp = path.with_suffix(".tmp.npz")
+        tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")  # one writer a file
         np.savez(tmp, values=values, moves=moves, sweeps=sweeps)
         tmp.replace(path)
         for old in path.parent.glob("pig-*"):  # what older sources wrote is never read again

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -141,7 +142,7 @@ def win_probability(
         known = {**_read(path), name: _evaluate(target, seats, best_reply, opening_stop)}
         try:
             path.parent.mkdir(exist_ok=True)
-            tmp = path.with_suffix(".tmp")
+            tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp")  # one writer a file
             tmp.write_text(json.dumps(known, sort_keys=True))
             tmp.replace(path)
         except OSError:  # a read-only install evaluates again next time
