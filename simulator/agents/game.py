@@ -48,6 +48,8 @@ Determinize = Callable[[State, int, Stream], State]
 DefaultMove = Callable[[State, Stream], int]
 #: ``move_values(s, moves, n, rng, out)``: the one-step values greedy ranks ``moves[:n]`` by.
 MoveValues = Callable[[State, np.ndarray, int, Stream, np.ndarray], None]
+#: ``state_key(s) -> key``: a position's index in a small game's keyed state space.
+StateKey = Callable[[State], int]
 #: ``deal(row, rng) -> s``: a new game's position from a procedure's packed parameter row, up to
 #: its first decision (plain Python or compiled: for tests and tools).
 Deal = Callable[[np.ndarray, Stream], State]
@@ -86,6 +88,7 @@ class _Functions(NamedTuple):
     default_move: DefaultMove | None = None
     move_values: MoveValues | None = None
     info: GameInfo | None = None
+    state_key: StateKey | None = None
 
 
 class GameFunctions(_Functions):
@@ -118,6 +121,11 @@ class GameFunctions(_Functions):
             ``candidates``, ``prior`` and ``fallback`` lean on it.
         info: what the game is (:class:`GameInfo`); ``None`` for a game that has not said yet
             (it must then write ``determinize``).
+        state_key: optional ``state_key(s) -> int``, the position's key in ``0 ..`` the number
+            of keyed states: equal keys for positions that play alike from here on (Pig: the
+            seat to move, every banked score, the turn's points). The exact solver
+            (:mod:`simulator.solver`) values positions by it, and the ``optimal`` rung looks its
+            move up by it.
     """
 
     __slots__ = ()

@@ -1,7 +1,8 @@
 """How a scenario names its players: the ``policies:`` key shared by every whole game.
 
 ``policies`` is one agent for every seat or a list with one per seat. An agent is a name
-(``random``, ``greedy``, ``rollout``, ``mcts``) or a mapping with its budget::
+(``random``, ``greedy``, ``rollout``, ``mcts``, and ``optimal`` where an exact solver plays)
+or a mapping with its budget::
 
     policies: greedy
     policies: [mcts, greedy, random, random]
@@ -25,10 +26,12 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationInfo
 
-AgentName = Literal["random", "greedy", "rollout", "mcts"]
+AgentName = Literal["random", "greedy", "rollout", "mcts", "optimal"]
 
 #: Codes of the rungs of the ladder as kernels see them (column ``AGENT_KIND`` of a packed row).
-AGENT_CODES: dict[str, int] = {"random": 0, "greedy": 1, "rollout": 2, "mcts": 3}
+AGENT_CODES: dict[str, int] = {"random": 0, "greedy": 1, "rollout": 2, "mcts": 3, "optimal": 4}
+#: The rung only a game with an exact solver seats (:mod:`simulator.agents.table`).
+SOLVED = "optimal"
 
 # Columns of one packed agent row.
 AGENT_KIND = 0
@@ -115,17 +118,25 @@ def as_spec(agent: str | AgentSpec) -> AgentSpec:
     return AgentSpec(agent=agent) if isinstance(agent, str) else agent  # type: ignore[arg-type]
 
 
-def seat_agents(policies: Any, seats: int) -> list[AgentSpec]:
-    """One :class:`AgentSpec` per seat.
+def seat_agents(policies: Any, seats: int, solvable: bool = False) -> list[AgentSpec]:
+    """One :class:`AgentSpec` per seat; ``optimal`` only in a game the exact solver takes
+    (``solvable``: the game checks its own size).
 
     Raises:
-        ValueError: a list whose length is not ``seats``.
+        ValueError: a list whose length is not ``seats``; ``optimal`` in another game.
     """
     if isinstance(policies, list | tuple):
         if len(policies) != seats:
             raise ValueError(f"must name one agent per seat ({seats} seats, got {len(policies)})")
-        return [as_spec(a) for a in policies]
-    return [as_spec(policies)] * seats
+        out = [as_spec(a) for a in policies]
+    else:
+        out = [as_spec(policies)] * seats
+    if not solvable and any(a.agent == SOLVED for a in out):
+        raise ValueError(
+            "optimal plays only in a game the exact solver takes (template.pig, 2 players; "
+            "docs/agents.md, 'Optimal play')"
+        )
+    return out
 
 
 def one_agent_or_one_per_seat(policies: Any, info: ValidationInfo) -> Any:

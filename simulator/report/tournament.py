@@ -65,6 +65,23 @@ def print_tournament(report: Report, console: Console) -> None:
             f"{_interval(g['matchup'])} of their games' wins; win share "
             f"{g['difference']:+.3f} [{g['ci_low']:+.3f}, {g['ci_high']:+.3f}]"
         )
+        if "optimal" in s:
+            print_optimal_gaps(s["optimal"], console)
+
+
+def print_optimal_gaps(o: dict[str, Any], console: Console) -> None:
+    """Each entrant's distance from optimal play (:mod:`simulator.tournament.optimal`)."""
+    best = o["entrant"]
+    console.print(f"Gap to optimal play ({best}: the exact solver's moves):")
+    for e, m in o["head_to_head"].items():
+        console.print(f"  {e} against {best}: {_interval(m)} (1/2 = as good as optimal)")
+    for f, a in o["against"].items():
+        console.print(
+            f"  against {f}: {best} {a['optimal_exact']:.3f} exact "
+            f"(measured {_interval(a['optimal_measured'])})"
+        )
+        for e, m in a["entrants"].items():
+            console.print(f"    {e} {_interval(m)}, {m['gap']:+.3f} from {best}")
 
 
 def ladder_line(s: dict[str, Any]) -> str:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from simulator.agents.spec import agent_label
+from simulator.tournament.optimal import optimal_gaps
 from simulator.tournament.procedure import Tournament, tournament_of
 
 if TYPE_CHECKING:
@@ -162,6 +163,9 @@ def summaries(result: Any) -> dict[str, dict[str, Any]] | None:
             if getattr(result, "is_sweep", False):
                 key = point.label() if len(names) == 1 else f"{v} · {point.label()}"
             out[key] = analyse(t, point.estimates, v)
+            gaps = optimal_gaps(t, out[key], point.plan.variant_params[names.index(v)])
+            if gaps is not None:
+                out[key]["optimal"] = gaps
     if cache is not None:
         cache["tournament"] = out
     return out

@@ -65,6 +65,7 @@ OPTIONAL: dict[str, tuple[str, ...]] = {
     "determinize": ("s", "seat", "rng"),
     "default_move": ("s", "rng"),
     "move_values": ("s", "moves", "n", "rng", "out"),
+    "state_key": ("s",),
 }
 #: Whole-number constants the class declares (name -> what it says).
 CONSTANTS = {
@@ -268,7 +269,7 @@ def declare(cls: type, module: Any, ref: Ref) -> Declared:
     from simulator.userfiles.assumptions import declared
     from simulator.userfiles.parameters import model_of
 
-    agents_known = typing.get_args(AgentName)
+    agents_known = tuple(a for a in typing.get_args(AgentName) if a != "optimal")  # no solver
     line = _class_line(cls)
     constants = _constants(cls, ref, line)
     seats_max, max_moves, state_size = (constants[k] for k in CONSTANTS)

@@ -29,6 +29,16 @@ from simulator.procedures.template.pig.params import (
 
 PAGE = "docs/rules/pig.md"
 
+
+def exact_values(params: PigParams) -> dict[str, float]:
+    """Each seat's exact win probability where every seat plays a rung the solver values
+    (:func:`simulator.solver.pig_exact.exact_values`; imported here, when asked, because the
+    solver reads this package's rules)."""
+    from simulator.solver.pig_exact import exact_values as solved
+
+    return solved(params)
+
+
 ASSUMPTIONS = (
     Assumption(
         name="max_turns",
@@ -53,11 +63,13 @@ PROCEDURE = Procedure(
     assumptions=ASSUMPTIONS,
     given=(*settings("players", "policies"), *rulebook(f"Pig rules §3 ({PAGE})", "target")),
     notes=(
-        "players: policies (random, greedy: one-step lookahead on the heuristic, rollout, mcts)",
+        "players: policies (random, greedy: one-step lookahead on the heuristic, rollout, mcts, "
+        "optimal: the exact solver's table for 2 players; docs/agents.md)",
         "a template: copy simulator/procedures/template/ to start a new whole game "
         "(docs/architecture.md)",
     ),
     packed_layout=PACKED,
     metric_layout=metric_layout_of,
     game=WholeGame(GAME, deal),
+    exact=exact_values,
 )

@@ -4,6 +4,9 @@
   seat), plus a tie-break term, the score's share of the table scaled into ``[0, 1e-3)``;
 - ``heuristic``: each seat's chance, guessed from how far it is from the target: a softmax of
   its points (the mover's unbanked ones included) whose temperature is the points still to win;
+- ``state_key``: the seat to move, every seat's banked points and the turn's points (capped at
+  what the mover needs: any larger total wins alike on a hold), the key the exact solver values
+  positions by and the ``optimal`` rung looks its move up by (:mod:`simulator.solver.pig`);
 - no ``determinize``: nothing is hidden (``info`` says so), so a seat's view is a plain copy; the
   die is a chance event drawn by ``apply_move``.
 """
@@ -61,6 +64,16 @@ def heuristic(s, out):
     soft_shares(out, players, best, temperature)
 
 
+@kernel
+def state_key(s):
+    target = s[H_TARGET]
+    seat = s[H_SEAT]
+    key = seat
+    for o in range(s[H_PLAYERS]):
+        key = key * target + s[S_SCORE + o]
+    return key * (target + 1) + min(s[H_TURN_TOTAL], target - s[S_SCORE + seat])
+
+
 GAME = GameFunctions(
     copy_state=copy_state,
     to_move=to_move,
@@ -73,6 +86,7 @@ GAME = GameFunctions(
     n_seats=n_seats,
     max_moves=MAX_MOVES,
     info=GameInfo(seats=MAX_SEATS, max_moves=MAX_MOVES, hidden_information=False, chance=True),
+    state_key=state_key,
 )
 
 

@@ -2,7 +2,9 @@
 
 Trial ``t`` plays one game on its own stream (``trial_state``); every decision reads its own
 sub-stream (:func:`simulator.agents.factory.make_player`), so a game replays bit for bit on any
-thread or worker, and every variant plays the same deals (common random numbers).
+thread or worker, and every variant plays the same deals (common random numbers). An
+``optimal`` seat plays the solved table that follows the packed row
+(:mod:`simulator.agents.table`).
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.accumulate import BLOCK, accumulate_block, block_count, new_stats, trial_block
-from simulator.agents.factory import make_agents, make_player
+from simulator.agents.factory import make_agents
 from simulator.agents.spec import AGENT_ROW
+from simulator.agents.table import make_table_player
 from simulator.jit import inline, kernel
 from simulator.procedures.template.pig.game import GAME
 from simulator.procedures.template.pig.params import (
@@ -22,6 +25,7 @@ from simulator.procedures.template.pig.params import (
     P_AGENTS,
     P_FIRST_METRIC,
     P_PLAYERS,
+    P_TABLE,
     PIGS,
     WINS,
 )
@@ -36,7 +40,7 @@ from simulator.procedures.template.pig.state import (
 from simulator.rng import trial_state
 
 choose = make_agents(GAME)
-play = make_player(GAME, choose)
+play = make_table_player(GAME, choose)
 
 
 @inline
@@ -63,6 +67,7 @@ def pig_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slot
         start, m = trial_block(first_trial, n_trials, block)
         for v in range(n_variants):
             row = packed[v]
+            table = row[P_TABLE:]  # an optimal seat's moves (empty without one)
             for k in range(N_FAMILIES):
                 first[k] = np.int64(row[P_FIRST_METRIC + k])
             for o in range(np.int64(row[P_PLAYERS])):
@@ -72,7 +77,7 @@ def pig_kernel(packed, key, first_trial, n_trials, hist_offset, hist_max, n_slot
                 seed = trial_state(key, start + i)
                 rng[0] = seed
                 start_game(s, row, rng)
-                play(s, agents, seed, rng, 0)
+                play(s, agents, table, seed, rng, 0)
                 write_metrics(s, values, v, i, first)
         accumulate_block(stats, values, m, hist_offset, hist_max)
     return stats

@@ -8,18 +8,15 @@ through the offsets taken below, and a house test (tests/test_layouts.py) checks
 
 from __future__ import annotations
 
-import numpy as np
-from pydantic import Field, field_validator
+from typing import Literal
 
-from simulator.agents.spec import (
-    AGENT_ROW,
-    Policies,
-    one_agent_or_one_per_seat,
-    pack_agents,
-    seat_agents,
-)
+import numpy as np
+from pydantic import Field, model_validator
+
+from simulator.agents.spec import AGENT_ROW, SOLVED, Policies, pack_agents, seat_agents
 from simulator.layout import Layout
 from simulator.procedures.base import Metric, Params, metric_layout, metric_slot
+from simulator.solver.pig import check, policy_words
 
 MAX_SEATS = 4
 MAX_TARGET = 200
@@ -37,13 +34,25 @@ class PigParams(Params):
         le=MAX_TURNS,
         description="INVENTED: turns (all seats) before the game is drawn; the rules have no limit",
     )
+    opening: Literal["roll", "stop"] = Field(
+        default="roll",
+        description="how a turn opens: roll (Pig rules §2: a turn always begins with a roll) or "
+        "stop (a reading: the turn opens with a choice, and holding at 0 passes the die, as "
+        "OpenSpiel's Pig plays)",
+    )
     policies: Policies = Field(
         default="greedy",
         description="who plays: one agent for every seat or one per seat (random, greedy, "
-        "rollout, mcts)",
+        "rollout, mcts; optimal: the exact solver's table, 2 players, target up to 125)",
     )
 
-    _one_agent_or_one_per_seat = field_validator("policies")(one_agent_or_one_per_seat)
+    @model_validator(mode="after")
+    def _one_agent_or_one_per_seat(self) -> PigParams:
+        """One agent or one per seat; ``optimal`` only where the exact solver takes the game."""
+        agents = seat_agents(self.policies, self.players, solvable=True)
+        if any(a.agent == SOLVED for a in agents):
+            check(self.players, self.target)  # a TooLarge is a ValueError: a located error
+        return self
 
 
 def metrics(p: PigParams) -> list[Metric]:
@@ -70,11 +79,15 @@ PACKED = Layout(
     "players",
     "target",
     "max_turns",
+    "opening_stop",
     ("first_metric", N_FAMILIES),
     ("agents", MAX_SEATS * AGENT_ROW),
 )
 P_PLAYERS, P_TARGET, P_MAX_TURNS = PACKED.at("players"), PACKED.at("target"), PACKED.at("max_turns")
+P_OPENING_STOP = PACKED.at("opening_stop")
 P_FIRST_METRIC, P_AGENTS = PACKED.at("first_metric"), PACKED.at("agents")
+#: Where an ``optimal`` seat's table of moves starts (after the declared row).
+P_TABLE = PACKED.size
 
 
 def metric_layout_of(p: PigParams) -> Layout:
@@ -83,12 +96,19 @@ def metric_layout_of(p: PigParams) -> Layout:
 
 
 def pack(p: PigParams) -> np.ndarray:
+    """The packed row; with an ``optimal`` seat, the solved table of moves follows it
+    (:func:`simulator.solver.pig.policy_words`, read by the kernel from ``PACKED.size`` on)."""
     layout = metric_layout_of(p)
-    agents = pack_agents(seat_agents(p.policies, p.players)).reshape(-1)
-    return PACKED.row(
+    specs = seat_agents(p.policies, p.players, solvable=True)
+    agents = pack_agents(specs).reshape(-1)
+    row = PACKED.row(
         players=p.players,
         target=p.target,
         max_turns=p.max_turns,
+        opening_stop=p.opening == "stop",
         first_metric=[layout.at(metric_slot(family)) for family in FAMILIES.names],
         agents=np.concatenate([agents, np.zeros(MAX_SEATS * AGENT_ROW - agents.size)]),
     )
+    if any(a.agent == SOLVED for a in specs):
+        return np.concatenate([row, policy_words(p.target, p.opening == "stop")])
+    return row

@@ -14,7 +14,13 @@ import numpy as np
 from simulator.agents.streams import below
 from simulator.jit import inline, kernel
 from simulator.layout import Layout
-from simulator.procedures.template.pig.params import MAX_SEATS, P_MAX_TURNS, P_PLAYERS, P_TARGET
+from simulator.procedures.template.pig.params import (
+    MAX_SEATS,
+    P_MAX_TURNS,
+    P_OPENING_STOP,
+    P_PLAYERS,
+    P_TARGET,
+)
 
 #: Move codes: roll again, or hold (bank the turn's points and pass the die).
 ROLL, HOLD = 0, 1
@@ -24,6 +30,7 @@ STATE = Layout(
     "players",
     "target",
     "max_turns",
+    "opening_stop",  # 1: a turn opens with a choice (holding at 0 passes the die)
     "turn",  # turns played, every seat's counted
     "seat",  # the seat rolling
     "turn_total",  # points rolled this turn, not yet banked
@@ -33,6 +40,7 @@ STATE = Layout(
     ("score", MAX_SEATS),
 )
 H_PLAYERS, H_TARGET, H_MAX_TURNS = STATE.at("players"), STATE.at("target"), STATE.at("max_turns")
+H_OPENING_STOP = STATE.at("opening_stop")
 H_TURN, H_SEAT, H_TURN_TOTAL = STATE.at("turn"), STATE.at("seat"), STATE.at("turn_total")
 H_OVER, H_WINNER, H_PIGS = STATE.at("over"), STATE.at("winner"), STATE.at("pigs")
 S_SCORE = STATE.at("score")
@@ -66,7 +74,8 @@ def n_seats(s):
 
 @kernel
 def legal_moves(s, out):
-    """Roll or hold (the turn's first roll is forced, so both are always legal)."""
+    """Roll or hold (the turn's first roll is forced, so both are always legal; with
+    ``opening: stop`` a turn opens with this choice, and holding at 0 passes the die)."""
     out[ROLL] = ROLL
     out[HOLD] = HOLD
     return MAX_MOVES
@@ -87,7 +96,8 @@ def _roll(s, rng):
 
 @inline
 def _next_turn(s, rng):
-    """Pass the die until a seat's first roll leaves it a decision, or the game ends."""
+    """Pass the die until a seat's first roll leaves it a decision, or the game ends (with
+    ``opening: stop`` the next seat decides at once)."""
     while True:
         s[H_TURN] += 1
         if s[H_TURN] >= s[H_MAX_TURNS]:
@@ -95,7 +105,7 @@ def _next_turn(s, rng):
             return
         s[H_SEAT] = (s[H_SEAT] + 1) % s[H_PLAYERS]
         s[H_TURN_TOTAL] = 0
-        if _roll(s, rng):
+        if s[H_OPENING_STOP] or _roll(s, rng):
             return
 
 
@@ -123,7 +133,10 @@ def start_game(s, row, rng):
     s[H_PLAYERS] = np.int64(row[P_PLAYERS])
     s[H_TARGET] = np.int64(row[P_TARGET])
     s[H_MAX_TURNS] = np.int64(row[P_MAX_TURNS])
+    s[H_OPENING_STOP] = np.int64(row[P_OPENING_STOP])
     s[H_WINNER] = -1
     s[H_SEAT] = 0
+    if s[H_OPENING_STOP]:
+        return
     if not _roll(s, rng):
         _next_turn(s, rng)
