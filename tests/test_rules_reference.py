@@ -29,8 +29,9 @@ BOOKS: dict[str, tuple[str, str]] = {
     "Council rules": ("council.md", "s"),
     "Pig rules": ("pig.md", "s"),
 }
-#: A name may be wrapped over lines, comments or string literals ("Here I "\n    "Stand rules").
-BOOK = re.compile("|".join(r'[\s"#:]+'.join(map(re.escape, b.split())) for b in BOOKS))
+#: A name may be wrapped over lines, comments, string literals ("Here I "\n    "Stand rules") or
+#: the rows of a table that `sim list` prints ("Here I │\n│ ... │ Stand rules").
+BOOK = re.compile("|".join(r'[\s"#:│]+'.join(map(re.escape, b.split())) for b in BOOKS))
 SECTION = re.compile(r"§\s?(\S)")
 NUMBER = re.compile(r"§\s?(\d+(?:\.\d+)?)")
 #: How far back (characters) a citation looks for the rulebook it belongs to.
@@ -104,7 +105,7 @@ def _citations(rel: str, text: str) -> list[tuple[int, str | None, str]]:
             continue  # a template (``f"...§{section}"``): its citations are checked filled in
         before = text[max(0, m.start() - REACH) : m.start()]
         names = BOOK.findall(before)
-        book = re.sub(r'[\s"#:]+', " ", names[-1]) if names else _default_book(rel)
+        book = re.sub(r'[\s"#:│]+', " ", names[-1]) if names else _default_book(rel)
         number = NUMBER.match(text, m.start())
         out.append(
             (text.count("\n", 0, m.start()) + 1, book, number.group(1) if number else m.group(0))

@@ -439,7 +439,13 @@ def test_run_prints_the_summary_and_writes_verdict_summary_and_markdown(tmp_path
     result = runner.invoke(app, [*args, *levels, "--markdown", str(md)])
     assert result.exit_code == 0, result.stderr
     assert "Robustness (reruns sized by power on the same deals (random " in result.stdout
-    assert "depends on skill:" in result.stdout  # random moves characters_owned, greedy not
+    # Both changes of 1.2 keep their sign under random and greedy play (paired by deal, Holm).
+    flat_out = " ".join(result.stdout.split())
+    assert "holds at every play level (random → greedy): gap_equipped (revision-1.2)" in flat_out
+    # The verdict opens with the designer's questions: which is fairer, what it rests on.
+    verdict_lines = flat_out.split("Verdict (full tables: --detail): ")[1]
+    assert verdict_lines.startswith("fairness: no variant is fairer: all three play identical")
+    assert verdict_lines.index("rests on") < verdict_lines.index("holds at every play level")
     # Identical games under the three revisions: the seat line says so, with the spread's interval.
     flat = " ".join(result.stdout.split())  # the seat line wraps where it is long
     assert "Verdict" in flat and "alike in every variant (spread 95%" in flat

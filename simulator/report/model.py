@@ -68,7 +68,7 @@ def build(
         simulator.report.summary.NoMetricsMatch: no metric matches the patterns.
     """
     from simulator.report.summary import build as fold
-    from simulator.report.verdict import degenerate, why
+    from simulator.report.verdict import why
     from simulator.tournament.analysis import summaries
 
     result = restrict(result, metrics or [])
@@ -78,14 +78,10 @@ def build(
         return Report(result, None, tournament=tournament)
     found = grounds(result)
     held = _robustness(summary, robustness, metrics) if robustness is not None else None
-    short = verdict(summary, grounds=found)
-    long = verdict(summary, detail=True, grounds=found)
-    if held is not None:
-        # What held under other play and other readings comes right after a degenerate game's
-        # warning: it qualifies every line below it.
-        first = len(degenerate(summary))
-        short[first:first] = held.bottom
-        long[first:first] = held.bottom
+    # What held under other play and other readings qualifies every line below it.
+    bottom = held.bottom if held is not None else None
+    short = verdict(summary, grounds=found, held=bottom)
+    long = verdict(summary, detail=True, grounds=found, held=bottom)
     short += why(summary, explanations)
     long += why(summary, explanations)
     return Report(

@@ -4,23 +4,24 @@ Lines, in order (each only when it has something to say):
 
 1. a degenerate game first: most games end without a winner, or one seat takes everything — then
    seat and variant answers are not meaningful, and the verdict says so before anything else;
-2. fairness across variants: which variant's seats are most even (seat spread with its 95%
-   interval, paired differences from the first variant), or that the run cannot tell them apart
-   and what difference it could have seen (:mod:`simulator.report.fairness`);
-3. did the changed rule fire: per variant, how often the rule cases its knobs change arose
+2. fairness across variants: which variant's seats are fairer, in one sentence, or that none is
+   (identical on every deal, equivalent within the margin, or cannot tell below a size)
+   (:mod:`simulator.report.fairness`);
+3. what the answer rests on: the invented values and readings of unclear rules in force;
+4. what held under other play and other readings (the robustness run, when there was one);
+5. did the changed rule fire: per variant, how often the rule cases its knobs change arose
    (:mod:`simulator.report.grounds`); a comparison whose case never arose cannot see the change;
-4. per variant after the first, how many summary metrics changed significantly and the largest of
+6. per variant after the first, how many summary metrics changed significantly and the largest of
    them ranked by standardized effect (Cohen's d over the pooled per-trial standard deviation for
    means, Cohen's h for proportions), the first with its Holm-adjusted interval; or, when none
    did, the smallest changes the run would have seen;
-5. seat balance per variant: the spread of the seats' win shares and the chi-square test of equal
+7. seat balance per variant: the spread of the seats' win shares and the chi-square test of equal
    seats; "no difference found" carries the smallest spread the test would have seen;
-6. draws and game length, where the procedure reports them;
-7. what did not move: summary metrics with no significant difference in any variant, with the
+8. draws and game length, where the procedure reports them;
+9. what did not move: summary metrics with no significant difference in any variant, with the
    smallest change each comparison would have seen;
-8. metrics outside the summary that changed significantly (in the full tables: ``--detail``, and
-   report.html below its summary);
-9. what the answer rests on: the invented values and readings of unclear rules in force.
+10. metrics outside the summary that changed significantly (in the full tables: ``--detail``,
+    and report.html below its summary).
 
 Every "no change" or "balanced" carries its detectable size: 80% power at the level its test
 used. A size is given in the metric's units (proportions in percentage points) and for ten times
@@ -483,20 +484,31 @@ def rests_on(grounds: Grounds | None) -> list[str]:
     return ["rests on " + " and ".join(parts) + " (--robustness assumptions moves each)"]
 
 
-def verdict(summary: Summary, detail: bool = False, grounds: Grounds | None = None) -> list[str]:
+def verdict(
+    summary: Summary,
+    detail: bool = False,
+    grounds: Grounds | None = None,
+    held: list[str] | None = None,
+) -> list[str]:
     """The verdict lines (see the module docstring); ``detail``: the full tables follow it;
-    ``grounds``: the fairness, rule cases and assumptions of the run, when known."""
+    ``grounds``: the fairness, rule cases and assumptions of the run, when known; ``held``: what
+    held under other play and other readings (:mod:`simulator.report.robustness`).
+
+    The designer's three questions come first: which variant is fairer (or that none is), what
+    the answer rests on, and which findings hold across play levels; the lines they qualify
+    follow."""
     case_lines, never = fired(summary, grounds)
     return (
         degenerate(summary)
         + fairness_lines(summary, grounds)
+        + rests_on(grounds)
+        + list(held or [])
         + case_lines
         + changes(summary, never, grounds.ties if grounds is not None else None)
         + seat_balance(summary, grounds)
         + game_lines(summary, grounds.ties if grounds is not None else None)
         + unmoved(summary, grounds.ties if grounds is not None else None)
         + elsewhere(summary, detail)
-        + rests_on(grounds)
     )
 
 
