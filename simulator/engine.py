@@ -226,7 +226,10 @@ def _groups(plan: Plan) -> list[int]:
     return list(range(plan.n_variants)) if plan.independent else [-1]
 
 
-def _add(total: np.ndarray, group: int, part: np.ndarray, n_metrics: int) -> None:
+def add_part(total: np.ndarray, group: int, part: np.ndarray, n_metrics: int) -> None:
+    """Fold a job's statistics ``part`` into ``total`` (its stream ``group``'s row, or every
+    row for -1), a sum of squares that does not fit becoming the overflow mark
+    (:func:`simulator.accumulate.merge`)."""
     if group < 0:
         merge(total, part, n_metrics)
     else:
@@ -273,8 +276,17 @@ class DaemonPool(Executor):
         return future
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        """Let the threads end once the queue is done; wait for them unless a stop was
-        requested (a stopped run does not wait for a kernel that cannot be stopped)."""
+        """Let the threads end once the queue is done (``cancel_futures``: the jobs not yet
+        started are cancelled instead); wait for them unless a stop was requested (a stopped
+        run does not wait for a kernel that cannot be stopped)."""
+        if cancel_futures:
+            while True:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if item is not None:
+                    item[0].cancel()
         for _ in self._threads:
             self._queue.put(None)
         if wait and not interrupts.stop_requested():
@@ -538,7 +550,7 @@ def _run_jobs(
         while len(parts.get(next_block, ())) == len(groups):
             block = np.zeros_like(total) if kept is not None else total
             for g, part in parts.pop(next_block):
-                _add(block, g, part, len(plan.metrics))
+                add_part(block, g, part, len(plan.metrics))
             if kept is not None:
                 merge(total, block, len(plan.metrics))
                 kept.append(block)

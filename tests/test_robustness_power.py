@@ -23,6 +23,7 @@ from typer.testing import CliRunner
 from simulator.cli import app
 from simulator.equivalence import EquivalenceSpec
 from simulator.procedures.base import Alternative, Assumption
+from simulator.report.robustness import LevelLine, SeatFinding, _seat_items
 from simulator.robustness.findings import family
 from simulator.robustness.interaction import (
     Effect,
@@ -257,3 +258,24 @@ def test_sim_run_sizes_reruns_within_robustness_seconds_and_summary_json_carries
     # Either way the first line of the verdict says what holds and what depends, and no level
     # line says "no change" or "even".
     assert "no change" not in r.output and "even" not in r.output.replace("every", "")
+
+
+def _seat(games: int, spread: float, detectable: float) -> SeatFinding:
+    return SeatFinding(
+        "random", "base", 0.3, 0.6, spread, games, detectable,
+        main_unequal=True, main_spread=0.289, main_games=2000, verdict="cannot tell",
+    )  # fmt: skip
+
+
+def test_a_level_that_could_see_the_main_spread_never_says_it_cannot():
+    """128 games of random whose test sees 20.6 pp did not find the main run's 28.9 pp: the line
+    says so, not "cannot see ... (about 65 would)", which the same line contradicted."""
+    ran = [LevelLine("random", "policies", "")]
+    _, _, unsure = _seat_items(ran, ["random"], [_seat(128, 0.147, 0.206)], 1)
+    assert unsure == [
+        "seats unequal in the main run (28.9 pp), not found with random at 128 games (spread "
+        "14.7 pp; its test sees 20.6 pp or more)"
+    ]
+    _, _, short = _seat_items(ran, ["random"], [_seat(48, 0.101, 0.337)], 1)
+    assert short == ["seats unequal: 48 games of random cannot see the main run's 28.9 pp (about "
+                     "65 would)"]  # fmt: skip

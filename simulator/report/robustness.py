@@ -395,10 +395,17 @@ def _seat_items(
             items.setdefault(("depends", text), []).append(variant)
         elif unsure:
             f = max(unsure, key=lambda f: f.needed)
-            text = (
-                f"unequal: {f.games:,} games of {named[f.level]} cannot see the main run's "
-                f"{100 * f.main_spread:.1f} pp (about {_games(f.needed)} would)"
-            )
+            if f.needed > f.games:
+                text = (
+                    f"unequal: {f.games:,} games of {named[f.level]} cannot see the main run's "
+                    f"{100 * f.main_spread:.1f} pp (about {_games(f.needed)} would)"
+                )
+            else:  # it could have seen the main run's spread, and did not find unequal seats
+                text = (
+                    f"unequal in the main run ({100 * f.main_spread:.1f} pp), not found with "
+                    f"{named[f.level]} at {f.games:,} games (spread {100 * f.spread:.1f} pp; its "
+                    f"test sees {100 * f.detectable:.1f} pp or more)"
+                )
             items.setdefault(("unsure", text), []).append(variant)
         elif all(f.verdict == "holds" for f in found):
             items.setdefault(("holds", "unequal"), []).append(variant)

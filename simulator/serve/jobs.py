@@ -17,12 +17,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future
 from typing import Any
 
 import numpy as np
 
-from simulator.engine import Backend, Plan
+from simulator.engine import Backend, DaemonPool, Plan, add_part
 from simulator.runner import RunResult, run_scenario
 from simulator.scenario import Scenario
 from simulator.serve import model
@@ -36,7 +36,9 @@ class _Keeping(Executor):
     """A thread pool that keeps every job's statistics until the engine has folded them."""
 
     def __init__(self, threads: int) -> None:
-        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="sim-serve")
+        # The engine's pool: its threads never hold up the server's exit, and a stopped job
+        # does not wait for a kernel deep in one long trial.
+        self.pool = DaemonPool(threads)
         self.lock = threading.Lock()
         #: (id of the plan, first trial, stream group) → statistics, for jobs not yet folded.
         self.parts: dict[tuple[int, int, int], np.ndarray] = {}
@@ -68,11 +70,9 @@ class _Keeping(Executor):
                 id(plan), np.zeros((plan.n_variants, plan.n_slots), dtype=np.int64)
             )
             for key in [k for k in self.parts if k[0] == id(plan) and k[1] < done]:
-                part = self.parts.pop(key)
-                if key[2] < 0:
-                    total += part
-                else:
-                    total[key[2]] += part[0]
+                # As the engine folds them: a sum of squares that overflows stays marked, so a
+                # partial view never shows a wrapped variance before the run is refused.
+                add_part(total, key[2], self.parts.pop(key), len(plan.metrics))
             return total.copy()
 
 
@@ -204,6 +204,8 @@ class Job:
         except Exception as e:  # shown on the page; the server goes on
             self.emit({"type": "error", "message": f"{type(e).__name__}: {e}"})
         finally:
-            self._executor.shutdown(wait=True, cancel_futures=True)
+            # Not waiting: every job the engine folded is done, and a kernel deep in one long
+            # trial after a Stop cannot be waited for (it ends with the server).
+            self._executor.shutdown(wait=False, cancel_futures=True)
             self.emit({"type": "end"})
             self.finished.set()
