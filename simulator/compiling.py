@@ -204,6 +204,10 @@ def _listener(on_start: Callable[[Any], None], on_end: Callable[[Any], None]) ->
     return Listener()
 
 
+#: Seconds without a compile after which a batch of compile notices is closed.
+QUIET = 1.0
+
+
 @contextmanager
 def notices(err: Any, spinner: bool = True) -> Iterator[None]:
     """Announce on ``err`` the outermost compiles of kernels while the block runs (nested
@@ -211,11 +215,20 @@ def notices(err: Any, spinner: bool = True) -> Iterator[None]:
 
     The compiles of one run (a designer's helpers, the game's kernel, the accumulator) are one
     batch: the first is announced, the others follow under the same spinner, and one line says
-    how long they all took once the run's kernels are ready (:func:`simulator.jit.settled`) or
-    the block ends."""
+    how long they all took once the run's kernels are ready (:func:`simulator.jit.settled`), or
+    once no compile has run for :data:`QUIET` seconds (a first trial that runs long must not
+    sit under a spinner saying "compiling"), or when the block ends."""
     state = _State()
     active = True
     lock = threading.Lock()
+    running = [0]  # outermost compiles under way, in every thread
+    started = [0]  # outermost compiles begun: a quiet timer closes the batch only if none began
+
+    def close_if_quiet(seen: int) -> None:
+        with lock:
+            quiet = running[0] == 0 and started[0] == seen
+        if quiet:
+            close()
 
     def on_start(ev: Any) -> None:
         depth = getattr(state.local, "depth", 0)
@@ -227,6 +240,8 @@ def notices(err: Any, spinner: bool = True) -> Iterator[None]:
             what = _what(func.__module__, func.__qualname__)
             state.local.what = what
             with lock:
+                running[0] += 1
+                started[0] += 1
                 if state.batch is None:
                     text = describe(func.__module__, func.__qualname__)
                     state.batch = _Notice(err, text, f"compiling {what}", spinner)
@@ -239,9 +254,14 @@ def notices(err: Any, spinner: bool = True) -> Iterator[None]:
         if state.local.depth == 0 and what is not None:
             state.local.what = None
             with lock:
+                running[0] -= 1
                 if state.batch is not None:
                     # Not ev.is_failed: Numba 0.68 returns it inverted (``_exc_details is None``).
                     state.batch.done(what, getattr(ev, "_exc_details", None) is not None)
+                seen = started[0]
+            timer = threading.Timer(QUIET, close_if_quiet, (seen,))
+            timer.daemon = True
+            timer.start()
 
     def close() -> None:
         with lock:

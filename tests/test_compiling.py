@@ -132,3 +132,30 @@ def test_the_compiles_of_one_run_are_one_notice_and_one_line():
     assert lines[1].startswith("compiled in ") and lines[1].endswith("; cached")
     assert "2 functions (" in lines[1] and "first" in lines[1] and "second" in lines[1]
     assert err.getvalue().count("compiling ") == 2  # ...and its own notice at the block's end
+
+
+def test_a_batch_closes_when_no_compile_follows_for_a_while(monkeypatch):
+    """A first trial that runs long (or never ends) must not sit under a "compiling" notice: the
+    batch says it is done once no compile has run for QUIET seconds."""
+    import io
+    import time
+
+    import numba
+    from rich.console import Console
+
+    from simulator import jit
+
+    @numba.njit
+    def alone(x):
+        return x - 1
+
+    monkeypatch.setattr(compiling, "QUIET", 0.2)
+    jit._load_numba()
+    err = io.StringIO()
+    with compiling.notices(Console(file=err, width=300), spinner=False):
+        alone(1)
+        deadline = time.monotonic() + 30
+        while "compiled in" not in err.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        said = err.getvalue()
+    assert said.count("compiling ") == 1 and said.count("compiled in ") == 1, said

@@ -246,7 +246,9 @@ def test_a_run_equals_sim_run_json_of_the_saved_file(served, monkeypatch):
     assert list(result["document"]["variants"]) == ["base", "edit"]
     summary = result["view"]["summary"]
     assert summary["header"] == ["metric", "base", "edit", "Δ ±95%"]
-    assert summary["verdict"][0].startswith("edit: 1 of 1 metrics changed; attacker_wins +")
+    # What the answer rests on comes first (the verdict's order), then the change.
+    assert summary["verdict"][0].startswith("rests on 1 reading (captured_after_retreat)")
+    assert summary["verdict"][1].startswith("edit: 1 of 1 metrics changed; attacker_wins +")
     # The report folder of that run: what `sim run` writes, zipped.
     archive = client.get(f"/api/jobs/{job}/report.zip")
     assert archive.status_code == 200 and archive.content[:2] == b"PK"

@@ -61,7 +61,13 @@ PROCEDURE = Procedure(
     kernel=pig_kernel,
     example={"players": 2, "target": 100},
     assumptions=ASSUMPTIONS,
-    given=(*settings("players", "policies"), *rulebook(f"Pig rules §3 ({PAGE})", "target")),
+    given=(
+        *settings("players", "policies"),
+        *rulebook(f"Pig rules §3 ({PAGE})", "target"),
+        # roll is §2's turn; stop (OpenSpiel's opening) is a setting of the comparison, not a
+        # reading of the rules.
+        *rulebook(f"Pig rules §2 ({PAGE})", "opening"),
+    ),
     notes=(
         "players: policies (random, greedy: one-step lookahead on the heuristic, rollout, mcts, "
         "optimal: the exact solver's table for 2 players; docs/agents.md)",
