@@ -311,13 +311,13 @@ def bottom_lines(
         if moved and first.sign and all(_same_sign(f) for f, _ in cells):
             # The direction holds everywhere; only the size moves.
             sized = "; ".join(_depends_text(f, n) for f, n in moved[:SHOWN])
-            more = f" (and at {len(moved) - SHOWN} more levels)" if len(moved) > SHOWN else ""
+            more = f" (and at {_levels(len(moved) - SHOWN)})" if len(moved) > SHOWN else ""
             steady.append(f"{label} {sized}{more}")
         elif moved:
             size = max(abs(f.interaction) / max(f.se, 1e-300) for f, _ in moved)
             text = "; ".join(_depends_text(f, n) for f, n in moved[:SHOWN])
             if len(moved) > SHOWN:
-                text += f" (and at {len(moved) - SHOWN} more levels)"
+                text += f" (and at {_levels(len(moved) - SHOWN)})"
             # One metric that moves alike in several variants is named once.
             seen, old, named = depends.get((first.metric, text), (False, 0.0, []))
             depends[(first.metric, text)] = (
@@ -368,6 +368,11 @@ def bottom_lines(
     if not out:
         out.append(f"nothing to test at any {every}: the main run saw no change")
     return out
+
+
+def _levels(n: int) -> str:
+    """``1 more level``, ``3 more levels``."""
+    return f"{n} more level" if n == 1 else f"{n} more levels"
 
 
 def _seat_items(
