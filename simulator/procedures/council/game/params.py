@@ -523,8 +523,7 @@ class CouncilGameParams(Params):
 
 #: One Land's piece of the packed row (:data:`PACKED` ``lands``, Land by Land).
 LAND = Layout("size", "civilians", "soldiers", "effect")
-#: One Character's piece: its traits (a bitmask of :data:`TRAITS`) and its seat
-#: (:func:`seat_index`).
+#: One Character's piece: its traits (a bitmask of :data:`TRAITS`) and seat (:func:`seat_index`).
 CHARACTER = Layout("traits", "seat")
 #: One law's piece: its category, cost, mood change, soldiers added and tax change in half coins.
 LAW = Layout("category", "cost", "mood", "militarise", "tax_delta")
