@@ -28,7 +28,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from simulator import cli
 from simulator.accumulate import OVERFLOW, merge, overflowed
 from simulator.engine import OverflowLimit, make_plan, simulate
 from simulator.jitcache import drop_damaged
@@ -38,23 +37,10 @@ from simulator.userfiles.dice import Dice, DiceError
 from simulator.userfiles.failures import TrialError
 from simulator.userfiles.procedure import procedure_of
 from simulator.userfiles.rewrite import MAX_METRICS
+from tests.test_hostile_input import sim  # `sim ARGS` in this process, errors as exit codes
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"}
-
-
-def sim(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
-    """``sim ARGS`` in this process through the console entry point (errors to exit codes)."""
-    monkeypatch.setattr(sys, "argv", ["sim", *args])
-    monkeypatch.setattr(cli.interrupts, "install", lambda: None)  # leave pytest's Ctrl-C alone
-    try:
-        cli.main()
-        code = 0
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    captured = capsys.readouterr()
-    assert "Traceback" not in captured.err
-    return code, captured.out, captured.err
 
 
 def scenario(folder: Path, code: str, trials: int = 1000, extra: str = "") -> str:
