@@ -111,7 +111,7 @@ def compile_notice(module: str, function: str) -> tuple[str, str] | None:
     what = f"{_shown[module]}:{name}"
     text = (
         f"compiling {what}: once per version of the file, then read from Numba's cache beside "
-        "it; a few seconds"
+        "it; seconds for a rule, up to a minute for a whole game with its agents"
     )
     return text, f"compiling {what}"
 
